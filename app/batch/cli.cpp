@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/batch/cli.hpp"
+
+#include "blocks/registry.hpp"
+#include "core/io/overrides.hpp"
+#include "core/io/project_file.hpp"
+#include "core/model/errors.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace endstop::batch {
+
+Args::Args(int argc, char** argv, int first) {
+    for (int i = first; i < argc; ++i) {
+        std::string a = argv[i];
+        // --name=value is the same as --name value
+        if (a.starts_with("--") && a.find('=') != std::string::npos && a.find('=') > 2) {
+            m_args.push_back(a.substr(0, a.find('=')));
+            m_args.push_back(a.substr(a.find('=') + 1));
+        } else {
+            m_args.push_back(std::move(a));
+        }
+    }
+    m_used.assign(m_args.size(), false);
+}
+
+std::string Args::next(const char* what) {
+    for (std::size_t i = 0; i < m_args.size(); ++i) {
+        if (m_used[i]) continue;
+        if (m_args[i].starts_with("--")) { ++i; continue; }   // skip an option and its value
+        m_used[i] = true;
+        return m_args[i];
+    }
+    throw UsageError(std::string("missing ") + what);
+}
+
+bool Args::flag(const std::string& name) {
+    bool found = false;
+    for (std::size_t i = 0; i < m_args.size(); ++i)
+        if (!m_used[i] && m_args[i] == name) m_used[i] = found = true;
+    return found;
+}
+
+std::vector<std::string> Args::values(const std::string& name) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < m_args.size(); ++i) {
+        if (m_used[i] || m_args[i] != name) continue;
+        if (i + 1 >= m_args.size()) throw UsageError("flag " + name + " needs a value");
+        m_used[i] = m_used[i + 1] = true;
+        out.push_back(m_args[i + 1]);
+    }
+    return out;
+}
+
+std::optional<std::string> Args::value(const std::string& name) {
+    const auto vs = values(name);
+    if (vs.size() > 1) throw UsageError("flag " + name + " given more than once");
+    return vs.empty() ? std::nullopt : std::optional<std::string>(vs.front());
+}
+
+std::optional<double> Args::number(const std::string& name) {
+    const auto v = value(name);
+    if (!v) return std::nullopt;
+    double x = 0.0;
+    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+    if (ec != std::errc{} || ptr != v->data() + v->size() || !std::isfinite(x))
+        throw UsageError("flag " + name + ": expected a number, got '" + *v + "'");
+    return x;
+}
+
+void Args::done() const {
+    for (std::size_t i = 0; i < m_args.size(); ++i)
+        if (!m_used[i])
+            throw UsageError(m_args[i].starts_with("--") ? "unknown flag " + m_args[i] : "unexpected argument '" + m_args[i] + "'");
+}
+
+core::Model loadModel(const std::string& path) {
+    return core::io::loadProject(QString::fromStdString(path), blocks::registry());
+}
+
+void applySets(core::Model& model, const std::vector<std::string>& sets) {
+    for (const std::string& s : sets) {
+        try {
+            model.apply(core::io::parseAssignment(model, blocks::registry(), s));
+        } catch (const core::Error& e) {
+            throw UsageError(std::string("--set ") + e.what());
+        }
+    }
+}
+
+std::vector<std::string> splitList(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const std::size_t end = s.find(sep, start);
+        out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+core::SimulationOptions simulationOptions(Args& args) {
+    core::SimulationOptions o;
+    o.stopTime = args.number("--stop-time");
+    o.relativeTolerance = args.number("--rtol");
+    o.absoluteTolerance = args.number("--atol");
+    o.outputInterval = args.number("--output-interval");
+    o.linearSolver = args.value("--linear-solver");
+    if (const auto s = args.value("--signals")) {
+        for (const std::string& name : splitList(*s, ','))
+            if (!name.empty()) o.signals.push_back(name);
+        if (o.signals.empty()) throw UsageError("--signals: expected a comma-separated list like stop1.x,stop1.f");
+    }
+    auto check = [](const std::optional<double>& x, bool ok, const char* flag, const char* what) {
+        if (x && !ok) throw UsageError(std::string("flag ") + flag + ": " + what + ", got " + std::to_string(*x));
+    };
+    check(o.stopTime, o.stopTime > 0.0, "--stop-time", "must be > 0 s");
+    check(o.relativeTolerance, o.relativeTolerance > 0.0 && o.relativeTolerance < 1.0, "--rtol", "must be in (0, 1)");
+    check(o.absoluteTolerance, o.absoluteTolerance > 0.0, "--atol", "must be > 0");
+    check(o.outputInterval, o.outputInterval >= 0.0, "--output-interval", "must be >= 0 s");
+    if (o.linearSolver && *o.linearSolver != "auto" && *o.linearSolver != "dense" && *o.linearSolver != "klu")
+        throw UsageError("flag --linear-solver: expected auto, dense or klu, got '" + *o.linearSolver + "'");
+    return o;
+}
+
+}  // namespace endstop::batch

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// endstop-batch run | validate | variables | blocks
+#include "app/batch/cli.hpp"
+
+#include "blocks/registry.hpp"
+#include "core/model/errors.hpp"
+#include "core/results/csv_sink.hpp"
+
+#include <QString>
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace endstop::batch {
+
+namespace {
+
+// Keeps the last row for the summary printed without --out.
+class LastRow : public core::ResultSink {
+public:
+    void begin(const std::vector<core::Column>& c) override { columns = c; }
+    void row(double t, std::span<const double> v) override {
+        time = t;
+        values.assign(v.begin(), v.end());
+    }
+    std::vector<core::Column> columns;
+    std::vector<double> values;
+    double time = 0.0;
+};
+
+void printSummary(std::ostream& out, const LastRow& last, const core::RunStats& s) {
+    out << "simulated to t = " << core::formatNumber(last.time) << " s: " << s.steps << " steps, " << s.events
+        << " events, " << core::formatNumber(s.wallSeconds) << " s wall (" << s.unknowns << " unknowns, " << s.linearSolver << ")\n";
+    const std::size_t shown = std::min<std::size_t>(last.columns.size(), 12);
+    for (std::size_t i = 0; i < shown; ++i)
+        out << "  " << std::left << std::setw(28) << last.columns[i].name << " " << std::setw(14)
+            << core::formatNumber(last.values[i]) << " " << last.columns[i].unit << "\n";
+    if (shown < last.columns.size()) out << "  ... " << last.columns.size() - shown << " more (use --out)\n";
+    out << "no CSV written (use --out FILE or --out -)\n";
+}
+
+std::string describeRange(const core::ParamDesc& d) {
+    std::string lo, hi;
+    const std::string u = d.unit.symbol.empty() ? "" : " " + core::Unit::si(d.unit.dimension).display();
+    if (std::isfinite(d.min)) lo = (d.minExclusive ? "> " : ">= ") + core::formatNumber(d.min) + u;
+    if (std::isfinite(d.max)) hi = (d.maxExclusive ? "< " : "<= ") + core::formatNumber(d.max) + u;
+    return lo.empty() ? hi : (hi.empty() ? lo : lo + ", " + hi);
+}
+
+}  // namespace
+
+int runCommand(Args& args) {
+    const std::string path = args.next("MODEL.endstop after 'run'");
+    const auto out = args.value("--out");
+    const auto events = args.value("--events");
+    const auto sets = args.values("--set");
+    const bool stats = args.flag("--stats");
+    core::SimulationOptions options = simulationOptions(args);
+    args.done();
+
+    core::Model model = loadModel(path);
+    applySets(model, sets);
+
+    std::unique_ptr<core::CsvSink> csv;
+    try {
+        csv = std::make_unique<core::CsvSink>(out.value_or(""), events.value_or(""));
+    } catch (const std::runtime_error& e) {
+        throw UsageError(std::string(out && *out != "-" ? "--out " : "--events ") + e.what());
+    }
+    LastRow last;
+    core::TeeSink tee({csv.get(), &last});
+    std::ostream& info = out && *out == "-" ? std::cerr : std::cout;
+    core::RunStats result;
+    int code = kOk;
+    try {
+        result = core::simulate(model, blocks::registry(), options, tee, {});
+    } catch (const core::SolverError& e) {
+        std::cerr << "endstop-batch: " << path << ": " << e.what() << "\n";
+        code = kSimulationFailed;
+    } catch (const core::Error& e) {
+        throw UsageError(path + ": " + e.what());
+    }
+    if (code == kOk && !out) printSummary(info, last, result);
+    if (stats) info << result.toJson() << "\n";
+    return code;
+}
+
+int validateCommand(Args& args) {
+    const std::string path = args.next("MODEL.endstop after 'validate'");
+    args.done();
+    const core::Model model = loadModel(path);
+    const core::Diagnostics diags = core::validateModel(model, blocks::registry());
+    for (const core::Diagnostic& d : diags)
+        (d.severity == core::Severity::Error ? std::cerr : std::cout) << path << ": " << core::toString(d.severity) << ": " << d.text() << "\n";
+    if (core::hasErrors(diags)) return kBadInput;
+    std::cout << path << ": ok (" << model.blocks().size() << " blocks, " << model.connections().size() << " connections)\n";
+    return kOk;
+}
+
+int variablesCommand(Args& args) {
+    const std::string path = args.next("MODEL.endstop after 'variables'");
+    args.done();
+    const core::Model model = loadModel(path);
+    for (const core::Column& c : core::recordableVariables(model, blocks::registry()))
+        std::cout << std::left << std::setw(30) << c.name << " " << std::setw(10) << c.unit << " " << c.label << "\n";
+    return kOk;
+}
+
+int blocksCommand(Args& args) {
+    const bool markdown = args.flag("--markdown");
+    args.done();
+    for (const core::BlockType& t : blocks::registry().types()) {
+        const auto b = t.create({});
+        if (markdown) {
+            std::cout << "## " << t.info.title << " (`" << t.info.typeId << "`)\n\n" << t.info.help << "\n\n";
+            std::cout << "Ports: ";
+            for (std::size_t i = 0; i < b->ports().size(); ++i) {
+                const core::PortDesc& p = b->ports()[i];
+                const char* kind = p.kind == core::PortKind::Conserving ? core::toString(p.domain)
+                                   : p.kind == core::PortKind::Input    ? "input" : "output";
+                std::cout << (i ? ", " : "") << "`" << p.name << "` (" << kind << (p.visibleWhen ? ", conditional" : "") << ")";
+            }
+            std::cout << "\n\n";
+            if (!b->params().empty()) {
+                std::cout << "| key | label | unit | default | range | shown when |\n|---|---|---|---|---|---|\n";
+                for (const core::ParamDesc& d : b->params()) {
+                    std::string when;
+                    if (d.visibleWhen) {
+                        when = d.visibleWhen->param + " ∈ {";
+                        for (std::size_t i = 0; i < d.visibleWhen->values.size(); ++i) when += (i ? ", " : "") + d.visibleWhen->values[i];
+                        when += "}";
+                    }
+                    std::string range = describeRange(d);
+                    if (d.type == core::ParamType::Choice)
+                        for (const auto& c : d.choices) range += (range.empty() ? "" : ", ") + ("`" + c.key + "`");
+                    std::cout << "| `" << d.key << "` | " << d.label << " | " << d.unit.display() << " | "
+                              << core::toString(d.defaultValue) << " | " << range << " | " << when << " |\n";
+                }
+                std::cout << "\n";
+            }
+            std::cout << "Recorded: ";
+            for (std::size_t i = 0; i < b->recorded().size(); ++i) {
+                const core::VarDesc& v = b->describe(b->recorded()[i]);
+                std::cout << (i ? ", " : "") << "`" << v.name << "` (" << core::Unit::si(v.unit.dimension).display() << ")";
+            }
+            std::cout << "\n\n";
+            continue;
+        }
+        std::cout << std::left << std::setw(34) << t.info.typeId << " " << t.info.title << "\n";
+    }
+    return kOk;
+}
+
+}  // namespace endstop::batch

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// endstop-batch: runs Endstop project files headless (DESIGN §5). Links no Qt Widgets.
+#include "app/batch/cli.hpp"
+
+#include "core/model/errors.hpp"
+
+#include <QCoreApplication>
+
+#include <cstdio>
+#include <iostream>
+
+namespace {
+
+constexpr const char* kUsage = R"(usage:
+  endstop-batch run MODEL.endstop [--out results.csv] [--events events.csv] [--set NAME.KEY=VALUE]...
+                [--stop-time T] [--rtol R] [--atol A] [--output-interval DT] [--signals a,b,...]
+                [--linear-solver auto|dense|klu] [--stats]
+  endstop-batch sweep MODEL.endstop --vary NAME.KEY=V1,V2,...|START:STOP:COUNT ... [--jobs N] [--out DIR]
+  endstop-batch validate MODEL.endstop
+  endstop-batch variables MODEL.endstop
+  endstop-batch blocks [--markdown]
+exit codes: 0 ok, 1 simulation failed, 2 bad input
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);   // QSaveFile and friends want an application object
+    using namespace endstop::batch;
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? kBadInput : kOk;
+    }
+    const std::string command = argv[1];
+    try {
+        Args args(argc, argv, 2);
+        if (command == "run") return runCommand(args);
+        if (command == "sweep") return sweepCommand(args);
+        if (command == "validate") return validateCommand(args);
+        if (command == "variables") return variablesCommand(args);
+        if (command == "blocks") return blocksCommand(args);
+        throw UsageError("unknown command '" + command + "' (expected run, sweep, validate, variables or blocks)");
+    } catch (const UsageError& e) {
+        std::cerr << "endstop-batch: " << e.what() << "\n";
+    } catch (const endstop::core::Error& e) {
+        std::cerr << "endstop-batch: " << e.what() << "\n";
+    }
+    return kBadInput;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/blockapi/block.hpp"
+
+#include <cmath>
+
+namespace endstop::core {
+
+namespace {
+Unit acrossUnit(Domain d) { return Unit::parse(d == Domain::Rotational ? "rad/s" : "m/s"); }
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+}  // namespace
+
+Block::Block(BlockInfo info, ParamValues given) : m_info(std::move(info)), m_given(std::move(given)) {}
+
+int Block::portIndex(std::string_view name) const {
+    for (std::size_t i = 0; i < m_ports.size(); ++i)
+        if (m_ports[i].name == name && m_portPresent[i]) return static_cast<int>(i);
+    return -1;
+}
+
+double Block::real(Param p) const { return std::get<double>(m_values.at(m_params[at(p.index)].key)); }
+const std::vector<double>& Block::vec(VecParam p) const {
+    return std::get<std::vector<double>>(m_values.at(m_params[at(p.index)].key));
+}
+const std::string& Block::key(Choice c) const { return std::get<std::string>(m_values.at(m_params[at(c.index)].key)); }
+const std::string& Block::text(TextParam p) const {
+    return std::get<std::string>(m_values.at(m_params[at(p.index)].key));
+}
+
+Block::ParamBuilder Block::real(std::string key, std::string label, std::string unit, double def) {
+    ParamDesc d;
+    d.key = std::move(key);
+    d.label = std::move(label);
+    d.type = ParamType::Real;
+    d.unit = unit.empty() ? Unit{} : Unit::parse(unit);
+    d.defaultValue = def;
+    m_params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_params.size()) - 1};
+}
+
+Block::Builder<Choice> Block::choice(std::string key, std::string label, std::string def,
+                                     std::vector<ChoiceOption> options) {
+    ParamDesc d;
+    d.key = std::move(key);
+    d.label = std::move(label);
+    d.type = ParamType::Choice;
+    d.defaultValue = std::move(def);
+    d.choices = std::move(options);
+    d.tunable = false;
+    m_params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_params.size()) - 1};
+}
+
+Block::Builder<VecParam> Block::vector(std::string key, std::string label, std::string unit, std::vector<double> def) {
+    ParamDesc d;
+    d.key = std::move(key);
+    d.label = std::move(label);
+    d.type = ParamType::Vector;
+    d.unit = unit.empty() ? Unit{} : Unit::parse(unit);
+    d.defaultValue = std::move(def);
+    d.tunable = false;
+    m_params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_params.size()) - 1};
+}
+
+Block::Builder<TextParam> Block::text(std::string key, std::string label, std::string def) {
+    ParamDesc d;
+    d.key = std::move(key);
+    d.label = std::move(label);
+    d.type = ParamType::Text;
+    d.defaultValue = std::move(def);
+    d.tunable = false;
+    m_params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_params.size()) - 1};
+}
+
+Block::PortBuilder Block::conserving(std::string name, Domain d, std::string label) {
+    PortDesc p{std::move(name), std::move(label), PortKind::Conserving, d, acrossUnit(d), false, {}};
+    m_ports.push_back(std::move(p));
+    m_portPresent.push_back(true);
+    m_outputVar.push_back(-1);
+    return {*this, static_cast<int>(m_ports.size()) - 1};
+}
+
+Block::PortBuilder Block::input(std::string name, std::string label, std::string unit) {
+    PortDesc p{std::move(name), std::move(label), PortKind::Input, Domain::Signal,
+               unit.empty() ? Unit{} : Unit::parse(unit), false, {}};
+    m_ports.push_back(std::move(p));
+    m_portPresent.push_back(true);
+    m_outputVar.push_back(-1);
+    return {*this, static_cast<int>(m_ports.size()) - 1};
+}
+
+Block::PortBuilder Block::output(std::string name, std::string label, std::string unit) {
+    PortDesc p{name, label, PortKind::Output, Domain::Signal, unit.empty() ? Unit{} : Unit::parse(unit), false, {}};
+    m_vars.push_back({std::move(name), std::move(label), p.unit, VarKind::Algebraic, false});
+    m_initial.push_back(0.0);
+    m_ports.push_back(std::move(p));
+    m_portPresent.push_back(true);
+    m_outputVar.push_back(static_cast<int>(m_vars.size()) - 1);
+    return {*this, static_cast<int>(m_ports.size()) - 1};
+}
+
+Block::VarBuilder Block::state(std::string name, std::string label, std::string unit) {
+    m_vars.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::State, false});
+    m_initial.push_back(0.0);
+    return {*this, static_cast<int>(m_vars.size()) - 1};
+}
+
+Block::VarBuilder Block::algebraic(std::string name, std::string label, std::string unit) {
+    m_vars.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::Algebraic, false});
+    m_initial.push_back(0.0);
+    return {*this, static_cast<int>(m_vars.size()) - 1};
+}
+
+Computed Block::computed(std::string name, std::string label, std::string unit) {
+    m_computed.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::Computed, true});
+    m_recorded.push_back({true, static_cast<int>(m_computed.size()) - 1});
+    return Computed{static_cast<int>(m_computed.size()) - 1};
+}
+
+Discrete Block::discrete(std::string name, double initial, int modes) {
+    m_discretes.push_back({std::move(name), initial, modes});
+    return Discrete{static_cast<int>(m_discretes.size()) - 1};
+}
+
+void Block::fail(std::string param, std::string message) const {
+    m_buildErrors.push_back(paramError(param, std::move(message)));
+}
+
+Diagnostic Block::paramError(const std::string& key, std::string message) const {
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.param = key;
+    d.message = std::move(message);
+    return d;
+}
+
+ParamValue Block::resolved(const ParamDesc& d) const {
+    const auto it = m_given.find(d.key);
+    return it == m_given.end() ? d.defaultValue : it->second;
+}
+
+void Block::checkType(const ParamDesc& d) {
+    ParamValue v = resolved(d);
+    const bool ok = (d.type == ParamType::Real && std::holds_alternative<double>(v)) ||
+                    (d.type == ParamType::Vector && std::holds_alternative<std::vector<double>>(v)) ||
+                    ((d.type == ParamType::Choice || d.type == ParamType::Text) && std::holds_alternative<std::string>(v));
+    if (!ok) {
+        static constexpr const char* kExpected[] = {"a number", "a vector like [0 0.01 0.02]", "a choice key", "text"};
+        fail(d.key, std::string("expected ") + kExpected[static_cast<int>(d.type)] + ", got " + toString(v));
+        v = d.defaultValue;
+    }
+    if (d.type == ParamType::Choice) {
+        const auto& k = std::get<std::string>(v);
+        bool known = false;
+        std::string keys;
+        for (const ChoiceOption& o : d.choices) {
+            known = known || o.key == k;
+            keys += (keys.empty() ? "" : ", ") + o.key;
+        }
+        if (!known) {
+            fail(d.key, "unknown value '" + k + "', expected one of: " + keys);
+            v = d.defaultValue;
+        }
+    }
+    m_values[d.key] = std::move(v);
+}
+
+Block::ParamBuilder& Block::ParamBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {
+    Visibility v{m_b.m_params[at(c.index)].key, {}};
+    for (const char* s : values) v.values.emplace_back(s);
+    d().visibleWhen = std::move(v);
+    return *this;
+}
+
+Block::ParamBuilder::operator Param() {
+    m_b.checkType(d());
+    return Param{m_i};
+}
+
+Block::PortBuilder& Block::PortBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {
+    Visibility v{m_b.m_params[at(c.index)].key, {}};
+    for (const char* s : values) v.values.emplace_back(s);
+    p().visibleWhen = std::move(v);
+    return *this;
+}
+
+Block::PortBuilder& Block::PortBuilder::recorded() {
+    const int v = m_b.m_outputVar[at(m_i)];
+    if (v >= 0 && !m_b.m_vars[at(v)].recorded) {
+        m_b.m_vars[at(v)].recorded = true;
+        m_b.m_recorded.push_back({false, v});
+    }
+    return *this;
+}
+
+Block::PortBuilder::operator Port() const {
+    const PortDesc& d = m_b.m_ports[at(m_i)];
+    const bool present = isVisible(d.visibleWhen, m_b.m_values, m_b.m_params);
+    m_b.m_portPresent[at(m_i)] = present;
+    int conserving = -1;
+    if (d.kind == PortKind::Conserving) conserving = m_b.m_conserving++;
+    return Port{m_i, conserving, present};
+}
+
+Diagnostics Block::validate() const {
+    Diagnostics out = m_buildErrors;
+    for (const auto& [key, value] : m_given) {
+        bool known = false;
+        for (const ParamDesc& d : m_params) known = known || d.key == key;
+        if (!known) out.push_back(paramError(key, "unknown parameter for block type " + m_info.typeId));
+    }
+    for (const ParamDesc& d : m_params) {
+        if (!isVisible(d.visibleWhen, m_values, m_params)) continue;   // hidden: ignored
+        const ParamValue& v = m_values.at(d.key);
+        if (const double* x = std::get_if<double>(&v)) {
+            if (!std::isfinite(*x)) out.push_back(paramError(d.key, "must be a finite number"));
+            else if (std::string e = d.rangeError(*x); !e.empty()) out.push_back(paramError(d.key, e));
+        } else if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
+            for (double element : *xs) {
+                if (!std::isfinite(element)) { out.push_back(paramError(d.key, "all elements must be finite")); break; }
+                if (std::string e = d.rangeError(element); !e.empty()) { out.push_back(paramError(d.key, "every element " + e)); break; }
+            }
+        }
+    }
+    if (!hasErrors(out)) validateMore(out);
+    return out;
+}
+
+}  // namespace endstop::core

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Block: ports + parameters + variables + equations + events, declared as members of one class.
+//
+// A block is constructed with its parameter values (SI; absent keys take defaults). Its members
+// declare, in order, parameters, ports and variables through the protected helpers, so a port may
+// depend on a parameter (conditional ports, a sum's number of inputs). The equations are a member
+// template over the scalar type; BlockT<Derived> instantiates them for every scalar the engine
+// uses. Blocks keep no mutable state: modes and counters are discrete states held by the engine.
+#pragma once
+
+#include "core/ad/scalar.hpp"
+#include "core/blockapi/descriptor.hpp"
+#include "core/blockapi/diagnostic.hpp"
+#include "core/blockapi/eq.hpp"
+#include "core/blockapi/event_ctx.hpp"
+#include "core/blockapi/handles.hpp"
+
+#include <initializer_list>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace endstop::core {
+
+using Jet = ad::Grad<8>;   // directions per Jacobian pass; larger blocks take several passes
+
+struct RecordedVar {   // a recorded variable in declaration order
+    bool computed = false;   // true: Block::record() fills it; false: an own variable
+    int index = -1;          // into computed() or vars()
+};
+
+struct InitialAcross {   // a block's wish for the initial across value of a node
+    Port port;
+    double value = 0.0;
+    double weight = 1.0;   // inertia: several wishes on one node are averaged by momentum
+};
+
+class Block {
+public:
+    Block(BlockInfo info, ParamValues given);
+    virtual ~Block() = default;
+    Block(const Block&) = delete;
+    Block& operator=(const Block&) = delete;
+
+    const BlockInfo& info() const { return m_info; }
+    const std::vector<PortDesc>& ports() const { return m_ports; }
+    bool portPresent(int index) const { return m_portPresent[static_cast<std::size_t>(index)]; }
+    int portIndex(std::string_view name) const;   // -1 if none (or hidden)
+    int conservingCount() const { return m_conserving; }
+    const std::vector<ParamDesc>& params() const { return m_params; }
+    const ParamValues& values() const { return m_values; }
+    const std::vector<VarDesc>& vars() const { return m_vars; }
+    const std::vector<VarDesc>& computed() const { return m_computed; }
+    const std::vector<DiscreteDesc>& discretes() const { return m_discretes; }
+    const std::vector<RecordedVar>& recorded() const { return m_recorded; }
+    const VarDesc& describe(const RecordedVar& r) const {
+        return r.computed ? m_computed[static_cast<std::size_t>(r.index)] : m_vars[static_cast<std::size_t>(r.index)];
+    }
+    int outputVar(int portIndex) const { return m_outputVar[static_cast<std::size_t>(portIndex)]; }
+    const std::vector<InitialAcross>& initialAcross() const { return m_initialAcross; }
+    double initialValue(int var) const { return m_initial[static_cast<std::size_t>(var)]; }
+    bool grounds() const { return m_grounds; }   // a reference: its node has across value 0
+
+    double real(Param p) const;
+    const std::vector<double>& vec(VecParam p) const;
+    const std::string& key(Choice c) const;
+    bool is(Choice c, std::string_view choiceKey) const { return key(c) == choiceKey; }
+    const std::string& text(TextParam p) const;
+
+    // Range checks of visible parameters, construction errors, then validateMore().
+    Diagnostics validate() const;
+
+    virtual void eval(Eq<double>& e) const = 0;
+    virtual void eval(Eq<Jet>& e) const = 0;
+    virtual void eval(Eq<ad::Tan<double>>& e) const = 0;
+    virtual void eval(Eq<ad::Tan<Jet>>& e) const = 0;
+    virtual void eval(Eq<ad::Sym>& e) const = 0;
+
+    // Acceleration-level constraints state their velocity-level form here for the momentum-
+    // conserving projection at events: residual(f) = (v_R - v_C) - target, for each constraint
+    // force f whose row in the current mode holds no f (DESIGN §2, "Impacts").
+    virtual bool hasImpulseRows() const { return false; }
+    virtual void impulseRows(Eq<Jet>& /*e*/) const {}
+    virtual void impulseRows(Eq<ad::Sym>& /*e*/) const {}
+
+    // Events: a fixed number of event functions; their zero crossings call onEvent().
+    virtual int eventCount() const { return 0; }
+    virtual void eventFunctions(const Eq<double>& /*e*/, std::span<double> /*g*/) const {}
+    virtual void onEvent(EventCtx& /*ctx*/, int /*which*/, int /*direction*/) const {}
+    // After every event (and at the start) the engine iterates settle() over the blocks that
+    // ask for it, with the algebraic state recomputed, until no block changes its discrete state.
+    virtual bool hasSettle() const { return false; }
+    virtual void settle(EventCtx& /*ctx*/) const {}
+    // Scheduled discontinuities: the next time strictly after t (infinity if none) and what
+    // happens there. initModes() sets the discrete state for the start time.
+    virtual double nextTimeEvent(double /*t*/) const { return std::numeric_limits<double>::infinity(); }
+    virtual void onTimeEvent(EventCtx& /*ctx*/) const {}
+    virtual void initModes(EventCtx& /*ctx*/) const {}
+    // Computed recorded variables, from the solution; out has computed().size() entries.
+    virtual void record(const Eq<double>& /*e*/, std::span<double> /*out*/) const {}
+
+protected:
+    class ParamBuilder;
+    template <class H> class Builder;
+    class VarBuilder;
+    class PortBuilder;
+
+    // declarations, used in member initialisers
+    ParamBuilder real(std::string key, std::string label, std::string unit, double def);
+    Builder<Choice> choice(std::string key, std::string label, std::string def,
+                           std::vector<ChoiceOption> options);
+    Builder<VecParam> vector(std::string key, std::string label, std::string unit, std::vector<double> def);
+    Builder<TextParam> text(std::string key, std::string label, std::string def);
+    PortBuilder conserving(std::string name, Domain d, std::string label);
+    PortBuilder input(std::string name, std::string label, std::string unit);
+    PortBuilder output(std::string name, std::string label, std::string unit);
+    VarBuilder state(std::string name, std::string label, std::string unit);
+    VarBuilder algebraic(std::string name, std::string label, std::string unit);
+    Computed computed(std::string name, std::string label, std::string unit);
+    Discrete discrete(std::string name, double initial = 0.0, int modes = 0);
+    Var outVar(Port p) const { return Var{outputVar(p.index)}; }
+    void startAcross(Port p, double value, double weight) { m_initialAcross.push_back({p, value, weight}); }
+    void makeReference() { m_grounds = true; }
+    void setInitial(Var v, double value) { m_initial[static_cast<std::size_t>(v.index)] = value; }
+    void fail(std::string param, std::string message) const;   // a construction-time error
+    virtual void validateMore(Diagnostics& /*out*/) const {}
+    Diagnostic paramError(const std::string& key, std::string message) const;
+
+private:
+    ParamValue resolved(const ParamDesc& d) const;
+    void checkType(const ParamDesc& d);
+
+    BlockInfo m_info;
+    ParamValues m_given;
+    ParamValues m_values;
+    std::vector<PortDesc> m_ports;
+    std::vector<bool> m_portPresent;
+    std::vector<int> m_outputVar;
+    int m_conserving = 0;
+    std::vector<ParamDesc> m_params;
+    std::vector<VarDesc> m_vars;
+    std::vector<double> m_initial;
+    std::vector<VarDesc> m_computed;
+    std::vector<DiscreteDesc> m_discretes;
+    std::vector<RecordedVar> m_recorded;
+    std::vector<InitialAcross> m_initialAcross;
+    mutable Diagnostics m_buildErrors;
+    bool m_grounds = false;
+};
+
+// ---- declaration builders --------------------------------------------------------------------
+
+class Block::ParamBuilder {
+public:
+    ParamBuilder(Block& b, int i) : m_b(b), m_i(i) {}
+    ParamBuilder& above(double x) { d().min = x; d().minExclusive = true; return *this; }
+    ParamBuilder& atLeast(double x) { d().min = x; d().minExclusive = false; return *this; }
+    ParamBuilder& below(double x) { d().max = x; d().maxExclusive = true; return *this; }
+    ParamBuilder& atMost(double x) { d().max = x; d().maxExclusive = false; return *this; }
+    ParamBuilder& group(std::string g) { d().group = std::move(g); return *this; }
+    ParamBuilder& help(std::string h) { d().help = std::move(h); return *this; }
+    ParamBuilder& visibleWhen(Choice c, std::initializer_list<const char*> values);
+    ParamBuilder& structural() { d().tunable = false; return *this; }
+    ParamBuilder& anyUnit() { d().anyDimension = true; return *this; }   // a signal's value
+    operator Param();   // NOLINT: ends the declaration
+private:
+    ParamDesc& d() { return m_b.m_params[static_cast<std::size_t>(m_i)]; }
+    Block& m_b;
+    int m_i;
+};
+
+template <class H>
+class Block::Builder {
+public:
+    Builder(Block& b, int i) : m_b(b), m_i(i) {}
+    Builder& group(std::string g) { d().group = std::move(g); return *this; }
+    Builder& help(std::string h) { d().help = std::move(h); return *this; }
+    Builder& visibleWhen(Choice c, std::initializer_list<const char*> values) {
+        Visibility v{m_b.m_params[static_cast<std::size_t>(c.index)].key, {}};
+        for (const char* s : values) v.values.emplace_back(s);
+        d().visibleWhen = std::move(v);
+        return *this;
+    }
+    Builder& atLeast(double x) { d().min = x; return *this; }
+    Builder& above(double x) { d().min = x; d().minExclusive = true; return *this; }
+    operator H() {   // NOLINT
+        m_b.checkType(d());
+        return H{m_i};
+    }
+private:
+    ParamDesc& d() { return m_b.m_params[static_cast<std::size_t>(m_i)]; }
+    Block& m_b;
+    int m_i;
+};
+
+class Block::VarBuilder {
+public:
+    VarBuilder(Block& b, int i) : m_b(b), m_i(i) {}
+    VarBuilder& recorded() {
+        auto& v = m_b.m_vars[static_cast<std::size_t>(m_i)];
+        if (!v.recorded) m_b.m_recorded.push_back({false, m_i});
+        v.recorded = true;
+        return *this;
+    }
+    VarBuilder& startsAt(double value) { m_b.m_initial[static_cast<std::size_t>(m_i)] = value; return *this; }
+    operator Var() const { return Var{m_i}; }   // NOLINT
+private:
+    Block& m_b;
+    int m_i;
+};
+
+class Block::PortBuilder {
+public:
+    PortBuilder(Block& b, int i) : m_b(b), m_i(i) {}
+    PortBuilder& visibleWhen(Choice c, std::initializer_list<const char*> values);
+    PortBuilder& optional() { p().optional = true; return *this; }
+    PortBuilder& recorded();   // an output port whose value is recorded under the port's name
+    operator Port() const;     // NOLINT
+private:
+    PortDesc& p() { return m_b.m_ports[static_cast<std::size_t>(m_i)]; }
+    Block& m_b;
+    int m_i;
+};
+
+// ---- CRTP glue -------------------------------------------------------------------------------
+
+template <class D>
+class BlockT : public Block {
+public:
+    using Block::Block;
+    void eval(Eq<double>& e) const override { self().equations(e); }
+    void eval(Eq<Jet>& e) const override { self().equations(e); }
+    void eval(Eq<ad::Tan<double>>& e) const override { self().equations(e); }
+    void eval(Eq<ad::Tan<Jet>>& e) const override { self().equations(e); }
+    void eval(Eq<ad::Sym>& e) const override { self().equations(e); }
+
+    bool hasImpulseRows() const override {
+        return requires(const D& d, Eq<Jet>& e) { d.velocityConstraints(e); };
+    }
+    void impulseRows(Eq<Jet>& e) const override { impulse(e); }
+    void impulseRows(Eq<ad::Sym>& e) const override { impulse(e); }
+
+private:
+    const D& self() const { return static_cast<const D&>(*this); }
+    template <class S> void impulse(Eq<S>& e) const {
+        if constexpr (requires(const D& d) { d.velocityConstraints(e); }) self().velocityConstraints(e);
+    }
+};
+
+}  // namespace endstop::core

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/blockapi/descriptor.hpp"
+#include "core/blockapi/diagnostic.hpp"
+#include "core/blockapi/event_ctx.hpp"
+
+#include <algorithm>
+
+namespace endstop::core {
+
+const char* toString(Domain d) {
+    switch (d) {
+    case Domain::Translational: return "translational";
+    case Domain::Rotational: return "rotational";
+    case Domain::Signal: return "signal";
+    }
+    return "?";
+}
+
+const char* toString(Severity s) {
+    switch (s) {
+    case Severity::Info: return "info";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+    }
+    return "?";
+}
+
+const char* toString(EventKind k) {
+    switch (k) {
+    case EventKind::Impact: return "impact";
+    case EventKind::Contact: return "contact";
+    case EventKind::Release: return "release";
+    case EventKind::Lock: return "lock";
+    case EventKind::Unlock: return "unlock";
+    case EventKind::Bound: return "bound";
+    case EventKind::Time: return "time";
+    }
+    return "?";
+}
+
+std::string toString(const ParamValue& v) {
+    if (const double* x = std::get_if<double>(&v)) return formatNumber(*x);
+    if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
+        std::string s = "[";
+        for (std::size_t i = 0; i < xs->size(); ++i) s += (i ? " " : "") + formatNumber((*xs)[i]);
+        return s + "]";
+    }
+    return std::get<std::string>(v);
+}
+
+std::string ParamDesc::rangeError(double x) const {
+    const std::string u = unit.symbol.empty() ? "" : " " + Unit::si(unit.dimension).display();
+    if (minExclusive ? !(x > min) : !(x >= min))
+        return std::string("must be ") + (minExclusive ? "> " : ">= ") + formatNumber(min) + u + ", got " + formatNumber(x) + u;
+    if (maxExclusive ? !(x < max) : !(x <= max))
+        return std::string("must be ") + (maxExclusive ? "< " : "<= ") + formatNumber(max) + u + ", got " + formatNumber(x) + u;
+    return {};
+}
+
+bool isVisible(const std::optional<Visibility>& rule, const ParamValues& values, const std::vector<ParamDesc>& params) {
+    if (!rule) return true;
+    const auto it = values.find(rule->param);
+    std::string current;
+    if (it != values.end() && std::holds_alternative<std::string>(it->second)) {
+        current = std::get<std::string>(it->second);
+    } else {
+        for (const ParamDesc& p : params)
+            if (p.key == rule->param && std::holds_alternative<std::string>(p.defaultValue))
+                current = std::get<std::string>(p.defaultValue);
+    }
+    // a parameter hidden by its own controlling choice is hidden too
+    for (const ParamDesc& p : params)
+        if (p.key == rule->param && !isVisible(p.visibleWhen, values, params)) return false;
+    return std::find(rule->values.begin(), rule->values.end(), current) != rule->values.end();
+}
+
+std::string Diagnostic::text() const {
+    std::string where;
+    if (!block.empty()) where += "block '" + block + "'";
+    if (!port.empty()) where += (where.empty() ? "" : ", ") + std::string("port '") + port + "'";
+    if (!param.empty()) where += (where.empty() ? "" : ", ") + std::string("parameter '") + param + "'";
+    std::string s = where.empty() ? message : where + ": " + message;
+    if (!hint.empty()) s += " (" + hint + ")";
+    return s;
+}
+
+bool hasErrors(const Diagnostics& d) {
+    return std::any_of(d.begin(), d.end(), [](const Diagnostic& x) { return x.severity == Severity::Error; });
+}
+
+}  // namespace endstop::core

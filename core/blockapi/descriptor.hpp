@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Descriptors: the one place a block's ports, parameters and variables are described. The dialog,
+// tooltips, validation, the CLI's --set, `endstop-batch blocks` and the file loader all read these.
+#pragma once
+
+#include "core/units/unit.hpp"
+
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace endstop::core {
+
+enum class Domain { Translational, Rotational, Signal };
+enum class PortKind { Conserving, Input, Output };
+
+const char* toString(Domain d);
+
+// A parameter value as stored in a model: SI number, SI vector, or a key (choice / text).
+using ParamValue = std::variant<double, std::vector<double>, std::string>;
+using ParamValues = std::map<std::string, ParamValue>;
+
+std::string toString(const ParamValue& v);   // "0.1", "[0 0.01]", "smooth"
+
+struct BlockInfo {
+    std::string typeId;     // file format: never rename
+    int typeVersion = 1;
+    std::string title;      // "Translational Hard Stop"
+    std::string category;   // "Translational", "Rotational", "Signals", ...
+    std::string help;       // one paragraph; equations in the block's header comment
+};
+
+struct Visibility {
+    std::string param;                 // key of a choice parameter
+    std::vector<std::string> values;   // visible when that parameter has one of these values
+};
+
+struct PortDesc {
+    std::string name;    // "R", "C", "S", "u1"
+    std::string label;   // "Slider"
+    PortKind kind = PortKind::Conserving;
+    Domain domain = Domain::Translational;
+    Unit unit;               // signals: the SI unit carried; conserving: the across unit
+    bool optional = false;   // an input that reads 0 when left open
+    std::optional<Visibility> visibleWhen;
+};
+
+enum class ParamType { Real, Vector, Choice, Text };
+
+struct ChoiceOption {
+    std::string key;     // file format
+    std::string label;   // shown in the drop-down
+};
+
+struct ParamDesc {
+    std::string key;
+    std::string label;
+    std::string group = "Parameters";
+    std::string help;
+    ParamType type = ParamType::Real;
+    Unit unit;                     // declared (display) unit; values are stored in SI
+    ParamValue defaultValue = 0.0;
+    std::vector<ChoiceOption> choices;
+    double min = -std::numeric_limits<double>::infinity();
+    double max = std::numeric_limits<double>::infinity();
+    bool minExclusive = false;
+    bool maxExclusive = false;
+    std::optional<Visibility> visibleWhen;
+    bool tunable = true;           // numeric and changes no structure
+    bool anyDimension = false;     // signals: any unit is accepted and converted to SI
+
+    // "" if `x` (SI) is inside the range, else the reason, e.g. "must be > 0"
+    std::string rangeError(double x) const;
+};
+
+enum class VarKind {
+    State,       // a differential variable owned by the block (x' appears)
+    Algebraic,   // owned, no derivative (constraint forces, outputs)
+    Computed     // recorded only, computed from the solution by Block::record()
+};
+
+struct VarDesc {
+    std::string name;    // "x", "f", "power"
+    std::string label;
+    Unit unit;
+    VarKind kind = VarKind::Algebraic;
+    bool recorded = false;
+};
+
+struct DiscreteDesc {
+    std::string name;   // "mode", "impacts"
+    double initial = 0.0;
+    int modes = 0;      // > 0: equations branch on it and it takes the values 0..modes-1
+};
+
+bool isVisible(const std::optional<Visibility>& rule, const ParamValues& values,
+               const std::vector<ParamDesc>& params);
+
+}  // namespace endstop::core

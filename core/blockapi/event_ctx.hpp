@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// EventCtx: what a block sees when one of its event functions fired, at a time event, or during the
+// mode iteration that follows every event. It reads the solution at the event (left limit) and
+// may change discrete state and write to the event log.
+#pragma once
+
+#include "core/blockapi/eq.hpp"
+
+#include <string>
+#include <vector>
+
+namespace endstop::core {
+
+enum class EventKind { Impact, Contact, Release, Lock, Unlock, Bound, Time };
+const char* toString(EventKind k);
+
+struct EventRecord {
+    double time = 0.0;
+    std::string block;
+    EventKind kind = EventKind::Time;
+    double velocity = 0.0;   // the block's relative velocity just before the event
+};
+
+class EventCtx {
+public:
+    EventCtx(const Eq<double>& eq, std::span<double> discrete, std::string_view block,
+             std::vector<EventRecord>& log)
+        : m_eq(eq), m_discrete(discrete), m_block(block), m_log(log) {}
+
+    const Eq<double>& eq() const { return m_eq; }
+    double time() const { return m_eq.time(); }
+    double discrete(Discrete d) const { return m_discrete[static_cast<std::size_t>(d.index)]; }
+    int mode(Discrete d) const { return static_cast<int>(discrete(d)); }
+    void set(Discrete d, double value) {
+        double& slot = m_discrete[static_cast<std::size_t>(d.index)];
+        if (slot != value) { slot = value; m_changed = true; }
+    }
+    void log(EventKind kind, double velocity) {
+        m_log.push_back({time(), std::string(m_block), kind, velocity});
+    }
+    bool changed() const { return m_changed; }
+
+private:
+    const Eq<double>& m_eq;
+    std::span<double> m_discrete;
+    std::string_view m_block;
+    std::vector<EventRecord>& m_log;
+    bool m_changed = false;
+};
+
+}  // namespace endstop::core

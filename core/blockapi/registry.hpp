@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Registry: block type id -> factory. Registration is explicit (blocks/registry.cpp), one line a
+// block; there are no self-registering statics.
+#pragma once
+
+#include "core/blockapi/block.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace endstop::core {
+
+struct BlockType {
+    BlockInfo info;
+    std::function<std::unique_ptr<Block>(const ParamValues&)> create;
+    // Brings parameters written by an older typeVersion up to date (renamed keys, new meanings).
+    std::function<void(int fromVersion, ParamValues&)> migrate;
+};
+
+class Registry {
+public:
+    template <class B>
+    void add(std::function<void(int, ParamValues&)> migrate = {}) {
+        add([](const ParamValues& p) -> std::unique_ptr<Block> { return std::make_unique<B>(p); }, std::move(migrate));
+    }
+    // A factory, for one class serving several types (the rotational twin of a translational block)
+    void add(std::function<std::unique_ptr<Block>(const ParamValues&)> create,
+             std::function<void(int, ParamValues&)> migrate = {}) {
+        BlockInfo info = create({})->info();
+        addType(BlockType{std::move(info), std::move(create), std::move(migrate)});
+    }
+    void addType(BlockType type);
+
+    const BlockType* find(std::string_view typeId) const;
+    const std::vector<BlockType>& types() const { return m_types; }   // registration order
+    // throws ModelError for an unknown type id
+    std::unique_ptr<Block> create(std::string_view typeId, const ParamValues& params) const;
+    std::unique_ptr<Block> prototype(std::string_view typeId) const { return create(typeId, {}); }
+
+private:
+    std::vector<BlockType> m_types;
+};
+
+}  // namespace endstop::core

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/dae/dae_system.hpp"
+#include "core/dae/evaluator.hpp"
+#include "core/dae/structure.hpp"
+#include "core/model/errors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace endstop::core::dae {
+
+namespace {
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+const char* flowName(Domain d) { return d == Domain::Rotational ? "torque" : "force"; }
+
+// Numbers unknowns and rows block by block and binds every block to its slots and rows.
+void layOut(DaeSystem& s) {
+    s.nodeUnknown.assign(s.topo.nodes.size(), -1);
+    std::vector<int> nodeRow(s.topo.nodes.size(), -1);
+    std::vector<std::vector<int>> ownUnknown(s.topo.blocks.size());
+    for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
+        const TopoBlock& tb = s.topo.blocks[bi];
+        for (std::size_t p = 0; p < tb.portNode.size(); ++p) {
+            const int n = tb.portNode[p];
+            if (n < 0 || s.topo.nodes[at(n)].grounded || s.nodeUnknown[at(n)] >= 0) continue;
+            s.nodeUnknown[at(n)] = s.size();
+            nodeRow[at(n)] = static_cast<int>(s.rows.size());
+            s.unknowns.push_back({Unknown::Kind::Node, -1, n});
+            s.rows.push_back({Row::Kind::Node, -1, n});
+        }
+        for (std::size_t v = 0; v < tb.block->vars().size(); ++v) {
+            ownUnknown[bi].push_back(s.size());
+            s.unknowns.push_back({Unknown::Kind::Own, static_cast<int>(bi), static_cast<int>(v)});
+            s.rows.push_back({Row::Kind::Own, static_cast<int>(bi), static_cast<int>(v)});
+        }
+    }
+    int discrete = 0, events = 0;
+    s.bindings.resize(s.topo.blocks.size());
+    for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
+        const TopoBlock& tb = s.topo.blocks[bi];
+        const Block& blk = *tb.block;
+        Binding& b = s.bindings[bi];
+        auto slotOf = [&](int unknown) {
+            const auto it = std::find(b.slot.begin(), b.slot.end(), unknown);
+            if (it != b.slot.end()) return static_cast<int>(it - b.slot.begin());
+            b.slot.push_back(unknown);
+            return static_cast<int>(b.slot.size()) - 1;
+        };
+        b.portSlot.assign(blk.ports().size(), -1);
+        for (std::size_t p = 0; p < blk.ports().size(); ++p) {
+            const PortDesc& d = blk.ports()[p];
+            const bool present = blk.portPresent(static_cast<int>(p));
+            if (d.kind == PortKind::Conserving) {
+                const int n = present ? tb.portNode[p] : -1;
+                b.portRow.push_back(n >= 0 ? nodeRow[at(n)] : -1);
+                if (n >= 0 && s.nodeUnknown[at(n)] >= 0) b.portSlot[p] = slotOf(s.nodeUnknown[at(n)]);
+            } else if (present && d.kind == PortKind::Input && tb.source[p].block >= 0) {
+                b.portSlot[p] = -2;   // resolved after all own unknowns exist
+            }
+        }
+        for (std::size_t v = 0; v < blk.vars().size(); ++v) {
+            b.varSlot.push_back(slotOf(ownUnknown[bi][v]));
+            b.ownRow.push_back(ownUnknown[bi][v]);   // rows and unknowns are numbered alike
+        }
+        for (std::size_t p = 0; p < blk.ports().size(); ++p)
+            if (b.portSlot[p] == -2) {
+                const PortAt src = tb.source[p];
+                b.portSlot[p] = slotOf(ownUnknown[at(src.block)][at(src.port)]);
+            }
+        b.baseSlots = static_cast<int>(b.slot.size());
+        b.derSlot.assign(b.slot.size(), -1);
+        b.ownDiff.assign(b.ownRow.size(), -1);
+        b.portDiff.assign(b.portRow.size(), -1);
+        b.discreteOffset = discrete;
+        discrete += static_cast<int>(blk.discretes().size());
+        b.eventOffset = events;
+        events += blk.eventCount();
+    }
+    s.eventCount = events;
+}
+
+void initialValues(DaeSystem& s) {
+    s.y0.assign(at(s.size()), 0.0);
+    std::vector<double> momentum(s.topo.nodes.size(), 0.0), weight(s.topo.nodes.size(), 0.0);
+    for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
+        const TopoBlock& tb = s.topo.blocks[bi];
+        const Binding& b = s.bindings[bi];
+        for (std::size_t v = 0; v < b.varSlot.size(); ++v)
+            s.y0[at(b.slot[at(b.varSlot[v])])] = tb.block->initialValue(static_cast<int>(v));
+        for (const InitialAcross& w : tb.block->initialAcross()) {
+            const int n = tb.portNode[at(w.port.index)];
+            if (n < 0) continue;
+            momentum[at(n)] += w.value * w.weight;
+            weight[at(n)] += w.weight;
+        }
+    }
+    for (std::size_t n = 0; n < s.topo.nodes.size(); ++n)
+        if (s.nodeUnknown[n] >= 0 && weight[n] > 0) s.y0[at(s.nodeUnknown[n])] = momentum[n] / weight[n];
+    for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi)
+        for (const DiscreteDesc& d : s.topo.blocks[bi].block->discretes()) s.discrete0.push_back(d.initial);
+}
+
+void initModes(DaeSystem& s) {
+    Evaluator ev(s);
+    std::vector<EventRecord> ignored;
+    const State st{0.0, s.y0.data(), nullptr, s.discrete0.data()};
+    for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
+        const Block& blk = *s.topo.blocks[bi].block;
+        if (blk.discretes().empty()) continue;
+        ev.withEq(static_cast<int>(bi), st, [&](const Eq<double>& eq) {
+            EventCtx ctx(eq, std::span<double>(s.discrete0.data() + s.bindings[bi].discreteOffset, blk.discretes().size()),
+                         s.topo.blocks[bi].name, ignored);
+            blk.initModes(ctx);
+        });
+    }
+}
+
+[[noreturn]] void reportSingular(const DaeSystem& s, const Singularity& sing) {
+    Diagnostics under, over;
+    for (int u : sing.vars) {
+        const Unknown& k = s.unknowns[at(u)];
+        if (k.kind != Unknown::Kind::Node) continue;   // a node without anything that sets its motion
+        const Node& n = s.topo.nodes[at(k.index)];
+        under.push_back({Severity::Error, s.blockOfUnknown(u), {}, {},
+                         "under-determined: nothing sets the " + s.describeUnknown(u) + ": no mass, damper or constraint acts on it, only prescribed " +
+                             flowName(n.domain) + "s",
+                         "add a mass or damper there, or connect it"});
+    }
+    if (!sing.rows.empty()) {
+        // blocks whose rows touch mechanical unknowns are the ones to name; signal rows only tag along
+        std::set<std::string> mech, all;
+        std::string rows;
+        for (int r : sing.rows) {
+            const std::string b = s.blockOfRow(r);
+            all.insert(b);
+            const Row& row = s.rows[at(r)];
+            const bool mechanical = row.kind == Row::Kind::Node ||
+                                    (row.kind == Row::Kind::Own && s.topo.blocks[at(row.block)].block->conservingCount() > 0);
+            if (mechanical) {
+                mech.insert(b);
+                rows += (rows.empty() ? "" : "; ") + s.describeRow(r);
+            }
+        }
+        const std::set<std::string>& named = mech.empty() ? all : mech;
+        std::string names;
+        for (const std::string& b : named) names += (names.empty() ? "" : ", ") + b;
+        over.push_back({Severity::Error, named.empty() ? "" : *named.begin(), {}, {},
+                        "over-determined: " + names + " constrain the same motion" + (rows.empty() ? "" : " (" + rows + ")"),
+                        "remove one of them, or put compliance (a spring) between them"});
+    }
+    const bool nodeUnder = !under.empty();   // a free node is the clearest thing to tell
+    if (!nodeUnder)
+        for (int u : sing.vars)
+            under.push_back({Severity::Error, s.blockOfUnknown(u), {}, {}, "under-determined: nothing sets the " + s.describeUnknown(u), {}});
+    Diagnostics out = nodeUnder || over.empty() ? under : over;
+    const Diagnostics& rest = nodeUnder || over.empty() ? over : under;
+    out.insert(out.end(), rest.begin(), rest.end());
+    if (out.size() > 6) out.resize(6);
+    throw TopologyError(out);
+}
+
+// Picks, for the rows Pantelides differentiates, the unknowns whose derivatives become dummies.
+void chooseDummies(DaeSystem& s, const Reduction& red, const Incidence& original) {
+    if (red.differentiated.empty()) {
+        s.dummyOf.assign(at(s.size()), -1);
+        return;
+    }
+    Evaluator ev(s);
+    const State st{0.0, s.y0.data(), nullptr, s.discrete0.data()};
+    std::map<int, int> rowIndex;   // original row -> position in D
+    for (std::size_t i = 0; i < red.differentiated.size(); ++i) rowIndex[red.differentiated[i]] = static_cast<int>(i);
+    const std::size_t k = red.differentiated.size();
+    std::map<int, std::vector<double>> columns;   // unknown -> coefficients of u' in dE/dt
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const Binding& b = s.bindings[bi];
+        bool touches = false;
+        for (int r : b.ownRow) touches = touches || rowIndex.count(r);
+        for (int r : b.portRow) touches = touches || (r >= 0 && rowIndex.count(r));
+        if (!touches) continue;
+        for (const auto& [localRow, u, value] : ev.blockGradient(static_cast<int>(bi), st)) {
+            const std::size_t nv = b.ownRow.size();
+            const int row = at(localRow) < nv ? b.ownRow[at(localRow)] : b.portRow[at(localRow) - nv];
+            const auto it = rowIndex.find(row);
+            if (it == rowIndex.end() || red.order[at(u)] != 1) continue;
+            auto& col = columns[u];
+            col.resize(k, 0.0);
+            col[at(it->second)] += value;
+        }
+    }
+    std::vector<int> origOrder(at(s.size()), 0);
+    for (const auto& row : original.rows)
+        for (const auto& [u, o] : row) origOrder[at(u)] = std::max(origOrder[at(u)], o);
+    std::vector<int> candidates;
+    for (const auto& [u, col] : columns) candidates.push_back(u);
+    std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) { return origOrder[at(a)] < origOrder[at(b)]; });
+
+    std::vector<std::vector<double>> basis;   // orthonormal, modified Gram-Schmidt
+    std::vector<int> chosen;
+    for (int u : candidates) {
+        std::vector<double> c = columns[u];
+        double norm0 = 0.0;
+        for (double x : c) norm0 += x * x;
+        for (const auto& q : basis) {
+            double dot = 0.0;
+            for (std::size_t i = 0; i < k; ++i) dot += q[i] * c[i];
+            for (std::size_t i = 0; i < k; ++i) c[i] -= dot * q[i];
+        }
+        double norm = 0.0;
+        for (double x : c) norm += x * x;
+        if (norm <= 1e-20 * norm0 || norm == 0.0) continue;
+        for (double& x : c) x /= std::sqrt(norm);
+        basis.push_back(std::move(c));
+        chosen.push_back(u);
+        if (chosen.size() == k) break;
+    }
+    if (chosen.size() < k) {
+        std::string rows;
+        for (int r : red.differentiated) rows += (rows.empty() ? "" : "; ") + s.describeRow(r);
+        throw TopologyError(Diagnostics{{Severity::Error, s.blockOfRow(red.differentiated.front()), {}, {},
+                                         "the constraints " + rows + " are redundant (their Jacobian is singular)",
+                                         "remove one of the rigid connections"}});
+    }
+    s.dummyOf.assign(at(s.size()), -1);
+    for (int u : chosen) {
+        s.dummyOf[at(u)] = s.size();
+        s.unknowns.push_back({Unknown::Kind::Dummy, -1, u});
+        s.dummyOf.push_back(-1);
+        s.y0.push_back(0.0);
+    }
+    std::map<int, int> diffRow;
+    for (int r : red.differentiated) {
+        diffRow[r] = static_cast<int>(s.rows.size());
+        s.rows.push_back({Row::Kind::Derivative, -1, r});
+    }
+    for (Binding& b : s.bindings) {
+        for (int k2 = 0; k2 < b.baseSlots; ++k2) {
+            const int du = s.dummyOf[at(b.slot[at(k2)])];
+            if (du < 0) continue;
+            b.derSlot[at(k2)] = static_cast<int>(b.slot.size());
+            b.slot.push_back(du);
+        }
+        for (std::size_t v = 0; v < b.ownRow.size(); ++v)
+            if (auto it = diffRow.find(b.ownRow[v]); it != diffRow.end()) { b.ownDiff[v] = it->second; b.tangent = true; }
+        for (std::size_t p = 0; p < b.portRow.size(); ++p)
+            if (auto it = diffRow.find(b.portRow[p]); it != diffRow.end()) { b.portDiff[p] = it->second; b.tangent = true; }
+    }
+}
+
+// Every combination of a block's mode discretes, applied in turn to `disc`; f() sees each.
+template <class F>
+void forEachMode(const Block& blk, int offset, std::vector<double>& disc, F&& f) {
+    std::vector<int> which;
+    for (std::size_t i = 0; i < blk.discretes().size(); ++i)
+        if (blk.discretes()[i].modes > 0) which.push_back(static_cast<int>(i));
+    const std::vector<double> saved = disc;
+    std::vector<int> value(which.size(), 0);
+    for (;;) {
+        for (std::size_t i = 0; i < which.size(); ++i) disc[at(offset + which[i])] = value[i];
+        f();
+        std::size_t i = 0;
+        for (; i < which.size(); ++i) {
+            if (++value[i] < blk.discretes()[at(which[i])].modes) break;
+            value[i] = 0;
+        }
+        if (i == which.size()) break;
+    }
+    disc = saved;
+}
+
+void buildPattern(DaeSystem& s) {
+    Evaluator ev(s);
+    std::vector<double> disc = s.discrete0;
+    const int n = s.size();
+    std::vector<std::vector<int>> colRows(at(n));
+    std::vector<std::set<std::pair<int, int>>> local(s.bindings.size());   // (local row, slot)
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const Binding& b = s.bindings[bi];
+        const Block& blk = *s.topo.blocks[bi].block;
+        const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
+        forEachMode(blk, b.discreteOffset, disc, [&] {
+            const State st{0.0, s.y0.data(), nullptr, disc.data()};
+            const auto inc = ev.blockIncidence(static_cast<int>(bi), st);
+            for (int lr = 0; lr < nv + np; ++lr) {
+                const bool own = lr < nv;
+                const int diffRow = own ? b.ownDiff[at(lr)] : b.portDiff[at(lr - nv)];
+                for (const auto& [k, o] : inc[at(lr)]) {
+                    const int slotCol = (o == 1 && k < b.baseSlots && b.derSlot[at(k)] >= 0) ? b.derSlot[at(k)] : k;
+                    local[bi].insert({lr, slotCol});
+                    if (diffRow < 0) continue;
+                    const int dlr = own ? 2 * 0 + nv + np + lr : nv + np + nv + (lr - nv);
+                    local[bi].insert({dlr, k});
+                    const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
+                    local[bi].insert({dlr, ds >= 0 ? ds : k});
+                }
+            }
+        });
+    }
+    auto globalRow = [&](const Binding& b, int lr) {
+        const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
+        if (lr < nv) return b.ownRow[at(lr)];
+        if (lr < nv + np) return b.portRow[at(lr - nv)];
+        if (lr < 2 * nv + np) return b.ownDiff[at(lr - nv - np)];
+        return b.portDiff[at(lr - 2 * nv - np)];
+    };
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi)
+        for (const auto& [lr, k] : local[bi]) {
+            const int row = globalRow(s.bindings[bi], lr);
+            if (row >= 0) colRows[at(s.bindings[bi].slot[at(k)])].push_back(row);
+        }
+    Pattern& p = s.pattern;
+    p.n = n;
+    p.colPtr.assign(at(n + 1), 0);
+    p.rowIdx.clear();
+    for (int c = 0; c < n; ++c) {
+        auto& rows = colRows[at(c)];
+        std::sort(rows.begin(), rows.end());
+        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+        p.rowIdx.insert(p.rowIdx.end(), rows.begin(), rows.end());
+        p.colPtr[at(c + 1)] = static_cast<int>(p.rowIdx.size());
+    }
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        Binding& b = s.bindings[bi];
+        const int ns = static_cast<int>(b.slot.size());
+        b.jac.assign(at(b.localRows() * ns), -1);
+        for (int lr = 0; lr < b.localRows(); ++lr) {
+            const int row = globalRow(b, lr);
+            if (row < 0) continue;
+            for (int k = 0; k < ns; ++k) b.jac[at(lr * ns + k)] = p.find(row, b.slot[at(k)]);
+        }
+    }
+}
+
+void findImpulsive(DaeSystem& s) {
+    Evaluator ev(s);
+    std::vector<double> disc = s.discrete0;
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const Binding& b = s.bindings[bi];
+        const Block& blk = *s.topo.blocks[bi].block;
+        bool impulsive = blk.hasImpulseRows();
+        forEachMode(blk, b.discreteOffset, disc, [&] {
+            const State st{0.0, s.y0.data(), nullptr, disc.data()};
+            const auto inc = ev.blockIncidence(static_cast<int>(bi), st);
+            const std::size_t nv = b.ownRow.size();
+            for (std::size_t v = 0; v < nv; ++v) {
+                const std::pair<int, int> self{b.varSlot[v], 0};
+                if (std::find_if(inc[v].begin(), inc[v].end(), [&](const auto& e) { return e.first == self.first; }) != inc[v].end())
+                    continue;   // its own row holds it (or its derivative): not a constraint force
+                for (std::size_t p = 0; p < b.portRow.size(); ++p)
+                    if (b.portRow[p] >= 0 && std::find(inc[nv + p].begin(), inc[nv + p].end(), self) != inc[nv + p].end())
+                        impulsive = true;
+            }
+        });
+        if (impulsive) s.impulsiveBlocks.push_back(static_cast<int>(bi));
+    }
+}
+
+}  // namespace
+
+int Pattern::find(int row, int col) const {
+    const auto first = rowIdx.begin() + colPtr[at(col)], last = rowIdx.begin() + colPtr[at(col + 1)];
+    const auto it = std::lower_bound(first, last, row);
+    return it != last && *it == row ? static_cast<int>(it - rowIdx.begin()) : -1;
+}
+
+std::string DaeSystem::describeUnknown(int u) const {
+    const Unknown& k = unknowns[at(u)];
+    switch (k.kind) {
+    case Unknown::Kind::Node: {
+        const Node& n = topo.nodes[at(k.index)];
+        return std::string(n.domain == Domain::Rotational ? "angular velocity" : "velocity") + " of node " + topo.describe(n);
+    }
+    case Unknown::Kind::Own: {
+        const TopoBlock& b = topo.blocks[at(k.block)];
+        return b.block->vars()[at(k.index)].name + " of " + b.name;
+    }
+    case Unknown::Kind::Dummy: return "derivative of the " + describeUnknown(k.index);
+    }
+    return "?";
+}
+
+std::string DaeSystem::describeRow(int r) const {
+    const Row& row = rows[at(r)];
+    switch (row.kind) {
+    case Row::Kind::Node: {
+        const Node& n = topo.nodes[at(row.index)];
+        return std::string(flowName(n.domain)) + " balance at node " + topo.describe(n);
+    }
+    case Row::Kind::Own: {
+        const TopoBlock& b = topo.blocks[at(row.block)];
+        return "equation of " + b.name + " for " + b.block->vars()[at(row.index)].name;
+    }
+    case Row::Kind::Derivative: return "time derivative of the " + describeRow(row.index);
+    }
+    return "?";
+}
+
+std::string DaeSystem::blockOfUnknown(int u) const {
+    const Unknown& k = unknowns[at(u)];
+    if (k.kind == Unknown::Kind::Own) return topo.blocks[at(k.block)].name;
+    if (k.kind == Unknown::Kind::Dummy) return blockOfUnknown(k.index);
+    const Node& n = topo.nodes[at(k.index)];
+    return n.ports.empty() ? std::string() : topo.blocks[at(n.ports.front().block)].name;
+}
+
+std::string DaeSystem::blockOfRow(int r) const {
+    const Row& row = rows[at(r)];
+    if (row.kind == Row::Kind::Own) return topo.blocks[at(row.block)].name;
+    if (row.kind == Row::Kind::Derivative) return blockOfRow(row.index);
+    const Node& n = topo.nodes[at(row.index)];
+    return n.ports.empty() ? std::string() : topo.blocks[at(n.ports.front().block)].name;
+}
+
+DaeSystem assemble(Topology topo) {
+    DaeSystem s;
+    s.topo = std::move(topo);
+    layOut(s);
+    initialValues(s);
+    initModes(s);
+    s.dummyOf.assign(at(s.size()), -1);
+
+    Evaluator ev(s);
+    const Incidence inc = ev.incidence(State{0.0, s.y0.data(), nullptr, s.discrete0.data()});
+    if (const auto sing = findSingularity(inc)) reportSingular(s, *sing);
+    Reduction red;
+    try {
+        red = pantelides(inc);
+    } catch (const IndexTooHigh& e) {
+        throw TopologyError(Diagnostics{{Severity::Error, s.blockOfRow(e.row()), {}, {},
+                                         "the " + s.describeRow(e.row()) +
+                                             " would have to be differentiated twice (index above 2)",
+                                         "avoid feeding an acceleration back into a velocity constraint"}});
+    }
+    chooseDummies(s, red, inc);
+    buildPattern(s);
+    findImpulsive(s);
+    return s;
+}
+
+}  // namespace endstop::core::dae

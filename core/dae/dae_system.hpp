@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// DaeSystem: the model's equations as F(t, y, y') = 0 for IDA.
+//
+// Unknowns: the across value of every node without a reference, every block's own variables, and
+// one dummy derivative per unknown chosen by index reduction. Rows: a force (torque) balance per
+// such node, one row per own variable, and the time derivative of every row the reduction
+// differentiated. Unknowns are numbered block by block in model order, so neighbours in the
+// network are neighbours in y.
+//
+// Index reduction (dummy derivatives, Mattsson & Söderlind 1993): for the k rows E that
+// Pantelides differentiates, k unknowns u whose derivatives appear in dE/dt with a nonsingular
+// k x k coefficient block get a new algebraic unknown du standing for u'. E and dE/dt are both
+// kept, so the original constraints hold exactly; originally algebraic unknowns (signals, massless
+// nodes) are preferred as dummies.
+#pragma once
+
+#include "core/graph/topology.hpp"
+
+#include <string>
+#include <vector>
+
+namespace endstop::core::dae {
+
+struct Unknown {
+    enum class Kind { Node, Own, Dummy };
+    Kind kind = Kind::Own;
+    int block = -1;   // Own: owning block
+    int index = -1;   // Node: node index; Own: variable index; Dummy: the unknown it differentiates
+};
+
+struct Row {
+    enum class Kind { Node, Own, Derivative };
+    Kind kind = Kind::Own;
+    int block = -1;   // Own: owning block
+    int index = -1;   // Node: node index; Own: variable index; Derivative: the row it differentiates
+};
+
+// One block's window on the unknowns: local slots (its nodes, own variables and the signal outputs
+// it reads, then the dummy derivatives of those) and where its rows go.
+struct Binding {
+    int baseSlots = 0;
+    std::vector<int> slot;        // local slot -> unknown
+    std::vector<int> derSlot;     // per base slot: local slot of its dummy derivative, or -1
+    std::vector<int> portSlot;    // per port: local slot, or -1 (reference node, hidden, open input)
+    std::vector<int> varSlot;     // per own variable: local slot
+    std::vector<int> ownRow;      // per own variable: its row
+    std::vector<int> portRow;     // per conserving port: the node's balance row, or -1
+    std::vector<int> ownDiff;     // per own variable: row of its derivative, or -1
+    std::vector<int> portDiff;    // per conserving port: row of the balance's derivative, or -1
+    bool tangent = false;         // some row is differentiated: evaluate with Tan<>
+    int discreteOffset = 0;       // into the discrete state vector
+    int eventOffset = 0;          // into the event function vector
+    std::vector<int> jac;         // [local row][slot] -> index into the CSC values, or -1
+    int localRows() const {
+        return static_cast<int>(ownRow.size() + portRow.size() + ownDiff.size() + portDiff.size());
+    }
+};
+
+struct Pattern {   // compressed sparse columns
+    int n = 0;
+    std::vector<int> colPtr;   // n + 1
+    std::vector<int> rowIdx;   // nnz
+    int nnz() const { return static_cast<int>(rowIdx.size()); }
+    int find(int row, int col) const;   // index into values, or -1
+};
+
+struct DaeSystem {
+    Topology topo;
+    std::vector<Unknown> unknowns;
+    std::vector<Row> rows;
+    std::vector<Binding> bindings;      // per block
+    std::vector<int> nodeUnknown;       // per node, -1 if grounded
+    std::vector<int> dummyOf;           // per unknown: its dummy derivative, or -1
+    std::vector<double> y0;             // initial values (differential ones matter)
+    std::vector<double> discrete0;      // initial discrete state
+    int eventCount = 0;
+    Pattern pattern;                    // union over all modes
+    std::vector<int> impulsiveBlocks;   // blocks with constraint forces that may carry impulses
+
+    int size() const { return static_cast<int>(unknowns.size()); }
+    std::string describeUnknown(int u) const;   // "velocity of node {m.M, k.R}", "x of spring1"
+    std::string describeRow(int r) const;
+    std::string blockOfUnknown(int u) const;    // a block to point the user at
+    std::string blockOfRow(int r) const;
+};
+
+// Builds the system from a topology (consumed). Throws TopologyError naming blocks and ports if
+// the system is structurally singular or needs more index reduction than supported.
+DaeSystem assemble(Topology topo);
+
+}  // namespace endstop::core::dae

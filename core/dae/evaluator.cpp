@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/dae/evaluator.hpp"
+
+#include <algorithm>
+
+namespace endstop::core::dae {
+
+namespace {
+
+using ad::Sym;
+using ad::Tan;
+constexpr int kDirs = 8;   // Jet width
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+// A Jet for local slot k in the chunk [c0, c0 + kDirs): d/dy_k = 1, and d/dy'_k = cj unless
+// y'_k is a dummy unknown, whose own direction then carries 1.
+struct JetSeed {
+    const Binding& b;
+    int c0;
+    double cj;
+    Jet y(int k, double v) const { return inChunk(k) ? Jet::seed(v, k - c0) : Jet(v); }
+    Jet der(int k, double v) const {
+        if (k < b.baseSlots && b.derSlot[at(k)] >= 0) {
+            const int ds = b.derSlot[at(k)];
+            return inChunk(ds) ? Jet::seed(v, ds - c0) : Jet(v);
+        }
+        return inChunk(k) && k < b.baseSlots ? Jet::seed(v, k - c0, cj) : Jet(v);
+    }
+    bool inChunk(int k) const { return k >= c0 && k < c0 + kDirs; }
+};
+
+}  // namespace
+
+void Evaluator::residual(const State& s, double* F) {
+    std::fill(F, F + m_sys.size(), 0.0);
+    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        const Binding& b = m_sys.bindings[bi];
+        const Block& blk = *m_sys.topo.blocks[bi].block;
+        if (!b.tangent) {
+            Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,
+                                    [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
+                                    [](double t) { return t; });
+            blk.eval(eq);
+            for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = m_d.res[v];
+            for (std::size_t p = 0; p < b.portRow.size(); ++p)
+                if (b.portRow[p] >= 0) F[b.portRow[p]] += m_d.thr[p];
+            continue;
+        }
+        Eq<Tan<double>> eq = prepare(m_t, static_cast<int>(bi), s,
+                                     [](int, double y, double d, Tan<double>& yo, Tan<double>& dout) {
+                                         yo = {y, d};
+                                         dout = {d, 0.0};
+                                     },
+                                     [](double t) { return Tan<double>{t, 1.0}; });
+        blk.eval(eq);
+        for (std::size_t v = 0; v < b.ownRow.size(); ++v) {
+            F[b.ownRow[v]] = m_t.res[v].v;
+            if (b.ownDiff[v] >= 0) F[b.ownDiff[v]] = m_t.res[v].dt;
+        }
+        for (std::size_t p = 0; p < b.portRow.size(); ++p) {
+            if (b.portRow[p] >= 0) F[b.portRow[p]] += m_t.thr[p].v;
+            if (b.portDiff[p] >= 0) F[b.portDiff[p]] += m_t.thr[p].dt;
+        }
+    }
+}
+
+void Evaluator::jacobian(const State& s, double cj, double* values) {
+    std::fill(values, values + m_sys.pattern.nnz(), 0.0);
+    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        const Binding& b = m_sys.bindings[bi];
+        const Block& blk = *m_sys.topo.blocks[bi].block;
+        const int ns = static_cast<int>(b.slot.size());
+        const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
+        auto scatter = [&](int localRow, const Jet& g, int c0) {
+            const int* pos = &b.jac[at(localRow * ns)];
+            for (int j = 0; j < kDirs && c0 + j < ns; ++j)
+                if (g.d[at(j)] != 0.0 && pos[c0 + j] >= 0) values[pos[c0 + j]] += g.d[at(j)];
+        };
+        for (int c0 = 0; c0 < ns; c0 += kDirs) {
+            const JetSeed seed{b, c0, cj};
+            if (!b.tangent) {
+                Eq<Jet> eq = prepare(m_j, static_cast<int>(bi), s,
+                                     [&](int k, double y, double d, Jet& yo, Jet& dout) { yo = seed.y(k, y); dout = seed.der(k, d); },
+                                     [](double t) { return Jet(t); });
+                blk.eval(eq);
+                for (int v = 0; v < nv; ++v) scatter(v, m_j.res[at(v)], c0);
+                for (int p = 0; p < np; ++p)
+                    if (b.portRow[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)], c0);
+                continue;
+            }
+            Eq<Tan<Jet>> eq = prepare(m_tj, static_cast<int>(bi), s,
+                                      [&](int k, double y, double d, Tan<Jet>& yo, Tan<Jet>& dout) {
+                                          const Jet jd = seed.der(k, d);
+                                          yo = {seed.y(k, y), jd};
+                                          dout = {jd, Jet(0.0)};
+                                      },
+                                      [](double t) { return Tan<Jet>{Jet(t), Jet(1.0)}; });
+            blk.eval(eq);
+            for (int v = 0; v < nv; ++v) {
+                scatter(v, m_tj.res[at(v)].v, c0);
+                if (b.ownDiff[at(v)] >= 0) scatter(nv + np + v, m_tj.res[at(v)].dt, c0);
+            }
+            for (int p = 0; p < np; ++p) {
+                if (b.portRow[at(p)] >= 0) scatter(nv + p, m_tj.thr[at(p)].v, c0);
+                if (b.portDiff[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt, c0);
+            }
+        }
+    }
+}
+
+void Evaluator::withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f) {
+    Eq<double> eq = prepare(m_d, block, s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
+                            [](double t) { return t; });
+    f(eq);
+}
+
+void Evaluator::eventFunctions(const State& s, double* g) {
+    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        const Block& blk = *m_sys.topo.blocks[bi].block;
+        const int n = blk.eventCount();
+        if (n == 0) continue;
+        Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,
+                                [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
+                                [](double t) { return t; });
+        blk.eventFunctions(eq, std::span<double>(g + m_sys.bindings[bi].eventOffset, at(n)));
+    }
+}
+
+std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int block, const State& s) {
+    const Binding& b = m_sys.bindings[at(block)];
+    const Block& blk = *m_sys.topo.blocks[at(block)].block;
+    if (2 * b.slot.size() > static_cast<std::size_t>(Sym::kMaxInputs))
+        throw std::length_error("block has more than 64 connections");
+    Eq<Sym> eq = prepare(m_s, block, s,
+                         [&](int k, double y, double d, Sym& yo, Sym& dout) {
+                             yo = Sym(y);
+                             yo.deps.set(at(2 * k));
+                             dout = Sym(d);
+                             const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
+                             dout.deps.set(ds >= 0 ? at(2 * ds) : at(2 * k + 1));
+                         },
+                         [](double t) { return Sym(t); });
+    blk.eval(eq);
+    std::vector<std::vector<std::pair<int, int>>> out;
+    auto add = [&](const Sym& x) {
+        std::vector<std::pair<int, int>> row;
+        for (std::size_t bit = 0; bit < 2 * b.slot.size(); ++bit)
+            if (x.deps.test(bit)) row.emplace_back(static_cast<int>(bit / 2), static_cast<int>(bit % 2));
+        out.push_back(std::move(row));
+    };
+    for (const Sym& r : m_s.res) add(r);
+    for (const Sym& r : m_s.thr) add(r);
+    return out;
+}
+
+Incidence Evaluator::incidence(const State& s) {
+    Incidence inc;
+    inc.vars = m_sys.size();
+    inc.rows.resize(m_sys.rows.size());
+    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        const Binding& b = m_sys.bindings[bi];
+        const auto local = blockIncidence(static_cast<int>(bi), s);
+        auto put = [&](int row, const std::vector<std::pair<int, int>>& entries) {
+            if (row < 0) return;
+            for (const auto& [k, o] : entries) inc.rows[at(row)].emplace_back(b.slot[at(k)], o);
+        };
+        auto putDerivative = [&](int row, const std::vector<std::pair<int, int>>& entries) {
+            if (row < 0) return;
+            for (const auto& [k, o] : entries) {
+                const int u = b.slot[at(k)];
+                inc.rows[at(row)].emplace_back(u, 0);
+                const int du = m_sys.dummyOf[at(u)];
+                inc.rows[at(row)].emplace_back(du >= 0 ? du : u, du >= 0 ? 0 : 1);
+            }
+        };
+        const std::size_t nv = b.ownRow.size();
+        for (std::size_t v = 0; v < nv; ++v) {
+            put(b.ownRow[v], local[v]);
+            putDerivative(b.ownDiff[v], local[v]);
+        }
+        for (std::size_t p = 0; p < b.portRow.size(); ++p) {
+            put(b.portRow[p], local[nv + p]);
+            putDerivative(b.portDiff[p], local[nv + p]);
+        }
+    }
+    for (auto& row : inc.rows) {
+        std::sort(row.begin(), row.end());
+        row.erase(std::unique(row.begin(), row.end()), row.end());
+    }
+    return inc;
+}
+
+void Evaluator::differentialMask(const State& s, std::vector<double>& id) {
+    id.assign(at(m_sys.size()), 0.0);
+    const Incidence inc = incidence(s);
+    for (const auto& row : inc.rows)
+        for (const auto& [u, o] : row)
+            if (o == 1) id[at(u)] = 1.0;
+}
+
+std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, const State& s) {
+    const Binding& b = m_sys.bindings[at(block)];
+    const Block& blk = *m_sys.topo.blocks[at(block)].block;
+    const int ns = static_cast<int>(b.slot.size());
+    std::vector<std::tuple<int, int, double>> out;
+    for (int c0 = 0; c0 < ns; c0 += kDirs) {
+        Eq<Jet> eq = prepare(m_j, block, s,
+                             [&](int k, double y, double d, Jet& yo, Jet& dout) {
+                                 yo = k >= c0 && k < c0 + kDirs ? Jet::seed(y, k - c0) : Jet(y);
+                                 dout = Jet(d);
+                             },
+                             [](double t) { return Jet(t); });
+        blk.eval(eq);
+        auto take = [&](int localRow, const Jet& g) {
+            for (int j = 0; j < kDirs && c0 + j < ns; ++j)
+                if (g.d[at(j)] != 0.0) out.emplace_back(localRow, b.slot[at(c0 + j)], g.d[at(j)]);
+        };
+        const int nv = static_cast<int>(m_j.res.size());
+        for (int v = 0; v < nv; ++v) take(v, m_j.res[at(v)]);
+        for (std::size_t p = 0; p < m_j.thr.size(); ++p) take(nv + static_cast<int>(p), m_j.thr[p]);
+    }
+    return out;
+}
+
+}  // namespace endstop::core::dae

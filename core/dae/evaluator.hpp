@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Evaluator: runs the blocks' equations over the unknown vector. Residual with doubles (Tan<double>
+// for blocks with differentiated rows), Jacobian dF/dy + cj*dF/dy' with forward-mode AD per block
+// scattered into the fixed CSC pattern, event functions, recorded outputs and incidence (Sym).
+// Holds scratch buffers, so one Evaluator per thread; no allocation after the first call.
+#pragma once
+
+#include "core/dae/dae_system.hpp"
+#include "core/dae/structure.hpp"
+
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace endstop::core::dae {
+
+template <class S>
+struct Workspace {
+    std::vector<S> y, yp, res, thr;
+    EqData<S> data;
+};
+
+struct State {   // one point of the solution
+    double t = 0.0;
+    const double* y = nullptr;
+    const double* yp = nullptr;
+    const double* discrete = nullptr;
+};
+
+class Evaluator {
+public:
+    explicit Evaluator(const DaeSystem& sys) : m_sys(sys) {}
+
+    void residual(const State& s, double* F);
+    // values has pattern.nnz() entries
+    void jacobian(const State& s, double cj, double* values);
+    void eventFunctions(const State& s, double* g);
+    // Incidence of all rows: (unknown, 0) where y enters, (unknown, 1) where y' enters.
+    Incidence incidence(const State& s);
+    // Local incidence of one block: per local row, a list of (local slot, order).
+    std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s);
+    // id vector for IDA under the current modes: 1 where y' enters some row
+    void differentialMask(const State& s, std::vector<double>& id);
+    // d(row)/dy at s for the rows of one block, as (local row, unknown, value); no y' terms
+    std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
+    // Calls f with the block's Eq<double> at s (events, recording, settle)
+    void withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f);
+
+    // Generic access for the projection: evaluate `block` with scalar S, seeding each local slot
+    // through seed(slot, y, der, S& yOut, S& derOut) and the time through timeSeed(t).
+    template <class S, class Seed, class TimeSeed>
+    Eq<S> prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed);
+
+    Workspace<double>& doubles() { return m_d; }
+    Workspace<Jet>& jets() { return m_j; }
+    Workspace<ad::Sym>& syms() { return m_s; }
+
+private:
+    const DaeSystem& m_sys;
+    Workspace<double> m_d;
+    Workspace<ad::Tan<double>> m_t;
+    Workspace<Jet> m_j;
+    Workspace<ad::Tan<Jet>> m_tj;
+    Workspace<ad::Sym> m_s;
+};
+
+template <class S, class Seed, class TimeSeed>
+Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed) {
+    const Binding& b = m_sys.bindings[static_cast<std::size_t>(block)];
+    const Block& blk = *m_sys.topo.blocks[static_cast<std::size_t>(block)].block;
+    const std::size_t ns = b.slot.size();
+    w.y.resize(ns);
+    w.yp.resize(ns);
+    for (std::size_t k = 0; k < ns; ++k) {
+        const int u = b.slot[k];
+        const double yk = s.y[u];
+        double dk = 0.0;
+        if (static_cast<int>(k) < b.baseSlots)
+            dk = b.derSlot[k] >= 0 ? s.y[b.slot[static_cast<std::size_t>(b.derSlot[k])]] : (s.yp ? s.yp[u] : 0.0);
+        seed(static_cast<int>(k), yk, dk, w.y[k], w.yp[k]);
+    }
+    w.res.assign(blk.vars().size(), S(0.0));
+    w.thr.assign(static_cast<std::size_t>(blk.conservingCount()), S(0.0));
+    w.data.y = w.y;
+    w.data.yp = w.yp;
+    w.data.portSlot = b.portSlot;
+    w.data.varSlot = b.varSlot;
+    w.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, blk.discretes().size());
+    w.data.residual = w.res;
+    w.data.through = w.thr;
+    w.data.time = timeSeed(s.t);
+    return Eq<S>(w.data);
+}
+
+}  // namespace endstop::core::dae

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/graph/topology.hpp"
+
+#include "core/model/errors.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
+
+#include <map>
+
+namespace endstop::core {
+
+namespace {
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+
+Diagnostic error(std::string block, std::string port, std::string message, std::string hint = {}) {
+    return Diagnostic{Severity::Error, std::move(block), std::move(port), {}, std::move(message), std::move(hint)};
+}
+
+std::string portList(const Block& b) {
+    std::string s;
+    for (std::size_t i = 0; i < b.ports().size(); ++i)
+        if (b.portPresent(static_cast<int>(i))) s += (s.empty() ? "" : ", ") + b.ports()[i].name;
+    return s.empty() ? "none" : s;
+}
+
+// Vertex numbering: one vertex per port of every block.
+struct PortIndex {
+    std::vector<int> first;   // per block: index of its first port vertex
+    std::vector<PortAt> at;   // per vertex
+};
+
+PortIndex indexPorts(const std::vector<TopoBlock>& blocks) {
+    PortIndex idx;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        idx.first.push_back(static_cast<int>(idx.at.size()));
+        for (std::size_t p = 0; p < blocks[b].block->ports().size(); ++p)
+            idx.at.push_back({static_cast<int>(b), static_cast<int>(p)});
+    }
+    return idx;
+}
+
+}  // namespace
+
+std::string Topology::portName(PortAt p) const {
+    const TopoBlock& b = blocks[static_cast<std::size_t>(p.block)];
+    return b.name + "." + b.block->ports()[static_cast<std::size_t>(p.port)].name;
+}
+
+std::string Topology::describe(const Node& n) const {
+    std::string s = "{";
+    for (std::size_t i = 0; i < n.ports.size(); ++i) s += (i ? ", " : "") + portName(n.ports[i]);
+    return s + "}";
+}
+
+int Topology::blockIndex(std::string_view name) const {
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+        if (blocks[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+ParamValues currentParams(const BlockSpec& spec, const Registry& registry) {
+    const BlockType* type = registry.find(spec.type);
+    if (!type) throw ModelError(Diagnostics{error(spec.name, {}, "unknown block type '" + spec.type + "'")});
+    if (spec.typeVersion > type->info.typeVersion)
+        throw ModelError(Diagnostics{error(spec.name, {}, "type " + spec.type + " version " + std::to_string(spec.typeVersion) +
+                                                               " is newer than this program supports (" +
+                                                               std::to_string(type->info.typeVersion) + ")")});
+    ParamValues p = spec.params;
+    if (spec.typeVersion < type->info.typeVersion && type->migrate) type->migrate(spec.typeVersion, p);
+    return p;
+}
+
+Topology buildTopology(const Model& model, const Registry& registry) {
+    Topology topo;
+    Diagnostics errors;
+
+    for (const BlockSpec& spec : model.blocks()) {
+        TopoBlock tb;
+        tb.name = spec.name;
+        try {
+            tb.block = registry.create(spec.type, currentParams(spec, registry));
+        } catch (const ModelError& e) {
+            for (Diagnostic d : e.diagnostics()) { d.block = spec.name; errors.push_back(d); }
+            continue;
+        }
+        for (Diagnostic d : tb.block->validate()) {
+            d.block = spec.name;
+            (d.severity == Severity::Error ? errors : topo.diagnostics).push_back(d);
+        }
+        tb.portNode.assign(tb.block->ports().size(), -1);
+        tb.source.assign(tb.block->ports().size(), PortAt{});
+        topo.blocks.push_back(std::move(tb));
+    }
+    if (!errors.empty()) throw TopologyError(errors);
+
+    const PortIndex idx = indexPorts(topo.blocks);
+    Graph g(idx.at.size());
+    auto vertexOf = [&](const PortRef& ref) -> int {
+        const int b = topo.blockIndex(ref.block);
+        if (b < 0) {
+            errors.push_back(error(ref.block, ref.port, "connection names block '" + ref.block + "', which does not exist"));
+            return -1;
+        }
+        const Block& blk = *topo.blocks[static_cast<std::size_t>(b)].block;
+        const int p = blk.portIndex(ref.port);
+        if (p < 0) {
+            errors.push_back(error(ref.block, ref.port, "block type " + blk.info().typeId + " has no port '" + ref.port +
+                                                            "' (ports: " + portList(blk) + ")"));
+            return -1;
+        }
+        return idx.first[static_cast<std::size_t>(b)] + p;
+    };
+    for (const Connection& c : model.connections()) {
+        const int va = vertexOf(c.a), vb = vertexOf(c.b);
+        if (va < 0 || vb < 0) continue;
+        const PortDesc& pa = topo.blocks[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(va)].block)]
+                                 .block->ports()[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(va)].port)];
+        const PortDesc& pb = topo.blocks[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(vb)].block)]
+                                 .block->ports()[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(vb)].port)];
+        const bool signalA = pa.kind != PortKind::Conserving, signalB = pb.kind != PortKind::Conserving;
+        if (signalA != signalB || pa.domain != pb.domain) {
+            errors.push_back(error(c.a.block, c.a.port, "cannot connect " + c.a.toString() + " (" + toString(pa.domain) + ") to " +
+                                                            c.b.toString() + " (" + toString(pb.domain) + "): different domains"));
+            continue;
+        }
+        boost::add_edge(static_cast<std::size_t>(va), static_cast<std::size_t>(vb), g);
+    }
+
+    std::vector<int> component(idx.at.size());
+    const int count = boost::connected_components(g, component.data());
+    std::vector<std::vector<PortAt>> members(static_cast<std::size_t>(count));
+    for (std::size_t v = 0; v < idx.at.size(); ++v) {
+        const PortAt p = idx.at[v];
+        if (topo.blocks[static_cast<std::size_t>(p.block)].block->portPresent(p.port))
+            members[static_cast<std::size_t>(component[v])].push_back(p);
+    }
+
+    for (const std::vector<PortAt>& net : members) {
+        if (net.empty()) continue;
+        auto desc = [&](PortAt p) -> const PortDesc& {
+            return topo.blocks[static_cast<std::size_t>(p.block)].block->ports()[static_cast<std::size_t>(p.port)];
+        };
+        if (desc(net.front()).kind == PortKind::Conserving) {
+            Node node;
+            node.domain = desc(net.front()).domain;
+            node.ports = net;
+            for (PortAt p : net) node.grounded = node.grounded || topo.blocks[static_cast<std::size_t>(p.block)].block->grounds();
+            const int n = static_cast<int>(topo.nodes.size());
+            for (PortAt p : net) topo.blocks[static_cast<std::size_t>(p.block)].portNode[static_cast<std::size_t>(p.port)] = n;
+            if (net.size() == 1 && !node.grounded)
+                topo.diagnostics.push_back({Severity::Info, topo.blocks[static_cast<std::size_t>(net[0].block)].name,
+                                            desc(net[0]).name, {}, "port is not connected: it is a free end (zero force)", {}});
+            topo.nodes.push_back(std::move(node));
+            continue;
+        }
+        std::vector<PortAt> outputs, inputs;
+        for (PortAt p : net) (desc(p).kind == PortKind::Output ? outputs : inputs).push_back(p);
+        if (outputs.size() > 1) {
+            for (std::size_t i = 1; i < outputs.size(); ++i)
+                errors.push_back(error(topo.blocks[static_cast<std::size_t>(outputs[i].block)].name, desc(outputs[i]).name,
+                                       "signal outputs " + topo.portName(outputs[0]) + " and " + topo.portName(outputs[i]) +
+                                           " are wired together: an input takes exactly one output"));
+            continue;
+        }
+        for (PortAt in : inputs) {
+            TopoBlock& tb = topo.blocks[static_cast<std::size_t>(in.block)];
+            if (outputs.empty()) {
+                if (!desc(in).optional)
+                    errors.push_back(error(tb.name, desc(in).name, "input signal port has no source",
+                                           "connect it to a signal output such as a constant or a sensor"));
+                continue;
+            }
+            const PortAt out = outputs.front();
+            tb.source[static_cast<std::size_t>(in.port)] =
+                PortAt{out.block, topo.blocks[static_cast<std::size_t>(out.block)].block->outputVar(out.port)};
+        }
+    }
+    if (!errors.empty()) throw TopologyError(errors);
+    return topo;
+}
+
+}  // namespace endstop::core

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Topology: the model's blocks instantiated from the registry, and its wiring resolved with
+// Boost.Graph. Conserving ports joined by connections form nodes (connected components); signal
+// ports form nets that must hold exactly one output. Every problem is a Diagnostic naming blocks and
+// ports; errors are thrown as one TopologyError holding all of them.
+#pragma once
+
+#include "core/blockapi/block.hpp"
+#include "core/blockapi/registry.hpp"
+#include "core/model/model.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace endstop::core {
+
+struct PortAt {
+    int block = -1;
+    int port = -1;
+};
+
+struct Node {
+    Domain domain = Domain::Translational;
+    std::vector<PortAt> ports;
+    bool grounded = false;   // a reference is attached: across value 0, no unknown
+};
+
+struct TopoBlock {
+    std::string name;
+    std::unique_ptr<Block> block;
+    std::vector<int> portNode;       // per port: node index for a conserving port, else -1
+    std::vector<PortAt> source;      // per port: for an input, the output it reads (block, output var)
+};
+
+struct Topology {
+    std::vector<TopoBlock> blocks;
+    std::vector<Node> nodes;
+    Diagnostics diagnostics;   // infos and warnings that did not stop the build
+
+    std::string portName(PortAt p) const;          // "mass1.M"
+    std::string describe(const Node& n) const;     // "{mass1.M, spring1.R}"
+    int blockIndex(std::string_view name) const;
+};
+
+// Instantiates and validates every block (parameter ranges, cross-parameter rules) and resolves
+// the wiring. Throws TopologyError with every error found.
+Topology buildTopology(const Model& model, const Registry& registry);
+
+// The parameter values a model block holds, migrated to the registered typeVersion.
+ParamValues currentParams(const BlockSpec& spec, const Registry& registry);
+
+}  // namespace endstop::core

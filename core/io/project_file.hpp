@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Project files (*.endstop, JSON; DESIGN §4). Loading checks everything it can without building the
+// network: syntax (line and column), format and versions (newer refused, older migrated), block
+// types, names, parameter keys, types and units. Every error names the file, the JSON path and
+// what was expected. Saving writes SI numbers with round-trip precision and sorted keys, so saving
+// twice gives identical bytes, through QSaveFile (atomic).
+#pragma once
+
+#include "core/blockapi/registry.hpp"
+#include "core/model/model.hpp"
+
+#include <QByteArray>
+#include <QString>
+
+namespace endstop::core::io {
+
+constexpr int kFormatVersion = 1;
+inline constexpr const char* kGenerator = "endstop 0.1.0";
+
+Model loadProject(const QString& path, const Registry& registry);   // throws FileFormatError
+Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry);
+QByteArray serializeProject(const Model& model);
+void saveProject(const Model& model, const QString& path);           // throws FileFormatError
+
+// A parameter value from user text for parameter `key` of block type `type`: "10 mm", "0.5",
+// "[0 0.01 0.02]", "[0 1 2] mm", a choice key. Throws FileFormatError with "what: reason".
+ParamValue parseParameterText(const std::string& text, const ParamDesc& desc);
+
+// Migrations of whole files from older formatVersions, applied in order (hook for the future).
+QByteArray migrateFormat(const QByteArray& bytes, int fromVersion);
+
+}  // namespace endstop::core::io

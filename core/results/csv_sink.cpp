@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/results/csv_sink.hpp"
+
+#include "core/units/unit.hpp"
+
+#include <QFile>
+#include <QSaveFile>
+
+#include <stdexcept>
+
+namespace endstop::core {
+
+void CsvSink::Target::open(const std::string& p) {
+    path = p;
+    if (path.empty()) return;
+    if (path == "-") {
+        auto out = std::make_unique<QFile>();
+        if (!out->open(stdout, QIODevice::WriteOnly)) throw std::runtime_error("cannot write to standard output");
+        stdoutDevice = std::move(out);
+        return;
+    }
+    file = std::make_unique<QSaveFile>(QString::fromStdString(path));
+    if (!file->open(QIODevice::WriteOnly))
+        throw std::runtime_error("cannot write '" + path + "': " + file->errorString().toStdString());
+}
+
+void CsvSink::Target::flush(bool force) {
+    if (!active() || (!force && buffer.size() < (1u << 16))) return;
+    QIODevice* dev = file ? static_cast<QIODevice*>(file.get()) : stdoutDevice.get();
+    if (dev->write(buffer.data(), static_cast<qint64>(buffer.size())) != static_cast<qint64>(buffer.size()))
+        throw std::runtime_error("cannot write '" + path + "': " + dev->errorString().toStdString());
+    buffer.clear();
+}
+
+void CsvSink::Target::commit() {
+    if (!active()) return;
+    flush(true);
+    if (file && !file->commit())
+        throw std::runtime_error("cannot write '" + path + "': " + file->errorString().toStdString());
+    if (stdoutDevice) static_cast<QFile*>(stdoutDevice.get())->flush();
+}
+
+CsvSink::CsvSink(const std::string& resultsPath, const std::string& eventsPath) {
+    m_results.open(resultsPath);
+    m_events.open(eventsPath);
+    if (m_events.active()) m_events.buffer = "time,block,kind,velocity\n";
+}
+
+CsvSink::~CsvSink() = default;   // an uncommitted QSaveFile discards its temporary file
+
+void CsvSink::begin(const std::vector<Column>& columns) {
+    if (!m_results.active()) return;
+    m_results.buffer += "time";
+    for (const Column& c : columns) m_results.buffer += "," + c.name;
+    m_results.buffer += '\n';
+}
+
+void CsvSink::row(double t, std::span<const double> values) {
+    if (!m_results.active()) return;
+    std::string& b = m_results.buffer;
+    b += formatNumber(t);
+    for (double v : values) {
+        b += ',';
+        b += formatNumber(v);
+    }
+    b += '\n';
+    m_results.flush(false);
+}
+
+void CsvSink::event(const EventRecord& e) {
+    if (!m_events.active()) return;
+    m_events.buffer += formatNumber(e.time) + "," + e.block + "," + toString(e.kind) + "," + formatNumber(e.velocity) + "\n";
+    m_events.flush(false);
+}
+
+void CsvSink::end(const RunStats&) { commit(); }
+
+void CsvSink::commit() {
+    if (m_committed) return;
+    m_committed = true;
+    m_results.commit();
+    m_events.commit();
+}
+
+}  // namespace endstop::core

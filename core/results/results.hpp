@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Results: columns with units, rows as the solver produces them, the event log and statistics,
+// delivered to a sink (CSV file, memory, the GUI's plot buffer).
+#pragma once
+
+#include "core/blockapi/event_ctx.hpp"
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace endstop::core {
+
+struct Column {
+    std::string name;    // "stop1.f"
+    std::string unit;    // SI symbol, "N"
+    std::string label;   // "Contact force"
+    std::string block;
+    std::string var;
+};
+
+struct RunStats {
+    long steps = 0;
+    long residualEvals = 0;
+    long jacobianEvals = 0;
+    long events = 0;
+    long reinits = 0;
+    double buildSeconds = 0.0;
+    double solveSeconds = 0.0;
+    double wallSeconds = 0.0;
+    int unknowns = 0;
+    std::string linearSolver;   // "dense" or "klu"
+    double finalTime = 0.0;
+    bool completed = false;     // reached the stop time
+    bool cancelled = false;
+    std::string toJson() const;   // one line, DESIGN §5 keys
+};
+
+class ResultSink {
+public:
+    virtual ~ResultSink() = default;
+    virtual void begin(const std::vector<Column>& columns) = 0;
+    virtual void row(double t, std::span<const double> values) = 0;
+    virtual void event(const EventRecord& /*e*/) {}
+    virtual void end(const RunStats& /*stats*/) {}
+};
+
+// Keeps everything in memory: tests, sweeps, the GUI's completed runs.
+class MemorySink : public ResultSink {
+public:
+    void begin(const std::vector<Column>& columns) override;
+    void row(double t, std::span<const double> values) override;
+    void event(const EventRecord& e) override { m_events.push_back(e); }
+    void end(const RunStats& stats) override { m_stats = stats; }
+
+    const std::vector<Column>& columns() const { return m_columns; }
+    const std::vector<double>& time() const { return m_time; }
+    const std::vector<double>& values(std::size_t column) const { return m_values[column]; }
+    const std::vector<double>& values(std::string_view name) const;   // throws std::out_of_range
+    int columnIndex(std::string_view name) const;
+    const std::vector<EventRecord>& events() const { return m_events; }
+    const RunStats& stats() const { return m_stats; }
+    std::size_t rows() const { return m_time.size(); }
+
+private:
+    std::vector<Column> m_columns;
+    std::vector<double> m_time;
+    std::vector<std::vector<double>> m_values;
+    std::vector<EventRecord> m_events;
+    RunStats m_stats;
+};
+
+// Fans one run out to several sinks.
+class TeeSink : public ResultSink {
+public:
+    explicit TeeSink(std::vector<ResultSink*> sinks) : m_sinks(std::move(sinks)) {}
+    void begin(const std::vector<Column>& c) override { for (auto* s : m_sinks) s->begin(c); }
+    void row(double t, std::span<const double> v) override { for (auto* s : m_sinks) s->row(t, v); }
+    void event(const EventRecord& e) override { for (auto* s : m_sinks) s->event(e); }
+    void end(const RunStats& st) override { for (auto* s : m_sinks) s->end(st); }
+private:
+    std::vector<ResultSink*> m_sinks;
+};
+
+}  // namespace endstop::core

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/simulation/simulate.hpp"
+
+#include "core/dae/dae_system.hpp"
+#include "core/graph/topology.hpp"
+#include "core/model/errors.hpp"
+#include "core/solver/recorder.hpp"
+
+#include <chrono>
+#include <cmath>
+
+namespace endstop::core {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+void require(bool ok, const char* key, const std::string& what) {
+    if (!ok) throw ModelError(Diagnostics{{Severity::Error, {}, {}, key, "simulation setting " + std::string(key) + " " + what, {}}});
+}
+}  // namespace
+
+solver::SolverOptions resolveSettings(const SimulationSettings& model, const SimulationOptions& o) {
+    solver::SolverOptions s;
+    s.stopTime = o.stopTime.value_or(model.stopTime);
+    s.relativeTolerance = o.relativeTolerance.value_or(model.relativeTolerance);
+    s.absoluteTolerance = o.absoluteTolerance.value_or(model.absoluteTolerance);
+    s.maxStep = o.maxStep.value_or(model.maxStep);
+    s.outputInterval = o.outputInterval.value_or(model.outputInterval);
+    s.linearSolver = o.linearSolver.value_or(model.linearSolver);
+    require(std::isfinite(s.stopTime) && s.stopTime > 0, "stop_time", "must be > 0 s");
+    require(std::isfinite(s.relativeTolerance) && s.relativeTolerance > 0 && s.relativeTolerance < 1, "relative_tolerance", "must be in (0, 1)");
+    require(std::isfinite(s.absoluteTolerance) && s.absoluteTolerance > 0, "absolute_tolerance", "must be > 0");
+    require(std::isfinite(s.maxStep) && s.maxStep >= 0, "max_step", "must be >= 0 s (0: unlimited)");
+    require(std::isfinite(s.outputInterval) && s.outputInterval >= 0, "output_interval", "must be >= 0 s (0: every step)");
+    require(s.linearSolver == "auto" || s.linearSolver == "dense" || s.linearSolver == "klu", "linear_solver",
+            "must be auto, dense or klu, got '" + s.linearSolver + "'");
+    return s;
+}
+
+RunStats simulate(const Model& model, const Registry& registry, const SimulationOptions& options, ResultSink& sink,
+                  const solver::RunControl& control) {
+    const auto start = Clock::now();
+    const solver::SolverOptions settings = resolveSettings(model.simulation(), options);
+    const dae::DaeSystem sys = dae::assemble(buildTopology(model, registry));
+    solver::Recorder recorder(sys, options.signals);
+    const double build = std::chrono::duration<double>(Clock::now() - start).count();
+
+    // the sink hears about the build time through the stats handed to end()
+    struct Timed : ResultSink {
+        ResultSink& inner;
+        double build;
+        Clock::time_point start;
+        Timed(ResultSink& s, double b, Clock::time_point t) : inner(s), build(b), start(t) {}
+        void begin(const std::vector<Column>& c) override { inner.begin(c); }
+        void row(double t, std::span<const double> v) override { inner.row(t, v); }
+        void event(const EventRecord& e) override { inner.event(e); }
+        void end(const RunStats& s) override {
+            RunStats full = s;
+            full.buildSeconds = build;
+            full.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+            inner.end(full);
+        }
+    } timed(sink, build, start);
+
+    RunStats stats = solver::integrate(sys, settings, recorder, timed, control);
+    stats.buildSeconds = build;
+    stats.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return stats;
+}
+
+Diagnostics validateModel(const Model& model, const Registry& registry) {
+    Diagnostics out;
+    try {
+        resolveSettings(model.simulation(), {});
+        Topology topo = buildTopology(model, registry);
+        out = topo.diagnostics;
+        dae::assemble(std::move(topo));
+    } catch (const Error& e) {
+        out.insert(out.end(), e.diagnostics().begin(), e.diagnostics().end());
+    } catch (const std::exception& e) {
+        out.push_back({Severity::Error, {}, {}, {}, e.what(), {}});
+    }
+    return out;
+}
+
+std::vector<Column> recordableVariables(const Model& model, const Registry& registry) {
+    std::vector<Column> out;
+    for (const BlockSpec& spec : model.blocks()) {
+        std::unique_ptr<Block> b;
+        try {
+            b = registry.create(spec.type, currentParams(spec, registry));
+        } catch (const Error&) {
+            continue;   // an unknown type has nothing to record; validateModel() reports it
+        }
+        for (const RecordedVar& r : b->recorded()) {
+            const VarDesc& d = b->describe(r);
+            out.push_back({spec.name + "." + d.name, Unit::si(d.unit.dimension).display(), d.label, spec.name, d.name});
+        }
+    }
+    return out;
+}
+
+}  // namespace endstop::core

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// simulate(): the one entry point shared by the GUI, the batch tool and the tests.
+// Model -> Topology -> DaeSystem -> IDA -> rows into a ResultSink.
+#pragma once
+
+#include "core/blockapi/registry.hpp"
+#include "core/model/model.hpp"
+#include "core/results/results.hpp"
+#include "core/solver/integrator.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace endstop::core {
+
+struct SimulationOptions {   // overrides of the model's settings (command line, tests)
+    std::optional<double> stopTime, relativeTolerance, absoluteTolerance, maxStep, outputInterval;
+    std::optional<std::string> linearSolver;
+    std::vector<std::string> signals;   // recorded columns; empty: all
+};
+
+// The model's settings with the overrides applied, checked (ModelError naming the setting).
+solver::SolverOptions resolveSettings(const SimulationSettings& model, const SimulationOptions& overrides);
+
+// Runs the model. Throws TopologyError/ModelError before anything reaches the sink if the model
+// cannot be simulated; SolverError after end() if IDA fails on the way.
+RunStats simulate(const Model& model, const Registry& registry, const SimulationOptions& options, ResultSink& sink,
+                  const solver::RunControl& control = {});
+
+// Everything the pipeline has to say about a model without running it: parameter ranges,
+// wiring, structural analysis. Never throws for a bad model.
+Diagnostics validateModel(const Model& model, const Registry& registry);
+
+// Every recordable variable of the model (for `variables` and the GUI's signal browser).
+std::vector<Column> recordableVariables(const Model& model, const Registry& registry);
+
+}  // namespace endstop::core

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/solver/integrator.hpp"
+
+#include "core/dae/evaluator.hpp"
+#include "core/model/errors.hpp"
+#include "core/solver/projection.hpp"
+#include "core/solver/sundials_raii.hpp"
+
+#include <ida/ida.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <limits>
+
+namespace endstop::core::solver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kMaxModeIterations = 50;
+constexpr int kMaxEventsAtOneTime = 500;
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+class Run {
+public:
+    Run(const dae::DaeSystem& sys, const SolverOptions& opt, Recorder& rec, ResultSink& sink, const RunControl& ctl)
+        : m_sys(sys), m_opt(opt), m_rec(rec), m_sink(sink), m_ctl(ctl), m_ev(sys), m_evRoots(sys) {}
+
+    RunStats execute() {
+        const auto start = Clock::now();
+        m_sink.begin(m_rec.columns());
+        try {
+            setUp();
+            restart(0.0);
+            recordRow(0.0);
+            loop();
+        } catch (...) {
+            finish(start);
+            throw;
+        }
+        finish(start);
+        return m_stats;
+    }
+
+private:
+    // ---- IDA callbacks -----------------------------------------------------------------------
+    static int residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
+        auto* self = static_cast<Run*>(ud);
+        try {
+            double* F = N_VGetArrayPointer(r);
+            self->m_ev.residual({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, F);
+            for (int i = 0; i < self->m_sys.size(); ++i)
+                if (!std::isfinite(F[i])) return 1;   // recoverable: IDA retries with a smaller step
+            return 0;
+        } catch (...) {
+            self->m_error = std::current_exception();
+            return -1;
+        }
+    }
+
+    static int jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J, void* ud, N_Vector,
+                          N_Vector, N_Vector) {
+        auto* self = static_cast<Run*>(ud);
+        try {
+            const dae::Pattern& p = self->m_sys.pattern;
+            const dae::State st{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
+            if (self->m_sparse) {
+                std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(J));
+                std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(J));
+                self->m_ev.jacobian(st, cj, SUNSparseMatrix_Data(J));
+                return 0;
+            }
+            self->m_values.resize(at(p.nnz()));
+            self->m_ev.jacobian(st, cj, self->m_values.data());
+            SUNMatZero(J);
+            for (int c = 0; c < p.n; ++c) {
+                double* column = SUNDenseMatrix_Column(J, c);
+                for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) column[p.rowIdx[at(k)]] = self->m_values[at(k)];
+            }
+            return 0;
+        } catch (...) {
+            self->m_error = std::current_exception();
+            return -1;
+        }
+    }
+
+    static int rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
+        auto* self = static_cast<Run*>(ud);
+        try {
+            self->m_evRoots.eventFunctions({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, g);
+            return 0;
+        } catch (...) {
+            self->m_error = std::current_exception();
+            return -1;
+        }
+    }
+
+    static void errorFn(int, const char* module, const char* function, char* msg, void* ud) {
+        static_cast<Run*>(ud)->m_idaMessage = std::string(module) + "/" + function + ": " + msg;
+    }
+
+    // ---- set-up --------------------------------------------------------------------------------
+    void setUp() {
+        const int n = m_sys.size();
+        m_stats.unknowns = n;
+        m_disc = m_sys.discrete0;
+        m_y = makeVector(n, m_ctx);
+        m_yp = makeVector(n, m_ctx);
+        m_id = makeVector(n, m_ctx);
+        std::copy(m_sys.y0.begin(), m_sys.y0.end(), data(m_y));
+        m_mem.reset(IDACreate(m_ctx));
+        if (!m_mem) throw SolverError("IDACreate failed");
+        void* mem = m_mem.get();
+        check(IDASetErrHandlerFn(mem, errorFn, this), "IDASetErrHandlerFn");
+        check(IDAInit(mem, residualFn, 0.0, m_y.get(), m_yp.get()), "IDAInit");
+        check(IDASetUserData(mem, this), "IDASetUserData");
+        check(IDASStolerances(mem, m_opt.relativeTolerance, m_opt.absoluteTolerance), "IDASStolerances");
+        if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
+        check(IDASetMaxNumSteps(mem, 1000000), "IDASetMaxNumSteps");
+        m_sparse = m_opt.linearSolver == "klu" || (m_opt.linearSolver == "auto" && n >= m_opt.denseLimit);
+        m_stats.linearSolver = m_sparse ? "klu" : "dense";
+        if (m_sparse) {
+            m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_sys.pattern.nnz()), CSC_MAT, m_ctx));
+            m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));
+        } else {
+            m_A.reset(SUNDenseMatrix(n, n, m_ctx));
+            m_ls.reset(SUNLinSol_Dense(m_y.get(), m_A.get(), m_ctx));
+        }
+        if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
+        check(IDASetLinearSolver(mem, m_ls.get(), m_A.get()), "IDASetLinearSolver");
+        check(IDASetJacFn(mem, jacobianFn), "IDASetJacFn");
+        if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
+        m_roots.assign(at(m_sys.eventCount), 0);
+        m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());
+        for (std::size_t b = 0; b < m_sys.topo.blocks.size(); ++b) {
+            const Block& blk = *m_sys.topo.blocks[b].block;
+            m_next[b] = blk.nextTimeEvent(0.0);
+            if (std::isfinite(m_next[b])) m_timeBlocks.push_back(static_cast<int>(b));
+            if (blk.hasSettle()) m_settleBlocks.push_back(static_cast<int>(b));
+        }
+    }
+
+    void check(int flag, const char* what) {
+        if (flag < 0) throw SolverError(std::string(what) + " failed (" + std::to_string(flag) + "): " + m_idaMessage);
+    }
+
+    // ---- consistent (re)start: CalcIC, projection, mode iteration ----------------------------
+    void restart(double t) {
+        void* mem = m_mem.get();
+        for (int iter = 0;; ++iter) {
+            if (iter >= kMaxModeIterations) failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
+            m_before.assign(data(m_y), data(m_y) + m_sys.size());   // CalcIC may move algebraic velocities
+            calcIC(t);
+            if (!m_sys.impulsiveBlocks.empty()) {
+                const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), data(m_y), m_ctx);
+                if (pr.maxChange > 0.0) calcIC(t);
+            }
+            if (!settle(t)) break;
+        }
+        if (m_lastStep > 0) IDASetInitStep(mem, m_lastStep);
+        if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
+        ++m_stats.reinits;
+    }
+
+    void calcIC(double t) {
+        void* mem = m_mem.get();
+        m_ev.differentialMask(state(t), m_idValues);
+        std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
+        accumulate();
+        check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
+        check(IDASetId(mem, m_id.get()), "IDASetId");
+        const double span = std::max(m_opt.stopTime - t, 1e-12);
+        const double tout1 = t + std::min(span, m_lastStep > 0 ? m_lastStep : 1e-3 * span);
+        const int flag = IDACalcIC(mem, IDA_YA_YDP_INIT, tout1);
+        rethrowCallbackError();
+        if (flag < 0)
+            failAt(t, "no consistent state found (" + flagName(flag) + "): " + m_idaMessage,
+                   "check for conflicting constraints or inconsistent initial values");
+        check(IDAGetConsistentIC(mem, m_y.get(), m_yp.get()), "IDAGetConsistentIC");
+    }
+
+    bool settle(double t) {
+        bool changed = false;
+        for (int b : m_settleBlocks)
+            changed = withCtx(b, t, [&](EventCtx& ctx) { m_sys.topo.blocks[at(b)].block->settle(ctx); }) || changed;
+        return changed;
+    }
+
+    template <class F>
+    bool withCtx(int b, double t, F&& f) {
+        const dae::Binding& bind = m_sys.bindings[at(b)];
+        const Block& blk = *m_sys.topo.blocks[at(b)].block;
+        bool changed = false;
+        const std::size_t before = m_log.size();
+        m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
+            EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
+                         m_sys.topo.blocks[at(b)].name, m_log);
+            f(ctx);
+            changed = ctx.changed();
+        });
+        for (std::size_t i = before; i < m_log.size(); ++i) {
+            m_sink.event(m_log[i]);
+            ++m_stats.events;
+        }
+        return changed;
+    }
+
+    // ---- main loop -----------------------------------------------------------------------------
+    void loop() {
+        void* mem = m_mem.get();
+        const bool grid = m_opt.outputInterval > 0;
+        long outputIndex = 1;
+        double t = 0.0;
+        while (t < m_opt.stopTime) {
+            if (m_ctl.cancel && m_ctl.cancel->load()) {
+                m_stats.cancelled = true;
+                return;
+            }
+            const double tNext = nextTimeEvent();
+            const double tstop = std::min(tNext, m_opt.stopTime);
+            check(IDASetStopTime(mem, tstop), "IDASetStopTime");
+            double tout = tstop;
+            if (grid) tout = std::min(tstop, std::min(m_opt.stopTime, static_cast<double>(outputIndex) * m_opt.outputInterval));
+            const int flag = IDASolve(mem, tout, &t, m_y.get(), m_yp.get(), grid ? IDA_NORMAL : IDA_ONE_STEP);
+            rethrowCallbackError();
+            if (flag < 0) failSolve(t, flag);
+            double h = 0.0;
+            if (IDAGetLastStep(mem, &h) == IDA_SUCCESS && h > 0) m_lastStep = h;
+            const bool root = flag == IDA_ROOT_RETURN;
+            const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
+            if (!grid) {
+                recordRow(t);
+            } else if (!root && t >= tout) {
+                recordRow(t);
+                ++outputIndex;
+            }
+            if (root) handleRoots(t);
+            if (timeEvent) handleTimeEvents(t);
+            if ((root || timeEvent) && !grid) recordRow(t);
+            if (m_ctl.progress) {
+                accumulateInto(m_live);
+                m_ctl.progress(t, m_live);
+            }
+        }
+        m_stats.completed = true;
+    }
+
+    double nextTimeEvent() const {
+        double tn = std::numeric_limits<double>::infinity();
+        for (int b : m_timeBlocks) tn = std::min(tn, m_next[at(b)]);
+        return tn;
+    }
+
+    void handleRoots(double t) {
+        IDAGetRootInfo(m_mem.get(), m_roots.data());
+        for (int b = 0; b < static_cast<int>(m_sys.topo.blocks.size()); ++b) {
+            const Block& blk = *m_sys.topo.blocks[at(b)].block;
+            const int n = blk.eventCount();
+            if (n == 0) continue;
+            const int off = m_sys.bindings[at(b)].eventOffset;
+            for (int i = 0; i < n; ++i)
+                if (m_roots[at(off + i)] != 0) {
+                    const int dir = m_roots[at(off + i)];
+                    withCtx(b, t, [&](EventCtx& ctx) { blk.onEvent(ctx, i, dir); });
+                }
+        }
+        guardChattering(t);
+        restart(t);
+    }
+
+    void handleTimeEvents(double t) {
+        for (int b : m_timeBlocks) {
+            if (m_next[at(b)] > t) continue;
+            const Block& blk = *m_sys.topo.blocks[at(b)].block;
+            withCtx(b, t, [&](EventCtx& ctx) {
+                ctx.log(EventKind::Time, 0.0);
+                blk.onTimeEvent(ctx);
+            });
+            m_next[at(b)] = blk.nextTimeEvent(t);
+        }
+        guardChattering(t);
+        restart(t);
+    }
+
+    void guardChattering(double t) {
+        if (t > m_burstStart + 1e-12 * std::max(1.0, std::abs(t))) {
+            m_burstStart = t;
+            m_burstEvents = 0;
+        }
+        if (++m_burstEvents > kMaxEventsAtOneTime)
+            failAt(t, "more than " + std::to_string(kMaxEventsAtOneTime) + " events at one instant (chattering)",
+                   "a contact or friction block keeps switching; check its thresholds");
+    }
+
+    // ---- output and statistics -----------------------------------------------------------------
+    dae::State state(double t) { return {t, data(m_y), data(m_yp), m_disc.data()}; }
+
+    void recordRow(double t) {
+        m_rec.sample(m_ev, state(t), m_row);
+        m_sink.row(t, m_row);
+        m_stats.finalTime = t;
+    }
+
+    void accumulateInto(RunStats& s) {
+        s = m_stats;
+        long steps = 0, res = 0, jac = 0;
+        IDAGetNumSteps(m_mem.get(), &steps);
+        IDAGetNumResEvals(m_mem.get(), &res);
+        IDAGetNumJacEvals(m_mem.get(), &jac);
+        s.steps += steps;
+        s.residualEvals += res;
+        s.jacobianEvals += jac;
+    }
+
+    void accumulate() { accumulateInto(m_stats); }   // before IDAReInit, which resets IDA's counters
+
+    void finish(Clock::time_point start) {
+        if (m_mem) accumulate();
+        m_stats.solveSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+        m_sink.end(m_stats);
+    }
+
+    // ---- failures ------------------------------------------------------------------------------
+    void rethrowCallbackError() {
+        if (m_error) std::rethrow_exception(std::exchange(m_error, nullptr));
+    }
+
+    static std::string flagName(int flag) {
+        char* name = IDAGetReturnFlagName(flag);
+        std::string s = name ? name : std::to_string(flag);
+        std::free(name);
+        return s;
+    }
+
+    [[noreturn]] void failSolve(double t, int flag) {
+        std::string hint;
+        switch (flag) {
+        case IDA_TOO_MUCH_WORK: hint = "too many steps: the model may be chattering or extremely stiff"; break;
+        case IDA_ERR_FAIL: hint = "the error test failed repeatedly: an undeclared discontinuity, or tolerances too tight"; break;
+        case IDA_CONV_FAIL:
+        case IDA_LSETUP_FAIL:
+        case IDA_LSOLVE_FAIL: hint = "the Newton iteration failed: the system may be singular in this state, or a parameter extreme"; break;
+        case IDA_RES_FAIL: hint = "the equations produced an invalid value (NaN or infinity)"; break;
+        default: hint = "check the parameters of the block named";
+        }
+        // the unknown with the largest weighted local error points at the culprit
+        NVector ele = makeVector(m_sys.size(), m_ctx), w = makeVector(m_sys.size(), m_ctx);
+        std::string where;
+        std::string block;
+        if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) == IDA_SUCCESS && IDAGetErrWeights(m_mem.get(), w.get()) == IDA_SUCCESS) {
+            int worst = -1;
+            double big = -1.0;
+            for (int i = 0; i < m_sys.size(); ++i) {
+                const double e = std::abs(data(ele)[i] * data(w)[i]);
+                if (e > big) { big = e; worst = i; }
+            }
+            if (worst >= 0) {
+                where = "; largest error in the " + m_sys.describeUnknown(worst);
+                block = m_sys.blockOfUnknown(worst);
+            }
+        }
+        Diagnostic d{Severity::Error, block, {}, {}, "simulation failed at t = " + formatNumber(t) + " s (" + flagName(flag) + ")" + where, hint};
+        throw SolverError(Diagnostics{d});
+    }
+
+    [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint) {
+        throw SolverError(Diagnostics{{Severity::Error, {}, {}, {}, "simulation failed at t = " + formatNumber(t) + " s: " + what, hint}});
+    }
+
+    const dae::DaeSystem& m_sys;
+    const SolverOptions& m_opt;
+    Recorder& m_rec;
+    ResultSink& m_sink;
+    const RunControl& m_ctl;
+    dae::Evaluator m_ev;
+    dae::Evaluator m_evRoots;
+    SunContext m_ctx;
+    NVector m_y, m_yp, m_id;
+    Matrix m_A;
+    LinearSolver m_ls;
+    IdaMemory m_mem;
+    bool m_sparse = false;
+    std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
+    std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
+    std::vector<EventRecord> m_log;
+    double m_lastStep = 0.0;
+    double m_burstStart = -1.0;
+    int m_burstEvents = 0;
+    std::string m_idaMessage;
+    std::exception_ptr m_error;
+    RunStats m_stats, m_live;
+};
+
+}  // namespace
+
+RunStats integrate(const dae::DaeSystem& sys, const SolverOptions& options, Recorder& recorder, ResultSink& sink,
+                   const RunControl& control) {
+    Run run(sys, options, recorder, sink, control);
+    return run.execute();
+}
+
+}  // namespace endstop::core::solver
+

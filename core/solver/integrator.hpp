@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The IDA integration loop: consistent start, steps, event location with IDA's root finding,
+// scheduled discontinuities as stop times, mode iteration, momentum-conserving projection and
+// re-initialisation, output per step or on a fixed grid (IDA's interpolation).
+#pragma once
+
+#include "core/dae/dae_system.hpp"
+#include "core/results/results.hpp"
+#include "core/solver/recorder.hpp"
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+namespace endstop::core::solver {
+
+struct SolverOptions {
+    double stopTime = 1.0;
+    double relativeTolerance = 1e-6;
+    double absoluteTolerance = 1e-8;
+    double maxStep = 0.0;          // 0: unlimited
+    double outputInterval = 0.0;   // 0: every step, with the states just before and after events
+    std::string linearSolver = "auto";   // auto | dense | klu
+    int denseLimit = 40;                 // auto: dense below this many unknowns
+};
+
+struct RunControl {
+    const std::atomic<bool>* cancel = nullptr;                  // polled between steps
+    std::function<void(double t, const RunStats&)> progress;    // after every step
+};
+
+// Integrates from t = 0 to the stop time, streaming rows and events into the sink. The sink's
+// end() is always called; on an IDA failure SolverError is thrown after it (the rows so far stay).
+RunStats integrate(const dae::DaeSystem& sys, const SolverOptions& options, Recorder& recorder, ResultSink& sink,
+                   const RunControl& control = {});
+
+}  // namespace endstop::core::solver

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/solver/recorder.hpp"
+
+#include "core/model/errors.hpp"
+
+#include <algorithm>
+
+namespace endstop::core::solver {
+
+namespace {
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+}
+
+std::vector<Column> allColumns(const dae::DaeSystem& sys) {
+    std::vector<Column> out;
+    for (const TopoBlock& tb : sys.topo.blocks)
+        for (const RecordedVar& r : tb.block->recorded()) {
+            const VarDesc& d = tb.block->describe(r);
+            out.push_back({tb.name + "." + d.name, Unit::si(d.unit.dimension).display(), d.label, tb.name, d.name});
+        }
+    return out;
+}
+
+Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& signals) : m_sys(sys) {
+    std::vector<char> wanted(signals.size(), 0);
+    m_computed.resize(sys.topo.blocks.size());
+    for (std::size_t bi = 0; bi < sys.topo.blocks.size(); ++bi) {
+        const TopoBlock& tb = sys.topo.blocks[bi];
+        bool anyComputed = false;
+        for (const RecordedVar& r : tb.block->recorded()) {
+            const VarDesc& d = tb.block->describe(r);
+            const std::string name = tb.name + "." + d.name;
+            if (!signals.empty()) {
+                const auto it = std::find(signals.begin(), signals.end(), name);
+                if (it == signals.end()) continue;
+                wanted[at(static_cast<int>(it - signals.begin()))] = 1;
+            }
+            const dae::Binding& b = sys.bindings[bi];
+            const int unknown = r.computed ? -1 : b.slot[at(b.varSlot[at(r.index)])];
+            m_columns.push_back({name, Unit::si(d.unit.dimension).display(), d.label, tb.name, d.name});
+            m_sources.push_back({static_cast<int>(bi), r.computed, r.index, unknown});
+            anyComputed = anyComputed || r.computed;
+        }
+        if (anyComputed) {
+            m_computedBlocks.push_back(static_cast<int>(bi));
+            m_computed[bi].resize(tb.block->computed().size());
+        }
+    }
+    for (std::size_t i = 0; i < signals.size(); ++i)
+        if (!wanted[i])
+            throw ModelError(Diagnostics{{Severity::Error, {}, {}, {},
+                                          "unknown signal '" + signals[i] + "' (see `endstop-batch variables MODEL`)", {}}});
+}
+
+void Recorder::sample(dae::Evaluator& ev, const dae::State& s, std::vector<double>& out) {
+    for (int bi : m_computedBlocks)
+        ev.withEq(bi, s, [&](const Eq<double>& eq) { m_sys.topo.blocks[at(bi)].block->record(eq, m_computed[at(bi)]); });
+    out.resize(m_sources.size());
+    for (std::size_t i = 0; i < m_sources.size(); ++i) {
+        const Source& src = m_sources[i];
+        out[i] = src.computed ? m_computed[at(src.block)][at(src.index)] : s.y[src.unknown];
+    }
+}
+
+}  // namespace endstop::core::solver

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/units/unit.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <numbers>
+
+namespace endstop::core {
+namespace {
+
+struct Named {
+    std::string_view symbol;
+    Dimension dimension;
+    double scale;
+};
+
+constexpr double kPi = std::numbers::pi;
+const Dimension L = Dimension::length(), M = Dimension::mass(), T = Dimension::time(),
+                A = Dimension::angle();
+const Dimension kForce = M * L / T.pow(2);
+
+const std::vector<Named>& symbols() {
+    static const std::vector<Named> table = {
+        {"m", L, 1.0},          {"mm", L, 1e-3},        {"cm", L, 1e-2},        {"km", L, 1e3},
+        {"um", L, 1e-6},        {"µm", L, 1e-6},        {"s", T, 1.0},          {"ms", T, 1e-3},
+        {"us", T, 1e-6},        {"min", T, 60.0},       {"h", T, 3600.0},       {"kg", M, 1.0},
+        {"g", M, 1e-3},         {"t", M, 1e3},          {"N", kForce, 1.0},     {"kN", kForce, 1e3},
+        {"mN", kForce, 1e-3},   {"rad", A, 1.0},        {"deg", A, kPi / 180},  {"°", A, kPi / 180},
+        {"rev", A, 2 * kPi},    {"rpm", A / T, 2 * kPi / 60},                   {"Hz", T.pow(-1), 1.0},
+        {"W", kForce * L / T, 1.0},                     {"kW", kForce * L / T, 1e3},
+        {"J", kForce * L, 1.0}, {"kJ", kForce * L, 1e3}, {"mJ", kForce * L, 1e-3},
+    };
+    return table;
+}
+
+class Parser {
+public:
+    explicit Parser(std::string_view text) : m_text(text) {}
+
+    Unit parse() {
+        skipSpace();
+        Unit u = expression();
+        skipSpace();
+        if (m_pos != m_text.size())
+            fail("unexpected '" + std::string(m_text.substr(m_pos, 1)) + "'");
+        u.symbol = std::string(trimmed(m_text));
+        return u;
+    }
+
+private:
+    Unit expression() {
+        Unit acc = term();
+        for (;;) {
+            const std::size_t before = m_pos;
+            const bool hadSpace = skipSpace();
+            if (m_pos >= m_text.size() || m_text[m_pos] == ')') { m_pos = before; return acc; }
+            char op = '*';
+            if (m_text[m_pos] == '*' || m_text[m_pos] == '/') op = m_text[m_pos++];
+            else if (m_text.substr(m_pos, 2) == "\xC2\xB7") m_pos += 2;   // middle dot
+            else if (!hadSpace) fail("expected '*' or '/' before '" + std::string(m_text.substr(m_pos, 1)) + "'");
+            skipSpace();
+            const Unit rhs = term();
+            acc.dimension = op == '/' ? acc.dimension / rhs.dimension : acc.dimension * rhs.dimension;
+            acc.scale = op == '/' ? acc.scale / rhs.scale : acc.scale * rhs.scale;
+        }
+    }
+
+    Unit term() {
+        Unit base = atom();
+        skipSpace();
+        if (m_pos < m_text.size() && m_text[m_pos] == '^') {
+            ++m_pos;
+            skipSpace();
+            int n = 0;
+            const char* first = m_text.data() + m_pos;
+            const auto [ptr, ec] = std::from_chars(first, m_text.data() + m_text.size(), n);
+            if (ec != std::errc{}) fail("expected an integer exponent after '^'");
+            m_pos += static_cast<std::size_t>(ptr - first);
+            base.dimension = base.dimension.pow(n);
+            base.scale = std::pow(base.scale, n);
+        }
+        return base;
+    }
+
+    Unit atom() {
+        if (m_pos >= m_text.size()) fail("expected a unit");
+        if (m_text[m_pos] == '(') {
+            ++m_pos;
+            skipSpace();
+            Unit inner = expression();
+            skipSpace();
+            if (m_pos >= m_text.size() || m_text[m_pos] != ')') fail("missing ')'");
+            ++m_pos;
+            return inner;
+        }
+        if (m_text[m_pos] == '1') { ++m_pos; return Unit{{}, Dimension::none(), 1.0}; }
+        const std::size_t start = m_pos;
+        while (m_pos < m_text.size() && isSymbolChar(m_text[m_pos])) ++m_pos;
+        const std::string_view name = m_text.substr(start, m_pos - start);
+        if (name.empty()) fail("unexpected '" + std::string(m_text.substr(m_pos, 1)) + "'");
+        for (const Named& n : symbols())
+            if (n.symbol == name) return Unit{std::string(name), n.dimension, n.scale};
+        fail("unknown unit '" + std::string(name) + "'");
+    }
+
+    static bool isSymbolChar(char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return std::isalpha(u) || u >= 0x80;   // letters and the UTF-8 bytes of µ and °
+    }
+    bool skipSpace() {
+        const std::size_t start = m_pos;
+        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t')) ++m_pos;
+        return m_pos != start;
+    }
+    static std::string_view trimmed(std::string_view s) {
+        while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+        while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+        return s;
+    }
+    [[noreturn]] void fail(const std::string& what) const {
+        throw UnitError("bad unit '" + std::string(m_text) + "': " + what);
+    }
+
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+};
+
+}  // namespace
+
+Dimension Dimension::operator*(const Dimension& o) const {
+    Dimension r;
+    for (std::size_t i = 0; i < r.exponents.size(); ++i)
+        r.exponents[i] = static_cast<std::int8_t>(exponents[i] + o.exponents[i]);
+    return r;
+}
+
+Dimension Dimension::operator/(const Dimension& o) const { return *this * o.pow(-1); }
+
+Dimension Dimension::pow(int n) const {
+    Dimension r;
+    for (std::size_t i = 0; i < r.exponents.size(); ++i)
+        r.exponents[i] = static_cast<std::int8_t>(exponents[i] * n);
+    return r;
+}
+
+std::string Dimension::toString() const {
+    static constexpr std::array<const char*, 4> kBase = {"m", "kg", "s", "rad"};
+    std::string num, den;
+    for (std::size_t i : {1u, 0u, 3u, 2u}) {   // kg, m, rad, s reads most naturally
+        const int e = exponents[i];
+        if (e == 0) continue;
+        std::string& side = e > 0 ? num : den;
+        if (!side.empty()) side += '*';
+        side += kBase[i];
+        if (std::abs(e) != 1) side += '^' + std::to_string(std::abs(e));
+    }
+    if (num.empty()) num = "1";
+    return den.empty() ? num : num + "/" + den;
+}
+
+Unit Unit::parse(std::string_view text) { return Parser(text).parse(); }
+
+Unit Unit::si(const Dimension& d) {
+    for (const char* sym : {"m", "kg", "s", "rad", "N", "N*m", "m/s", "rad/s", "m/s^2", "rad/s^2",
+                            "N/m", "N*m/rad", "N*s/m", "N*m*s/rad", "kg*m^2", "W", "Hz"}) {
+        Unit u = parse(sym);
+        if (u.dimension == d) return u;
+    }
+    return Unit{d.dimensionless() ? std::string() : d.toString(), d, 1.0};
+}
+
+Quantity parseQuantity(std::string_view text) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+    Quantity q;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    if (!text.empty() && *first == '+') ++first;
+    const auto [ptr, ec] = std::from_chars(first, last, q.value);
+    if (ec != std::errc{} || text.empty())
+        throw UnitError("'" + std::string(text) + "' is not a number (expected e.g. \"10 mm\")");
+    if (!std::isfinite(q.value)) throw UnitError("'" + std::string(text) + "' is not a finite number");
+    const std::string_view rest(ptr, static_cast<std::size_t>(last - ptr));
+    if (rest.find_first_not_of(' ') != std::string_view::npos) q.unit = Unit::parse(rest);
+    return q;
+}
+
+double parseSI(std::string_view text, const Dimension& expected) {
+    const Quantity q = parseQuantity(text);
+    if (!q.unit) return q.value;
+    if (q.unit->dimension != expected)
+        throw UnitError("unit '" + q.unit->display() + "' has dimension " + q.unit->dimension.toString() +
+                        ", expected " + expected.toString() + " (e.g. " + Unit::si(expected).display() + ")");
+    return q.unit->toSI(q.value);
+}
+
+std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferred) {
+    static const std::vector<std::string_view> kCatalogue = {
+        "m", "mm", "cm", "um", "km", "rad", "deg", "rev", "s", "ms", "min", "kg", "g", "N", "kN", "mN",
+        "N*m", "N*mm", "kN*m", "m/s", "mm/s", "km/h", "rad/s", "rpm", "deg/s", "m/s^2", "mm/s^2",
+        "rad/s^2", "deg/s^2", "N/m", "N/mm", "kN/m", "N*m/rad", "N*m/deg", "N*s/m", "N*s/mm",
+        "kN*s/m", "N*m*s/rad", "N*m/rpm", "N*m*s/deg", "kg*m^2", "g*cm^2", "kg*mm^2", "W", "kW", "J",
+        "kJ", "Hz", "1/s", "N/s"};
+    std::vector<Unit> out;
+    auto add = [&](const Unit& u) {
+        for (const Unit& have : out)
+            if (have.symbol == u.symbol) return;
+        out.push_back(u);
+    };
+    if (!preferred.empty()) {
+        const Unit p = Unit::parse(preferred);
+        if (p.dimension == d) add(p);
+    }
+    add(Unit::si(d));
+    for (std::string_view sym : kCatalogue) {
+        const Unit u = Unit::parse(sym);
+        if (u.dimension == d) add(u);
+    }
+    return out;
+}
+
+std::string formatNumber(double value) {
+    char buf[32];
+    const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    return ec == std::errc{} ? std::string(buf, ptr) : std::string("nan");
+}
+
+}  // namespace endstop::core
