@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Registry-wide contract, one data row per block type: descriptors are consistent, defaults are
+// valid, and in every mode the forward-mode AD Jacobian of the equations equals central finite
+// differences, as does the AD time derivative used by index reduction.
+#include "support/test_support.hpp"
+
+#include "core/blockapi/block.hpp"
+
+#include <QTest>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+using namespace endstop;
+using core::Block;
+using core::Eq;
+using core::EqData;
+
+namespace {
+
+// One block on its own: local slots are its conserving ports, its own variables and its inputs.
+struct Harness {
+    const Block& b;
+    std::vector<int> portSlot, varSlot;
+    int slots = 0;
+    std::vector<double> disc;
+
+    explicit Harness(const Block& blk) : b(blk) {
+        for (std::size_t p = 0; p < b.ports().size(); ++p) {
+            const bool present = b.portPresent(static_cast<int>(p));
+            const bool hasSlot = present && b.ports()[p].kind != core::PortKind::Output;
+            portSlot.push_back(hasSlot ? slots++ : -1);
+        }
+        for (std::size_t v = 0; v < b.vars().size(); ++v) varSlot.push_back(slots++);
+        for (const core::DiscreteDesc& d : b.discretes()) disc.push_back(d.initial);
+    }
+
+    template <class S>
+    void eval(const std::vector<S>& y, const std::vector<S>& yp, S t, std::vector<S>& res, std::vector<S>& thr) const {
+        res.assign(b.vars().size(), S(0.0));
+        thr.assign(static_cast<std::size_t>(b.conservingCount()), S(0.0));
+        EqData<S> d;
+        d.y = y;
+        d.yp = yp;
+        d.portSlot = portSlot;
+        d.varSlot = varSlot;
+        d.discrete = disc;
+        d.residual = res;
+        d.through = thr;
+        d.time = t;
+        Eq<S> eq(d);
+        b.eval(eq);
+    }
+
+    std::vector<double> rows(const std::vector<double>& y, const std::vector<double>& yp, double t) const {
+        std::vector<double> res, thr;
+        eval(y, yp, t, res, thr);
+        res.insert(res.end(), thr.begin(), thr.end());
+        return res;
+    }
+};
+
+std::vector<std::vector<double>> modeCombinations(const Block& b) {
+    std::vector<std::vector<double>> out{{}};
+    for (const core::DiscreteDesc& d : b.discretes()) {
+        std::vector<std::vector<double>> next;
+        const int n = d.modes > 0 ? d.modes : 1;
+        for (const auto& prefix : out)
+            for (int m = 0; m < n; ++m) {
+                auto v = prefix;
+                v.push_back(d.modes > 0 ? m : d.initial);
+                next.push_back(v);
+            }
+        out = next;
+    }
+    return out;
+}
+
+}  // namespace
+
+class TestContract : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void descriptors_data() { rows(); }
+    void descriptors() {
+        QFETCH(QString, type);
+        const auto b = blocks::registry().prototype(type.toStdString());
+        std::set<std::string> keys, ports, recorded;
+        for (const core::ParamDesc& d : b->params()) {
+            QVERIFY2(keys.insert(d.key).second, qPrintable("duplicate parameter key " + QString::fromStdString(d.key)));
+            if (const double* x = std::get_if<double>(&d.defaultValue))
+                QVERIFY2(d.rangeError(*x).empty(), qPrintable(QString::fromStdString(d.key + ": default " + d.rangeError(*x))));
+            if (d.visibleWhen) {
+                const core::ParamDesc* ctl = nullptr;
+                for (const core::ParamDesc& c : b->params())
+                    if (c.key == d.visibleWhen->param) ctl = &c;
+                QVERIFY2(ctl && ctl->type == core::ParamType::Choice, qPrintable("visibility of " + QString::fromStdString(d.key)));
+                for (const std::string& v : d.visibleWhen->values)
+                    QVERIFY2(std::any_of(ctl->choices.begin(), ctl->choices.end(), [&](const auto& c) { return c.key == v; }),
+                             qPrintable("visibility value " + QString::fromStdString(v) + " is not a choice"));
+            }
+            QVERIFY(!d.label.empty());
+        }
+        for (const core::PortDesc& p : b->ports()) QVERIFY2(ports.insert(p.name).second, "duplicate port name");
+        for (const core::RecordedVar& r : b->recorded()) QVERIFY2(recorded.insert(b->describe(r).name).second, "duplicate recorded name");
+        QVERIFY2(!core::hasErrors(b->validate()), "defaults do not validate");
+        QVERIFY(!b->info().title.empty() && !b->info().category.empty());
+    }
+
+    void jacobian_data() { rows(); }
+    void jacobian() {
+        QFETCH(QString, type);
+        const auto b = blocks::registry().prototype(type.toStdString());
+        Harness h(*b);
+        std::mt19937 rng(42);
+        std::uniform_real_distribution<double> u(-0.5, 0.5);
+        for (const std::vector<double>& modes : modeCombinations(*b)) {
+            h.disc = modes;
+            for (int sample = 0; sample < 3; ++sample) {
+                std::vector<double> y(static_cast<std::size_t>(h.slots)), yp(y.size());
+                for (double& x : y) x = u(rng);
+                for (double& x : yp) x = u(rng);
+                const double t = 0.3 + 0.1 * sample, cj = 7.0;
+                checkJacobian(h, y, yp, t, cj);
+                checkTimeDerivative(h, y, yp, t);
+            }
+        }
+    }
+
+private:
+    static void rows() {
+        QTest::addColumn<QString>("type");
+        for (const core::BlockType& t : blocks::registry().types()) QTest::newRow(t.info.typeId.c_str()) << QString::fromStdString(t.info.typeId);
+    }
+
+    static void checkJacobian(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp, double t, double cj) {
+        const std::size_t n = y.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            // AD: seed y_k with 1 and y'_k with cj, as the engine does
+            std::vector<core::Jet> jy(n), jyp(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                jy[i] = i == k ? core::Jet::seed(y[i], 0) : core::Jet(y[i]);
+                jyp[i] = i == k ? core::Jet::seed(yp[i], 0, cj) : core::Jet(yp[i]);
+            }
+            std::vector<core::Jet> res, thr;
+            h.eval(jy, jyp, core::Jet(t), res, thr);
+            res.insert(res.end(), thr.begin(), thr.end());
+            // central differences along the same direction
+            const double eps = 1e-6;
+            auto shifted = [&](double s) {
+                auto y2 = y, yp2 = yp;
+                y2[k] += s;
+                yp2[k] += s * cj;
+                return h.rows(y2, yp2, t);
+            };
+            const auto plus = shifted(eps), minus = shifted(-eps), base = h.rows(y, yp, t);
+            for (std::size_t r = 0; r < res.size(); ++r) {
+                QVERIFY2(std::isfinite(base[r]), "residual not finite");
+                QVERIFY2(std::abs(res[r].v - base[r]) <= 1e-12 * (1 + std::abs(base[r])), "Jet value differs from double");
+                const double fd = (plus[r] - minus[r]) / (2 * eps);
+                const double ad = res[r].d[0];
+                QVERIFY2(std::abs(ad - fd) <= 1e-5 * (1 + std::abs(fd)),
+                         qPrintable(QString("row %1, slot %2: AD %3, FD %4").arg(r).arg(k).arg(ad).arg(fd)));
+            }
+        }
+    }
+
+    // Tan<double>: d/dt of every row along y' (y'' = 0), against central differences in time
+    static void checkTimeDerivative(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp, double t) {
+        const std::size_t n = y.size();
+        std::vector<ad::Tan<double>> ty(n), typ(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            ty[i] = {y[i], yp[i]};
+            typ[i] = {yp[i], 0.0};
+        }
+        std::vector<ad::Tan<double>> res, thr;
+        h.eval(ty, typ, ad::Tan<double>{t, 1.0}, res, thr);
+        res.insert(res.end(), thr.begin(), thr.end());
+        const double eps = 1e-6;
+        auto at = [&](double s) {
+            auto y2 = y;
+            for (std::size_t i = 0; i < n; ++i) y2[i] += s * yp[i];
+            return h.rows(y2, yp, t + s);
+        };
+        const auto plus = at(eps), minus = at(-eps);
+        for (std::size_t r = 0; r < res.size(); ++r) {
+            const double fd = (plus[r] - minus[r]) / (2 * eps);
+            QVERIFY2(std::abs(res[r].dt - fd) <= 1e-5 * (1 + std::abs(fd)),
+                     qPrintable(QString("d/dt of row %1: AD %2, FD %3").arg(r).arg(res[r].dt).arg(fd)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestContract)
+#include "tst_contract.moc"

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "support/test_support.hpp"
+
+#include "core/io/project_file.hpp"
+
+#include <QProcess>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace endstop::test {
+
+core::Model modelFromJson(const std::string& json) {
+    std::string text = json;
+    if (text.find("\"format\"") == std::string::npos) {
+        const auto brace = text.find('{');
+        text.insert(brace + 1, "\"format\": \"endstop-project\", \"formatVersion\": 1, ");
+    }
+    return core::io::parseProject(QByteArray::fromStdString(text), "test.endstop", blocks::registry());
+}
+
+core::Model loadExample(const QString& fileName) {
+    return core::io::loadProject(sourcePath("resources/examples/" + fileName), blocks::registry());
+}
+
+core::MemorySink run(const core::Model& model, const core::SimulationOptions& options) {
+    core::MemorySink sink;
+    core::simulate(model, blocks::registry(), options, sink);
+    return sink;
+}
+
+double at(const core::MemorySink& r, const std::string& column, double t) {
+    const auto& ts = r.time();
+    const auto& vs = r.values(column);
+    const auto it = std::upper_bound(ts.begin(), ts.end(), t);
+    if (it == ts.begin()) return vs.front();
+    if (it == ts.end()) return vs.back();
+    const auto i = static_cast<std::size_t>(it - ts.begin());
+    const double t0 = ts[i - 1], t1 = ts[i];
+    return t1 == t0 ? vs[i] : vs[i - 1] + (vs[i] - vs[i - 1]) * (t - t0) / (t1 - t0);
+}
+
+std::vector<double> crossings(const core::MemorySink& r, const std::string& column, double level, int direction) {
+    const auto& ts = r.time();
+    const auto& vs = r.values(column);
+    std::vector<double> out;
+    for (std::size_t i = 1; i < ts.size(); ++i) {
+        const double a = vs[i - 1] - level, b = vs[i] - level;
+        const bool up = a < 0 && b >= 0, down = a > 0 && b <= 0;
+        if ((up && direction >= 0) || (down && direction <= 0))
+            out.push_back(ts[i] == ts[i - 1] ? ts[i] : ts[i - 1] + (ts[i] - ts[i - 1]) * a / (a - b));
+    }
+    return out;
+}
+
+double maxOf(const core::MemorySink& r, const std::string& column) {
+    const auto& v = r.values(column);
+    return *std::max_element(v.begin(), v.end());
+}
+
+double minOf(const core::MemorySink& r, const std::string& column) {
+    const auto& v = r.values(column);
+    return *std::min_element(v.begin(), v.end());
+}
+
+double last(const core::MemorySink& r, const std::string& column) { return r.values(column).back(); }
+
+ProcessResult runBatch(const QStringList& args, const QString& workingDir) {
+    QProcess p;
+    if (!workingDir.isEmpty()) p.setWorkingDirectory(workingDir);
+    p.start(ENDSTOP_BATCH_EXE, args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString sourcePath(const QString& relative) { return QString(ENDSTOP_SOURCE_DIR) + "/" + relative; }
+
+}  // namespace endstop::test

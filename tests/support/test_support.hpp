@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Helpers shared by the test binaries: build models from JSON text, run them, read results.
+#pragma once
+
+#include "blocks/registry.hpp"
+#include "core/model/model.hpp"
+#include "core/results/results.hpp"
+#include "core/simulation/simulate.hpp"
+
+#include <QString>
+
+#include <string>
+#include <vector>
+
+namespace endstop::test {
+
+// A model from the JSON text of a project file (format header added if missing).
+core::Model modelFromJson(const std::string& json);
+core::Model loadExample(const QString& fileName);   // resources/examples/<fileName>
+
+// Runs the model to completion and keeps everything.
+core::MemorySink run(const core::Model& model, const core::SimulationOptions& options = {});
+
+// Linear interpolation of a result column at time t.
+double at(const core::MemorySink& r, const std::string& column, double t);
+// Times where a column crosses `level` going up (+1), down (-1) or either (0), interpolated.
+std::vector<double> crossings(const core::MemorySink& r, const std::string& column, double level, int direction = 0);
+double maxOf(const core::MemorySink& r, const std::string& column);
+double minOf(const core::MemorySink& r, const std::string& column);
+double last(const core::MemorySink& r, const std::string& column);
+
+struct ProcessResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+ProcessResult runBatch(const QStringList& args, const QString& workingDir = {});
+
+QString sourcePath(const QString& relative);   // path under the source tree
+
+}  // namespace endstop::test
