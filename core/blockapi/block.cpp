@@ -18,15 +18,6 @@ int Block::portIndex(std::string_view name) const {
     return -1;
 }
 
-double Block::real(Param p) const { return std::get<double>(m_values.at(m_params[at(p.index)].key)); }
-const std::vector<double>& Block::vec(VecParam p) const {
-    return std::get<std::vector<double>>(m_values.at(m_params[at(p.index)].key));
-}
-const std::string& Block::key(Choice c) const { return std::get<std::string>(m_values.at(m_params[at(c.index)].key)); }
-const std::string& Block::text(TextParam p) const {
-    return std::get<std::string>(m_values.at(m_params[at(p.index)].key));
-}
-
 Block::ParamBuilder Block::real(std::string key, std::string label, std::string unit, double def) {
     ParamDesc d;
     d.key = std::move(key);
@@ -164,6 +155,9 @@ void Block::checkType(const ParamDesc& d) {
             v = d.defaultValue;
         }
     }
+    const auto index = static_cast<std::size_t>(&d - m_params.data());
+    if (m_byIndex.size() <= index) m_byIndex.resize(index + 1);
+    m_byIndex[index] = v;
     m_values[d.key] = std::move(v);
 }
 

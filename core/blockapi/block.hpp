@@ -62,11 +62,11 @@ public:
     double initialValue(int var) const { return m_initial[static_cast<std::size_t>(var)]; }
     bool grounds() const { return m_grounds; }   // a reference: its node has across value 0
 
-    double real(Param p) const;
-    const std::vector<double>& vec(VecParam p) const;
-    const std::string& key(Choice c) const;
+    double real(Param p) const { return std::get<double>(valueAt(p.index)); }
+    const std::vector<double>& vec(VecParam p) const { return std::get<std::vector<double>>(valueAt(p.index)); }
+    const std::string& key(Choice c) const { return std::get<std::string>(valueAt(c.index)); }
     bool is(Choice c, std::string_view choiceKey) const { return key(c) == choiceKey; }
-    const std::string& text(TextParam p) const;
+    const std::string& text(TextParam p) const { return std::get<std::string>(valueAt(p.index)); }
 
     // Range checks of visible parameters, construction errors, then validateMore().
     Diagnostics validate() const;
@@ -130,10 +130,12 @@ protected:
 private:
     ParamValue resolved(const ParamDesc& d) const;
     void checkType(const ParamDesc& d);
+    const ParamValue& valueAt(int index) const { return m_byIndex[static_cast<std::size_t>(index)]; }
 
     BlockInfo m_info;
     ParamValues m_given;
     ParamValues m_values;
+    std::vector<ParamValue> m_byIndex;   // resolved values by parameter index: the equations' fast path
     std::vector<PortDesc> m_ports;
     std::vector<bool> m_portPresent;
     std::vector<int> m_outputVar;

@@ -7,6 +7,7 @@
 #include <boost/graph/connected_components.hpp>
 
 #include <map>
+#include <unordered_map>
 
 namespace endstop::core {
 
@@ -97,8 +98,11 @@ Topology buildTopology(const Model& model, const Registry& registry) {
 
     const PortIndex idx = indexPorts(topo.blocks);
     Graph g(idx.at.size());
+    std::unordered_map<std::string, int> byName;
+    for (std::size_t i = 0; i < topo.blocks.size(); ++i) byName.emplace(topo.blocks[i].name, static_cast<int>(i));
     auto vertexOf = [&](const PortRef& ref) -> int {
-        const int b = topo.blockIndex(ref.block);
+        const auto found = byName.find(ref.block);
+        const int b = found == byName.end() ? -1 : found->second;
         if (b < 0) {
             errors.push_back(error(ref.block, ref.port, "connection names block '" + ref.block + "', which does not exist"));
             return -1;

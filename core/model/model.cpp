@@ -45,9 +45,23 @@ const BlockSpec* Model::find(std::string_view name) const {
 }
 
 int Model::indexOf(std::string_view name) const {
-    for (std::size_t i = 0; i < m_blocks.size(); ++i)
-        if (m_blocks[i].name == name) return static_cast<int>(i);
-    return -1;
+    if (m_indexStale) {
+        m_index.clear();
+        for (std::size_t i = 0; i < m_blocks.size(); ++i) m_index.emplace(m_blocks[i].name, static_cast<int>(i));
+        m_indexStale = false;
+    }
+    const auto it = m_index.find(std::string(name));
+    return it == m_index.end() ? -1 : it->second;
+}
+
+std::string Model::key(const Connection& c) {
+    const std::string a = c.a.toString(), b = c.b.toString();
+    return a < b ? a + '\n' + b : b + '\n' + a;
+}
+
+void Model::reindexConnections() {
+    m_connectionKeys.clear();
+    for (const Connection& c : m_connections) m_connectionKeys.insert(key(c));
 }
 
 std::vector<Connection> Model::connectionsOf(std::string_view block) const {
@@ -95,9 +109,14 @@ Edit Model::applyOne(const Edit& edit) {
                 if (!validName(e.block.name))
                     throw ModelError("invalid block name '" + e.block.name + "': use letters, digits and _, not starting with a digit");
                 if (find(e.block.name)) throw ModelError("a block named '" + e.block.name + "' already exists");
-                const auto at = e.index < 0 || e.index > static_cast<int>(m_blocks.size())
-                                    ? m_blocks.end() : m_blocks.begin() + e.index;
-                m_blocks.insert(at, e.block);
+                const bool append = e.index < 0 || e.index >= static_cast<int>(m_blocks.size());
+                if (append) {
+                    if (!m_indexStale) m_index.emplace(e.block.name, static_cast<int>(m_blocks.size()));
+                    m_blocks.push_back(e.block);
+                } else {
+                    m_blocks.insert(m_blocks.begin() + e.index, e.block);
+                    m_indexStale = true;
+                }
                 return RemoveBlock{e.block.name};
             },
             [&](const RemoveBlock& e) -> Edit {
@@ -105,15 +124,20 @@ Edit Model::applyOne(const Edit& edit) {
                 if (i < 0) throw ModelError("no block named '" + e.name + "'");
                 EditBatch inverse{{AddBlock{m_blocks[static_cast<std::size_t>(i)], i}}, "remove"};
                 for (const Connection& c : connectionsOf(e.name)) inverse.edits.emplace_back(Connect{c});
-                std::erase_if(m_connections, [&](const Connection& c) { return c.a.block == e.name || c.b.block == e.name; });
+                std::erase_if(m_connections, [&](const Connection& c) {
+                    const bool mine = c.a.block == e.name || c.b.block == e.name;
+                    if (mine) m_connectionKeys.erase(key(c));
+                    return mine;
+                });
                 m_blocks.erase(m_blocks.begin() + i);
+                m_indexStale = true;
                 return inverse;
             },
             [&](const Connect& e) -> Edit {
                 for (const PortRef& p : {e.connection.a, e.connection.b})
                     if (!find(p.block)) throw ModelError("connection " + p.toString() + ": no block named '" + p.block + "'");
                 if (e.connection.a == e.connection.b) throw ModelError("cannot connect " + e.connection.a.toString() + " to itself");
-                if (std::find(m_connections.begin(), m_connections.end(), e.connection) != m_connections.end())
+                if (!m_connectionKeys.insert(key(e.connection)).second)
                     throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are already connected");
                 m_connections.push_back(e.connection);
                 return Disconnect{e.connection};
@@ -123,6 +147,7 @@ Edit Model::applyOne(const Edit& edit) {
                 if (it == m_connections.end())
                     throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are not connected");
                 m_connections.erase(it);
+                m_connectionKeys.erase(key(e.connection));
                 return Connect{e.connection};
             },
             [&](const SetParameter& e) -> Edit {
@@ -139,9 +164,11 @@ Edit Model::applyOne(const Edit& edit) {
                     throw ModelError("invalid block name '" + e.to + "': use letters, digits and _, not starting with a digit");
                 if (find(e.to)) throw ModelError("a block named '" + e.to + "' already exists");
                 get(e.from).name = e.to;
+                m_indexStale = true;
                 for (Connection& c : m_connections)
                     for (PortRef* p : {&c.a, &c.b})
                         if (p->block == e.from) p->block = e.to;
+                reindexConnections();
                 for (PlotSpec& plot : m_plots)
                     for (std::string& s : plot.signals)
                         if (s.starts_with(e.from + ".")) s = e.to + s.substr(e.from.size());

@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -105,9 +107,15 @@ public:
 private:
     Edit applyOne(const Edit& edit);
     BlockSpec& get(std::string_view name);
+    static std::string key(const Connection& c);   // order-independent
+    void reindexConnections();
 
     std::vector<BlockSpec> m_blocks;
     std::vector<Connection> m_connections;
+    // lookups stay O(1) for models of thousands of blocks
+    mutable std::unordered_map<std::string, int> m_index;   // name -> position in m_blocks
+    mutable bool m_indexStale = false;
+    std::unordered_set<std::string> m_connectionKeys;
     SimulationSettings m_simulation;
     std::vector<PlotSpec> m_plots;
 };
