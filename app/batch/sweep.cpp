@@ -51,7 +51,7 @@ Vary parseVary(const core::Model& model, const std::string& arg) {
             const auto [p, ec] = std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), n);
             if (ec != std::errc{} || p != parts[2].data() + parts[2].size() || n < 1)
                 throw UsageError("--vary " + v.name + ": COUNT must be a whole number >= 1, got '" + parts[2] + "'");
-            for (int i = 0; i < n; ++i) v.values.push_back(n == 1 ? a : a + (b - a) * i / (n - 1));
+            for (int i = 0; i < n; ++i) v.values.emplace_back(std::in_place_type<double>, n == 1 ? a : a + (b - a) * i / (n - 1));
         } else {
             for (const std::string& item : splitList(spec, ','))
                 v.values.push_back(core::io::parseParameterText(item, v.target.desc));

@@ -176,9 +176,6 @@ private:
         accumulate();
         check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
         check(IDASetId(mem, m_id.get()), "IDASetId");
-        // algebraic unknowns follow from the differential ones; keeping them out of the error test
-        // avoids the start-up failures their zero predictor slope would cause (fast signals)
-        check(IDASetSuppressAlg(mem, SUNTRUE), "IDASetSuppressAlg");
         const double span = std::max(m_opt.stopTime - t, 1e-12);
         const double tout1 = t + std::min(span, m_lastStep > 0 ? m_lastStep : 1e-3 * span);
         const int flag = IDACalcIC(mem, IDA_YA_YDP_INIT, tout1);
@@ -187,6 +184,50 @@ private:
             failAt(t, "no consistent state found (" + flagName(flag) + "): " + m_idaMessage,
                    "check for conflicting constraints or inconsistent initial values");
         check(IDAGetConsistentIC(mem, m_y.get(), m_yp.get()), "IDAGetConsistentIC");
+        if (algebraicSlopes(t)) check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
+    }
+
+    // IDACalcIC leaves y' of algebraic unknowns as it found them; IDA's first predictor uses them,
+    // and a wrong slope costs rejected steps at every restart. Differentiating F = 0 along the
+    // solution, with z = (y_d'', y_a'):  [dF/dy'_d  dF/dy_a] z = -(dF/dt + dF/dy_d y_d')
+    // (the right side by central differences). Returns false if there is nothing to do.
+    bool algebraicSlopes(double t) {
+        const int n = m_sys.size();
+        if (std::all_of(m_idValues.begin(), m_idValues.end(), [](double d) { return d != 0.0; })) return false;
+        std::vector<double> wy(static_cast<std::size_t>(n)), wyp(static_cast<std::size_t>(n));
+        for (std::size_t u = 0; u < wy.size(); ++u) {
+            wyp[u] = m_idValues[u];
+            wy[u] = 1.0 - m_idValues[u];
+        }
+        const dae::Pattern& p = m_sys.pattern;
+        const dae::State st = state(t);
+        if (m_sparse) {
+            std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(m_A.get()));
+            std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(m_A.get()));
+            m_ev.jacobian(st, wy.data(), wyp.data(), SUNSparseMatrix_Data(m_A.get()));
+        } else {
+            m_values.resize(at(p.nnz()));
+            m_ev.jacobian(st, wy.data(), wyp.data(), m_values.data());
+            SUNMatZero(m_A.get());
+            for (int c = 0; c < n; ++c)
+                for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k)
+                    SUNDenseMatrix_Column(m_A.get(), c)[p.rowIdx[at(k)]] = m_values[at(k)];
+        }
+        const double delta = 1e-6 * std::max({1.0, std::abs(t), m_lastStep});
+        std::vector<double> yShift(static_cast<std::size_t>(n)), fPlus(yShift.size()), fMinus(yShift.size());
+        auto shifted = [&](double sgn, std::vector<double>& F) {
+            for (int u = 0; u < n; ++u) yShift[at(u)] = data(m_y)[u] + sgn * delta * m_idValues[at(u)] * data(m_yp)[u];
+            m_ev.residual({t + sgn * delta, yShift.data(), data(m_yp), m_disc.data()}, F.data());
+        };
+        shifted(+1.0, fPlus);
+        shifted(-1.0, fMinus);
+        NVector rhs = makeVector(n, m_ctx), z = makeVector(n, m_ctx);
+        for (int i = 0; i < n; ++i) data(rhs)[i] = -(fPlus[at(i)] - fMinus[at(i)]) / (2 * delta);
+        if (SUNLinSolSetup(m_ls.get(), m_A.get()) != 0 || SUNLinSolSolve(m_ls.get(), m_A.get(), z.get(), rhs.get(), 0.0) != 0)
+            return false;
+        for (int u = 0; u < n; ++u)
+            if (m_idValues[at(u)] == 0.0 && std::isfinite(data(z)[u])) data(m_yp)[u] = data(z)[u];
+        return true;
     }
 
     bool settle(double t) {
