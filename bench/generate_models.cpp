@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// endstop-bench-models DIR: writes the benchmark models a, b10 ... b10000 and c as project files.
+#include "bench/models.hpp"
+#include "core/io/project_file.hpp"
+#include "core/model/errors.hpp"
+
+#include <QCoreApplication>
+#include <QDir>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    if (argc != 2) {
+        std::cerr << "usage: endstop-bench-models OUTPUT_DIR\n";
+        return 2;
+    }
+    const QDir dir(argv[1]);
+    if (!QDir().mkpath(dir.path())) {
+        std::cerr << "cannot create " << argv[1] << "\n";
+        return 2;
+    }
+    using namespace endstop;
+    try {
+        core::io::saveProject(bench::modelA(), dir.filePath("a.endstop"));
+        for (int n : {10, 100, 1000, 10000}) core::io::saveProject(bench::modelB(n), dir.filePath(QString("b%1.endstop").arg(n)));
+        core::io::saveProject(bench::modelC(), dir.filePath("c.endstop"));
+    } catch (const core::Error& e) {
+        std::cerr << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

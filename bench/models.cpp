@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "bench/models.hpp"
+
+#include <string>
+
+namespace endstop::bench {
+
+namespace {
+
+using core::AddBlock;
+using core::BlockSpec;
+using core::Connect;
+using core::Connection;
+using core::ParamValues;
+
+void add(core::Model& m, const std::string& name, const std::string& type, ParamValues p = {}, double x = 0, double y = 0) {
+    BlockSpec b;
+    b.name = name;
+    b.type = type;
+    b.params = std::move(p);
+    b.ui.x = x;
+    b.ui.y = y;
+    m.apply(AddBlock{b});
+}
+
+void wire(core::Model& m, const std::string& a, const std::string& b) {
+    m.apply(Connect{Connection{*core::PortRef::parse(a), *core::PortRef::parse(b)}});
+}
+
+void settings(core::Model& m, double stop) {
+    core::SimulationSettings s;
+    s.stopTime = stop;
+    s.relativeTolerance = 1e-6;
+    s.absoluteTolerance = 1e-8;
+    m.apply(core::SetSimulation{s});
+}
+
+ParamValues stop(double bound, double k, double d) {
+    return {{"model", std::string("full_damped")}, {"upper_bound", bound}, {"lower_bound", -bound},
+            {"upper_stiffness", k}, {"lower_stiffness", k}, {"upper_damping", d}, {"lower_damping", d}};
+}
+
+}  // namespace
+
+core::Model modelA() {
+    core::Model m;
+    settings(m, 10.0);
+    add(m, "mass", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}});
+    add(m, "stop", "translational.hard_stop", stop(0.1, 1e6, 100.0), 160);
+    add(m, "ground", "translational.reference", {}, 320);
+    wire(m, "mass.M", "stop.R");
+    wire(m, "stop.C", "ground.R");
+    return m;
+}
+
+core::Model modelB(int n) {
+    core::Model m;
+    settings(m, 1.0);
+    add(m, "drive", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}}, -320);
+    add(m, "force", "translational.force_source", {}, -160);
+    add(m, "ground", "translational.reference", {}, 0, 200);
+    wire(m, "drive.y", "force.S");
+    wire(m, "force.C", "ground.R");
+    wire(m, "force.R", "m1.M");
+    for (int i = 1; i <= n; ++i) {
+        const std::string s = std::to_string(i), next = std::to_string(i + 1);
+        const double x = 200.0 * i;
+        add(m, "m" + s, "translational.mass", {{"mass", 1.0}}, x);
+        add(m, "stop" + s, "translational.hard_stop", stop(0.01, 1e6, 10.0), x, 100);
+        wire(m, "m" + s + ".M", "stop" + s + ".R");
+        wire(m, "stop" + s + ".C", "ground.R");
+        if (i == n) continue;
+        add(m, "k" + s, "translational.spring", {{"stiffness", 1e4}}, x + 100, -50);
+        add(m, "d" + s, "translational.damper", {{"damping", 1.0}}, x + 100, 50);
+        wire(m, "m" + s + ".M", "k" + s + ".R");
+        wire(m, "k" + s + ".C", "m" + next + ".M");
+        wire(m, "m" + s + ".M", "d" + s + ".R");
+        wire(m, "d" + s + ".C", "m" + next + ".M");
+    }
+    return m;
+}
+
+core::Model modelC() {
+    core::Model m;
+    settings(m, 20.0);
+    add(m, "mass", "translational.mass", {{"mass", 1.0}});
+    add(m, "spring", "translational.spring", {{"stiffness", 100.0}}, -160);
+    add(m, "friction", "translational.stiction",
+        {{"breakaway_positive", 10.0}, {"breakaway_negative", -10.0}, {"kinetic_friction", 8.0}}, 160);
+    add(m, "belt_speed", "signal.constant", {{"value", 0.1}}, 320, -100);
+    add(m, "belt", "translational.velocity_source", {}, 320);
+    add(m, "ground", "translational.reference", {}, 0, 200);
+    wire(m, "spring.R", "mass.M");
+    wire(m, "spring.C", "ground.R");
+    wire(m, "mass.M", "friction.R");
+    wire(m, "friction.C", "belt.R");
+    wire(m, "belt_speed.y", "belt.S");
+    wire(m, "belt.C", "ground.R");
+    return m;
+}
+
+}  // namespace endstop::bench

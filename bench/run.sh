@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Issue 7 benchmark suite: builds, generates the models a, b10..b10000, c as project files and runs
+# each through `endstop-batch run --stats`, printing medians (REPS runs, default 5; 3 for b10000).
+# Also: build/bench/bench_eval (Qt benchmark of residual and Jacobian evaluation alone).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/build.sh >/dev/null
+build/bench/endstop-bench-models build/bench/models
+build/bench/endstop-bench-run build/app/endstop-batch build/bench/models "${REPS:-5}"
