@@ -391,7 +391,9 @@ private:
         case IDA_CONV_FAIL:
         case IDA_LSETUP_FAIL:
         case IDA_LSOLVE_FAIL: hint = "the Newton iteration failed: the system may be singular in this state, or a parameter extreme"; break;
-        case IDA_RES_FAIL: hint = "the equations produced an invalid value (NaN or infinity)"; break;
+        case IDA_RES_FAIL:
+        case IDA_REP_RES_ERR:
+        case IDA_FIRST_RES_FAIL: hint = "the equations produced an invalid value (NaN or infinity): look for extreme parameter values"; break;
         default: hint = "check the parameters of the block named";
         }
         // the unknown with the largest weighted local error points at the culprit

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The integration loop: output grid, exact time events, cancellation, failures that keep their rows,
+// dense and KLU agreeing, consistent start-up of algebraic unknowns.
+#include "support/test_support.hpp"
+
+#include "core/model/errors.hpp"
+
+#include <QTest>
+
+#include <atomic>
+#include <cmath>
+#include <numbers>
+
+using namespace endstop;
+
+namespace {
+
+const char* kOscillator = R"({"blocks":[
+    {"name":"f","type":"signal.step","parameters":{"step_time":0.3,"final_value":5}},
+    {"name":"fs","type":"translational.force_source"},
+    {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":1}},
+    {"name":"k","type":"translational.spring","parameters":{"stiffness":100}},
+    {"name":"g","type":"translational.reference"}],
+    "connections":[["f.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"],["m.M","k.R"],["k.C","g.R"]]})";
+
+// m x'' + k x = F H(t - 0.3), x(0) = 0, v(0) = 1
+double exactX(double t) {
+    const double w = 10.0;
+    double x = std::sin(w * t) / w;
+    if (t > 0.3) x += 5.0 / 100.0 * (1 - std::cos(w * (t - 0.3)));
+    return x;
+}
+
+}  // namespace
+
+class TestSolver : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void outputGridIsExact() {
+        core::SimulationOptions o;
+        o.stopTime = 1.05;
+        o.outputInterval = 0.1;
+        const auto r = test::run(test::modelFromJson(kOscillator), o);
+        QCOMPARE(r.rows(), std::size_t(12));   // 0, 0.1, ..., 1.0 and the stop time
+        for (std::size_t i = 0; i + 1 < r.rows(); ++i) QCOMPARE(r.time()[i], 0.1 * static_cast<double>(i));
+        QCOMPARE(r.time().back(), 1.05);
+        for (std::size_t i = 0; i < r.rows(); ++i)   // IDA's interpolation, not linear between steps
+            QVERIFY2(std::abs(r.values("m.x")[i] - exactX(r.time()[i])) < 2e-5, qPrintable(QString::number(r.time()[i])));
+    }
+
+    void timeEventIsHitExactly() {
+        const auto r = test::run(test::modelFromJson(kOscillator));
+        const auto& t = r.time();
+        const auto it = std::find(t.begin(), t.end(), 0.3);
+        QVERIFY(it != t.end());
+        const auto i = static_cast<std::size_t>(it - t.begin());
+        QCOMPARE(t[i + 1], 0.3);                      // the state just before and just after
+        QCOMPARE(r.values("f.y")[i], 0.0);
+        QCOMPARE(r.values("f.y")[i + 1], 5.0);
+        QVERIFY(std::abs(r.values("m.a")[i + 1] - r.values("m.a")[i] - 5.0) < 1e-6);   // F/m, to CalcIC's tolerance
+        QCOMPARE(r.events().size(), std::size_t(1));
+        QCOMPARE(r.events()[0].kind, core::EventKind::Time);
+        QCOMPARE(r.events()[0].block, std::string("f"));
+        QCOMPARE(r.events()[0].time, 0.3);
+        QVERIFY(std::abs(test::last(r, "m.x") - exactX(1.0)) < 1e-5);
+    }
+
+    void cancelStopsTheRun() {
+        std::atomic<bool> cancel{false};
+        core::MemorySink sink;
+        core::solver::RunControl ctl;
+        ctl.cancel = &cancel;
+        int calls = 0;
+        ctl.progress = [&](double, const core::RunStats&) {
+            if (++calls == 20) cancel = true;
+        };
+        const auto stats = core::simulate(test::modelFromJson(kOscillator), blocks::registry(), {}, sink, ctl);
+        QVERIFY(stats.cancelled);
+        QVERIFY(!stats.completed);
+        QVERIFY(sink.time().back() < 1.0);
+        QCOMPARE(sink.rows(), std::size_t(21));   // the start and the 20 steps before the cancel was seen
+    }
+
+    void failureKeepsRows() {
+        // a force ramp of 1e306 N/s from t = 0.5 on a 1e-300 kg mass overflows
+        const auto m = test::modelFromJson(R"({"blocks":[
+            {"name":"r","type":"signal.ramp","parameters":{"slope":1e306,"start_time":0.5}},
+            {"name":"fs","type":"translational.force_source"},
+            {"name":"m","type":"translational.mass","parameters":{"mass":1e-300}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["r.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"]]})");
+        core::MemorySink sink;
+        bool threw = false;
+        try {
+            core::simulate(m, blocks::registry(), {}, sink);
+        } catch (const core::SolverError& e) {
+            threw = true;
+            QVERIFY2(QString(e.what()).contains("t = 0.5"), e.what());
+            QVERIFY(!e.diagnostics().front().hint.empty());
+        }
+        QVERIFY(threw);
+        QVERIFY(sink.rows() > 2);
+        QCOMPARE(sink.time().back(), 0.5);
+    }
+
+    void denseAndKluAgree() {
+        core::SimulationOptions dense, klu;
+        dense.linearSolver = "dense";
+        klu.linearSolver = "klu";
+        dense.outputInterval = klu.outputInterval = 0.05;
+        const auto a = test::run(test::modelFromJson(kOscillator), dense);
+        const auto b = test::run(test::modelFromJson(kOscillator), klu);
+        QCOMPARE(a.stats().linearSolver, std::string("dense"));
+        QCOMPARE(b.stats().linearSolver, std::string("klu"));
+        QCOMPARE(a.rows(), b.rows());
+        for (std::size_t i = 0; i < a.rows(); ++i) QVERIFY(std::abs(a.values("m.x")[i] - b.values("m.x")[i]) < 1e-9);
+    }
+
+    // A fast algebraic signal at the start: IDA gets the slopes of algebraic unknowns from the
+    // differentiated equations, so it neither fails nor loses accuracy between steps.
+    void algebraicSlopesAtStart() {
+        const auto m = test::modelFromJson(R"({"blocks":[
+            {"name":"s","type":"signal.sine","parameters":{"amplitude":100,"frequency":5}},
+            {"name":"vs","type":"translational.velocity_source"},
+            {"name":"m","type":"translational.mass"},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["s.y","vs.S"],["vs.R","m.M"],["vs.C","g.R"]]})");
+        core::SimulationOptions o;
+        o.outputInterval = 0.01;
+        const auto r = test::run(m, o);
+        QVERIFY(r.stats().completed);
+        for (std::size_t i = 0; i < r.rows(); ++i)
+            QVERIFY(std::abs(r.values("m.v")[i] - 100 * std::sin(2 * std::numbers::pi * 5 * r.time()[i])) < 1e-3);
+    }
+
+    void badSettingsAreRefused() {
+        core::SimulationOptions o;
+        o.relativeTolerance = -1;
+        core::MemorySink sink;
+        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::simulate(test::modelFromJson(kOscillator), blocks::registry(), o, sink));
+        QCOMPARE(sink.rows(), std::size_t(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSolver)
+#include "tst_solver.moc"
