@@ -3,6 +3,7 @@
 
 #include "core/dae/evaluator.hpp"
 #include "core/model/errors.hpp"
+#include "core/solver/fast_vector.hpp"
 #include "core/solver/projection.hpp"
 #include "core/solver/sundials_raii.hpp"
 
@@ -114,6 +115,7 @@ private:
         m_y = makeVector(n, m_ctx);
         m_yp = makeVector(n, m_ctx);
         m_id = makeVector(n, m_ctx);
+        for (const NVector* v : {&m_y, &m_yp, &m_id}) accelerate(v->get());   // IDA clones these
         std::copy(m_sys.y0.begin(), m_sys.y0.end(), data(m_y));
         m_mem.reset(IDACreate(m_ctx));
         if (!m_mem) throw SolverError("IDACreate failed");

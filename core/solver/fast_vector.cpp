@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/solver/fast_vector.hpp"
+
+#include <nvector/nvector_serial.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace endstop::core::solver {
+
+namespace {
+
+inline double* d(N_Vector v) { return NV_DATA_S(v); }
+inline long n(N_Vector v) { return NV_LENGTH_S(v); }
+
+void linearSum(double a, N_Vector x, double b, N_Vector y, N_Vector z) {
+    const double *xd = d(x), *yd = d(y);
+    double* zd = d(z);
+    const long len = n(x);
+    for (long i = 0; i < len; ++i) zd[i] = a * xd[i] + b * yd[i];
+}
+void setConst(double c, N_Vector z) { std::fill(d(z), d(z) + n(z), c); }
+void prod(N_Vector x, N_Vector y, N_Vector z) {
+    const double *xd = d(x), *yd = d(y);
+    double* zd = d(z);
+    for (long i = 0, len = n(x); i < len; ++i) zd[i] = xd[i] * yd[i];
+}
+void div(N_Vector x, N_Vector y, N_Vector z) {
+    const double *xd = d(x), *yd = d(y);
+    double* zd = d(z);
+    for (long i = 0, len = n(x); i < len; ++i) zd[i] = xd[i] / yd[i];
+}
+void scale(double c, N_Vector x, N_Vector z) {
+    const double* xd = d(x);
+    double* zd = d(z);
+    for (long i = 0, len = n(x); i < len; ++i) zd[i] = c * xd[i];
+}
+void absolute(N_Vector x, N_Vector z) {
+    const double* xd = d(x);
+    double* zd = d(z);
+    for (long i = 0, len = n(x); i < len; ++i) zd[i] = std::abs(xd[i]);
+}
+void inverse(N_Vector x, N_Vector z) {
+    const double* xd = d(x);
+    double* zd = d(z);
+    for (long i = 0, len = n(x); i < len; ++i) zd[i] = 1.0 / xd[i];
+}
+void addConst(N_Vector x, double b, N_Vector z) {
+    const double* xd = d(x);
+    double* zd = d(z);
+    for (long i = 0, len = n(x); i < len; ++i) zd[i] = xd[i] + b;
+}
+double dotProd(N_Vector x, N_Vector y) {
+    const double *xd = d(x), *yd = d(y);
+    double s = 0.0;
+    for (long i = 0, len = n(x); i < len; ++i) s += xd[i] * yd[i];
+    return s;
+}
+double maxNorm(N_Vector x) {
+    const double* xd = d(x);
+    double m = 0.0;
+    for (long i = 0, len = n(x); i < len; ++i) m = std::max(m, std::abs(xd[i]));
+    return m;
+}
+double wSqrSum(N_Vector x, N_Vector w) {
+    const double *xd = d(x), *wd = d(w);
+    double s = 0.0;
+    for (long i = 0, len = n(x); i < len; ++i) {
+        const double p = xd[i] * wd[i];
+        s += p * p;
+    }
+    return s;
+}
+double wSqrSumMask(N_Vector x, N_Vector w, N_Vector id) {
+    const double *xd = d(x), *wd = d(w), *idd = d(id);
+    double s = 0.0;
+    for (long i = 0, len = n(x); i < len; ++i) {
+        const double p = idd[i] > 0.0 ? xd[i] * wd[i] : 0.0;
+        s += p * p;
+    }
+    return s;
+}
+double wrmsNorm(N_Vector x, N_Vector w) { return std::sqrt(wSqrSum(x, w) / static_cast<double>(n(x))); }
+double wrmsNormMask(N_Vector x, N_Vector w, N_Vector id) { return std::sqrt(wSqrSumMask(x, w, id) / static_cast<double>(n(x))); }
+double minimum(N_Vector x) {
+    const double* xd = d(x);
+    double m = n(x) > 0 ? xd[0] : std::numeric_limits<double>::max();
+    for (long i = 1, len = n(x); i < len; ++i) m = std::min(m, xd[i]);
+    return m;
+}
+double wl2Norm(N_Vector x, N_Vector w) { return std::sqrt(wSqrSum(x, w)); }
+double l1Norm(N_Vector x) {
+    const double* xd = d(x);
+    double s = 0.0;
+    for (long i = 0, len = n(x); i < len; ++i) s += std::abs(xd[i]);
+    return s;
+}
+void compare(double c, N_Vector x, N_Vector z) {
+    const double* xd = d(x);
+    double* zd = d(z);
+    for (long i = 0, len = n(x); i < len; ++i) zd[i] = std::abs(xd[i]) >= c ? 1.0 : 0.0;
+}
+booleantype invTest(N_Vector x, N_Vector z) {
+    const double* xd = d(x);
+    double* zd = d(z);
+    booleantype ok = SUNTRUE;
+    for (long i = 0, len = n(x); i < len; ++i) {
+        if (xd[i] == 0.0) ok = SUNFALSE;
+        else zd[i] = 1.0 / xd[i];
+    }
+    return ok;
+}
+
+// fused operations (z may alias X[0], as in the serial implementation)
+int linearCombination(int nvec, double* c, N_Vector* X, N_Vector z) {
+    const long len = n(z);
+    double* zd = d(z);
+    if (nvec == 1) { scale(c[0], X[0], z); return 0; }
+    if (nvec == 2) { linearSum(c[0], X[0], c[1], X[1], z); return 0; }
+    if (X[0] == z) {
+        const double c0 = c[0];
+        if (c0 != 1.0)
+            for (long i = 0; i < len; ++i) zd[i] *= c0;
+    } else {
+        const double* x0 = d(X[0]);
+        for (long i = 0; i < len; ++i) zd[i] = c[0] * x0[i];
+    }
+    for (int k = 1; k < nvec; ++k) {
+        const double* xk = d(X[k]);
+        const double ck = c[k];
+        for (long i = 0; i < len; ++i) zd[i] += ck * xk[i];
+    }
+    return 0;
+}
+int scaleAddMulti(int nvec, double* a, N_Vector x, N_Vector* Y, N_Vector* Z) {
+    const double* xd = d(x);
+    const long len = n(x);
+    for (int k = 0; k < nvec; ++k) {
+        const double* yk = d(Y[k]);
+        double* zk = d(Z[k]);
+        const double ak = a[k];
+        for (long i = 0; i < len; ++i) zk[i] = ak * xd[i] + yk[i];
+    }
+    return 0;
+}
+int dotProdMulti(int nvec, N_Vector x, N_Vector* Y, double* dots) {
+    for (int k = 0; k < nvec; ++k) dots[k] = dotProd(x, Y[k]);
+    return 0;
+}
+
+}  // namespace
+
+void accelerate(N_Vector v) {
+    N_VEnableFusedOps_Serial(v, SUNTRUE);
+    N_Vector_Ops o = v->ops;
+    o->nvlinearsum = linearSum;
+    o->nvconst = setConst;
+    o->nvprod = prod;
+    o->nvdiv = div;
+    o->nvscale = scale;
+    o->nvabs = absolute;
+    o->nvinv = inverse;
+    o->nvaddconst = addConst;
+    o->nvdotprod = dotProd;
+    o->nvmaxnorm = maxNorm;
+    o->nvwrmsnorm = wrmsNorm;
+    o->nvwrmsnormmask = wrmsNormMask;
+    o->nvmin = minimum;
+    o->nvwl2norm = wl2Norm;
+    o->nvl1norm = l1Norm;
+    o->nvcompare = compare;
+    o->nvinvtest = invTest;
+    o->nvdotprodlocal = dotProd;
+    o->nvmaxnormlocal = maxNorm;
+    o->nvminlocal = minimum;
+    o->nvl1normlocal = l1Norm;
+    o->nvinvtestlocal = invTest;
+    o->nvwsqrsumlocal = wSqrSum;
+    o->nvwsqrsummasklocal = wSqrSumMask;
+    o->nvlinearcombination = linearCombination;
+    o->nvscaleaddmulti = scaleAddMulti;
+    o->nvdotprodmulti = dotProdMulti;
+}
+
+}  // namespace endstop::core::solver

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Optimised kernels for SUNDIALS' serial N_Vector. Debian builds SUNDIALS without optimisation, so
+// its vector loops dominate IDA's own work; these replacements are compiled with -O3 and keep the
+// exact semantics of the serial implementation. Clones inherit the ops table, so calling
+// accelerate() on the vectors handed to IDA covers all of IDA's internal vectors.
+#pragma once
+
+#include <sundials/sundials_nvector.h>
+
+namespace endstop::core::solver {
+
+void accelerate(N_Vector v);
+
+}  // namespace endstop::core::solver
