@@ -158,12 +158,15 @@ private:
             if (iter >= kMaxModeIterations) failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
             m_before.assign(data(m_y), data(m_y) + m_sys.size());   // CalcIC may move algebraic velocities
             calcIC(t);
+            m_impulse.assign(at(m_sys.size()), 0.0);
             if (!m_sys.impulsiveBlocks.empty()) {
                 const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), data(m_y), m_ctx);
+                for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
                 if (pr.maxChange > 0.0) calcIC(t);
             }
             if (!settle(t)) break;
         }
+        m_impulse.clear();   // settle() alone sees the impulses
         if (m_lastStep > 0) IDASetInitStep(mem, m_lastStep);
         if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
         ++m_stats.reinits;
@@ -193,15 +196,22 @@ private:
         return changed;
     }
 
+    int ownUnknown(int block, int var) const {
+        const dae::Binding& bind = m_sys.bindings[at(block)];
+        return bind.slot[at(bind.varSlot[at(var)])];
+    }
+
     template <class F>
     bool withCtx(int b, double t, F&& f) {
         const dae::Binding& bind = m_sys.bindings[at(b)];
         const Block& blk = *m_sys.topo.blocks[at(b)].block;
         bool changed = false;
         const std::size_t before = m_log.size();
+        m_blockImpulse.assign(m_impulse.empty() ? 0 : blk.vars().size(), 0.0);
+        for (std::size_t v = 0; v < m_blockImpulse.size(); ++v) m_blockImpulse[v] = m_impulse[at(ownUnknown(b, static_cast<int>(v)))];
         m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
             EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
-                         m_sys.topo.blocks[at(b)].name, m_log);
+                         m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
             f(ctx);
             changed = ctx.changed();
         });
@@ -388,6 +398,7 @@ private:
     IdaMemory m_mem;
     bool m_sparse = false;
     std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
+    std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
     std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
