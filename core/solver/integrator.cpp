@@ -4,6 +4,7 @@
 #include "core/dae/evaluator.hpp"
 #include "core/model/errors.hpp"
 #include "core/solver/projection.hpp"
+#include "core/solver/restart.hpp"
 #include "core/solver/sundials_raii.hpp"
 
 #include <ida/ida.h>
@@ -180,9 +181,27 @@ private:
             if (!settle(t)) break;
         }
         m_impulse.clear();   // settle() alone sees the impulses
-        if (m_lastStep > 0) IDASetInitStep(mem, m_lastStep);
+        chooseFirstStep(t);
         if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
         ++m_stats.reinits;
+    }
+
+    // Consistent rates of the algebraic unknowns and a first step from the second derivatives
+    // (restart.hpp); the step before the event if the estimate is not available.
+    void chooseFirstStep(double t) {
+        void* mem = m_mem.get();
+        const double span = std::max(m_opt.stopTime - t, 1e-12);
+        const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol),
+                              m_lastStep > 0 ? m_lastStep : 1e-3 * span, m_sparse};
+        const RestartGuess guess = estimateRestart(m_sys, m_ev, in, data(m_y), data(m_yp), m_ctx);
+        double h = m_lastStep;
+        if (guess.ok) {
+            accumulate();
+            check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
+            if (guess.firstStep > 0) h = std::min(guess.firstStep, span);
+        }
+        if (h > 0 && m_opt.maxStep > 0) h = std::min(h, m_opt.maxStep);
+        check(IDASetInitStep(mem, std::max(h, 0.0)), "IDASetInitStep");   // 0: IDA's own guess
     }
 
     void calcIC(double t) {
