@@ -7,7 +7,7 @@
 // F(t, y, y') = 0 once more along the solution,
 //     F_y(:, alg) y'_a + F_y'(:, diff) y''_d = -(F_t + F_y(:, diff) y'_d),
 // gives y'_a and the second derivatives y''_d with the index-1 matrix of the consistent state (the
-// right-hand side by central differences of the residual). The first step is then the one whose
+// right-hand side by a forward difference of the residual). The first step is then the one whose
 // order-1 local error h^2/2 |y''| is a fraction of the tolerance, instead of IDA's guess or the
 // step before the event, which both cost many steps per event.
 #pragma once
