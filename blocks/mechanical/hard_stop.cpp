@@ -63,8 +63,10 @@ struct Penetration {   // in the current contact mode, for events
 
 const char* const kHelp =
     "Double-sided hard stop between slider R and case C. x' = v_R - v_C, x(0) = 0; contact at x >= upper_bound "
-    "or x <= lower_bound. full_damped: F = K p + D p'. full_undamped: F = K p + D p' ge(p', 0). smooth: "
-    "u = min(p / transition_region, 1), s = u^2 (3 - 2u), F = s (K p + clamp(D p', -K p, K p)). restitution: "
+    "or x <= lower_bound, p the penetration beyond the bound. full_damped: F = K p + D p'. full_undamped: "
+    "F = K p + D p' ge(p', 0) (no damping on the rebound). smooth: u = min(p / transition_region, 1), "
+    "s = u^2 (3 - 2u), F = s (K p + clamp(D p', -K p, K p)): the damping never exceeds the spring force, so the "
+    "stop never pulls. restitution: "
     "no penetration; impacts give v+ = -e v- by a momentum-conserving impulse, slower ones stay in contact "
     "until the holding force pulls by more than release_threshold. mode: 0 free, 1 upper contact, 2 lower "
     "contact (3, 4 release and 5 impact are instantaneous).";
