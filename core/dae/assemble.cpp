@@ -271,6 +271,35 @@ void forEachMode(const Block& blk, int offset, std::vector<double>& disc, F&& f)
     disc = saved;
 }
 
+// Rows that another mode needs differentiated: a contact or lock written at acceleration level
+// against a motion source differentiates the source's constraint. Pantelides runs on every
+// distinct incidence of each block's modes (the other blocks in their initial modes) and the
+// union is differentiated in every mode, which dummy derivatives allow: a differentiated row and
+// its derivative both hold, with one dummy unknown each. Modes that are singular or need more
+// reduction on their own are left to fail, with a message, if they are ever entered.
+void addModeReductions(DaeSystem& s, Reduction& red) {
+    Evaluator ev(s);
+    std::vector<double> disc = s.discrete0;
+    const State initial{0.0, s.y0.data(), nullptr, s.discrete0.data()};
+    std::set<int> rows(red.differentiated.begin(), red.differentiated.end());
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        std::set<std::vector<std::vector<std::pair<int, int>>>> seen{ev.blockIncidence(static_cast<int>(bi), initial)};
+        forEachMode(*s.topo.blocks[bi].block, s.bindings[bi].discreteOffset, disc, [&] {
+            const State st{0.0, s.y0.data(), nullptr, disc.data()};
+            if (!seen.insert(ev.blockIncidence(static_cast<int>(bi), st)).second) return;
+            const Incidence inc = ev.incidence(st);
+            if (findSingularity(inc)) return;
+            try {
+                const Reduction r = pantelides(inc);
+                rows.insert(r.differentiated.begin(), r.differentiated.end());
+                for (std::size_t u = 0; u < r.order.size(); ++u) red.order[u] = std::max(red.order[u], r.order[u]);
+            } catch (const IndexTooHigh&) {
+            }
+        });
+    }
+    red.differentiated.assign(rows.begin(), rows.end());
+}
+
 void buildPattern(DaeSystem& s) {
     Evaluator ev(s);
     std::vector<double> disc = s.discrete0;
@@ -434,6 +463,7 @@ DaeSystem assemble(Topology topo) {
                                              " would have to be differentiated twice (index above 2)",
                                          "avoid feeding an acceleration back into a velocity constraint"}});
     }
+    addModeReductions(s, red);
     chooseDummies(s, red, inc);
     buildPattern(s);
     findImpulsive(s);
