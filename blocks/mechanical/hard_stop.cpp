@@ -21,7 +21,8 @@
 //     both sides); at or below it v+ = 0 and the stop goes to contact. The loss P (v- + v+) / 2,
 //     P the impulse, adds to energy_dissipated.
 //   RELEASE_UPPER / RELEASE_LOWER (instantaneous): contact ends when the force holding it pulls by
-//     more than release_threshold (f < -threshold at the upper bound, f > threshold at the lower).
+//     more than release_threshold (f < -threshold at the upper bound, f > threshold at the lower);
+//     the release mode sets the initial speed v = 0 exactly (a velocity-level target) before FREE.
 //   Zeno: an approach speed below kZenoRatio times the fastest impact seen so far also counts as
 //     contact, so a bouncing sequence with threshold 0 ends in contact instead of stalling.
 #include "blocks/common.hpp"
@@ -132,8 +133,7 @@ private:
 
     template <class S> void restitutionRows(core::Eq<S>& eq) const {
         const int m = eq.mode(mode);
-        const bool held = m == kContactUpper || m == kContactLower || m == kImpact;
-        eq.residual(f) = held ? eq.der(R) - eq.der(C) : eq[f];
+        eq.residual(f) = m != kFree ? eq.der(R) - eq.der(C) : eq[f];   // held: contact, impact, release
         eq.residual(E) = eq.der(E);
     }
 
@@ -338,6 +338,7 @@ void HardStop::afterImpact(EventCtx& ctx) const {
 void HardStop::release(EventCtx& ctx, int s) const {
     ctx.log(EventKind::Release, relativeVelocity(ctx.eq()));
     holdReference(ctx, s);
+    ctx.set(target, 0.0);   // the projection removes what the contact drifted: the slider leaves at rest
     ctx.set(mode, s > 0 ? kReleaseUpper : kReleaseLower);
 }
 

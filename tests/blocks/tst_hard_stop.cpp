@@ -273,6 +273,28 @@ private Q_SLOTS:
         CHECK_CLOSE(lost, 0.5 * (ma * mb / (ma + mb)) * (va - vb) * (va - vb) * (1 - e * e), 1e-9);
     }
 
+    // an ideal velocity source on the case side is an infinite mass: v+ - V = -e (v- - V); the
+    // acceleration-level contact against it needs the source's constraint differentiated
+    void restitutionAgainstMotionSource() {
+        const double m = 1.0, v = -1.0, V = 0.5, e = 0.6, gap = 0.1;
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":-1}},
+            {"name":"V","type":"signal.constant","parameters":{"value":0.5}},
+            {"name":"vs","type":"translational.velocity_source"},
+            {"name":"stop","type":"translational.hard_stop","parameters":{"model":"restitution","lower_bound":-0.1,
+             "upper_bound":0.5,"restitution_coefficient":0.6}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["m.M","stop.R"],["stop.C","vs.R"],["vs.C","g.R"],["V.y","vs.S"]]})");
+        const auto r = test::run(model, options(0.1, 1e-8));
+        const auto ev = eventsOf(r, "stop");
+        QCOMPARE(ev.size(), std::size_t(1));
+        QCOMPARE(ev[0].kind, EventKind::Impact);
+        CHECK_CLOSE(ev[0].time, gap / (V - v), 1e-9);
+        CHECK_CLOSE(ev[0].velocity, v - V, 1e-9);
+        CHECK_CLOSE(test::last(r, "m.v"), V - e * (v - V), 1e-9);
+        CHECK_CLOSE(test::last(r, "stop.energy_dissipated"), 0.5 * m * (v - V) * (v - V) * (1 - e * e), 1e-9);
+    }
+
     // threshold 0: the impacts accumulate (Zeno) before t_inf = t1 + 2 e v1 / (g (1 - e)); the run
     // turns them into contact there instead of stalling, and the fall's energy is all dissipated
     void restitutionZenoEndsInContact() {
