@@ -300,6 +300,31 @@ void addModeReductions(DaeSystem& s, Reduction& red) {
     red.differentiated.assign(rows.begin(), rows.end());
 }
 
+// The dummy derivatives are chosen once, so a node velocity is differential (continuous across
+// events) or algebraic for good. A node without inertia next to a block whose modes make its
+// velocity differential in some modes and algebraic in others (a contact at acceleration level on
+// a massless node behind a spring) would let the wrong quantity jump at that block's events: the
+// spring's deformation instead of the node's velocity, creating energy. Refused here.
+void checkNodeContinuity(const DaeSystem& s) {
+    Evaluator ev(s);
+    std::vector<double> disc = s.discrete0, id0, id;
+    ev.differentialMask(State{0.0, s.y0.data(), nullptr, s.discrete0.data()}, id0);
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const TopoBlock& tb = s.topo.blocks[bi];
+        forEachMode(*tb.block, s.bindings[bi].discreteOffset, disc, [&] {
+            ev.differentialMask(State{0.0, s.y0.data(), nullptr, disc.data()}, id);
+            for (const int n : tb.portNode) {
+                const int u = n >= 0 ? s.nodeUnknown[at(n)] : -1;
+                if (u < 0 || id[at(u)] == id0[at(u)]) continue;
+                throw TopologyError(Diagnostics{{Severity::Error, tb.name, {}, {},
+                                                 tb.name + " switches modes at node " + s.topo.describe(s.topo.nodes[at(n)]) +
+                                                     ", which has no inertia of its own: its velocity cannot stay continuous across the events",
+                                                 "put a mass (inertia) at that node"}});
+            }
+        });
+    }
+}
+
 void buildPattern(DaeSystem& s) {
     Evaluator ev(s);
     std::vector<double> disc = s.discrete0;
@@ -466,6 +491,7 @@ DaeSystem assemble(Topology topo) {
     addModeReductions(s, red);
     chooseDummies(s, red, inc);
     buildPattern(s);
+    checkNodeContinuity(s);
     findImpulsive(s);
     return s;
 }
