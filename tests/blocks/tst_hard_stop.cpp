@@ -361,6 +361,21 @@ private Q_SLOTS:
         }
     }
 
+    // a stop on a node without inertia (behind a spring) cannot keep its velocity continuous
+    // across contact events: refused before solving, naming the node
+    void masslessSliderRefused() {
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":1}},
+            {"name":"k","type":"translational.spring","parameters":{"stiffness":1e4}},
+            {"name":"stop","type":"translational.hard_stop","parameters":{"model":"restitution","upper_bound":0.05}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["m.M","k.R"],["k.C","stop.R"],["stop.C","g.R"]]})");
+        const core::Diagnostics d = core::validateModel(model, blocks::registry());
+        QVERIFY(core::hasErrors(d));
+        QCOMPARE(QString::fromStdString(d.front().block), QString("stop"));
+        QVERIFY2(QString::fromStdString(d.front().message).contains("{k.C, stop.R}, which has no inertia"), d.front().text().c_str());
+    }
+
     // the rotational twin records phi, w, t and uses rotational units
     void rotationalNames() {
         const auto r = test::run(bodyOnStop(true, 0.01, 1.0, R"("model":"full_damped")"), options(0.2, 1e-6));
