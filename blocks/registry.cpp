@@ -14,6 +14,7 @@ const core::Registry& registry() {
         ENDSTOP_BLOCKS(addMass);
         ENDSTOP_BLOCKS(addSpring);
         ENDSTOP_BLOCKS(addDamper);
+        ENDSTOP_BLOCKS(addHardStop);
         ENDSTOP_BLOCKS(addSources);
         ENDSTOP_BLOCKS(addSensors);
         ENDSTOP_BLOCKS(addWheelAxle);

@@ -206,6 +206,9 @@ public:
         return *this;
     }
     VarBuilder& startsAt(double value) { m_b.m_initial[static_cast<std::size_t>(m_i)] = value; return *this; }
+    // A state that only accumulates (x' = power): left out of IDA's local error test, so it is
+    // integrated on the steps the other unknowns need instead of dictating tiny ones near zero.
+    VarBuilder& quadrature() { m_b.m_vars[static_cast<std::size_t>(m_i)].quadrature = true; return *this; }
     operator Var() const { return Var{m_i}; }   // NOLINT
 private:
     Block& m_b;

@@ -88,6 +88,7 @@ struct VarDesc {
     Unit unit;
     VarKind kind = VarKind::Algebraic;
     bool recorded = false;
+    bool quadrature = false;   // a running integral (energy): follows the solution, steers no step size
 };
 
 struct DiscreteDesc {

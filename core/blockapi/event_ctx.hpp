@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // EventCtx: what a block sees when one of its event functions fired, at a time event, or during the
 // mode iteration that follows every event. It reads the solution at the event (left limit) and
-// may change discrete state and write to the event log.
+// may change discrete state and write to the event log. In settle(), impulse() tells what a
+// constraint force carried in the momentum-conserving projection of this restart (impact losses).
 #pragma once
 
 #include "core/blockapi/eq.hpp"
@@ -24,8 +25,8 @@ struct EventRecord {
 class EventCtx {
 public:
     EventCtx(const Eq<double>& eq, std::span<double> discrete, std::string_view block,
-             std::vector<EventRecord>& log)
-        : m_eq(eq), m_discrete(discrete), m_block(block), m_log(log) {}
+             std::vector<EventRecord>& log, std::span<const double> impulses = {})
+        : m_eq(eq), m_discrete(discrete), m_block(block), m_log(log), m_impulses(impulses) {}
 
     const Eq<double>& eq() const { return m_eq; }
     double time() const { return m_eq.time(); }
@@ -39,12 +40,19 @@ public:
         m_log.push_back({time(), std::string(m_block), kind, velocity});
     }
     bool changed() const { return m_changed; }
+    // The impulse (time integral of the force over the instant, same sign as the force) that the
+    // own constraint force v carried in the projection just before this settle(); 0 if none.
+    double impulse(Var v) const {
+        const auto i = static_cast<std::size_t>(v.index);
+        return i < m_impulses.size() ? m_impulses[i] : 0.0;
+    }
 
 private:
     const Eq<double>& m_eq;
     std::span<double> m_discrete;
     std::string_view m_block;
     std::vector<EventRecord>& m_log;
+    std::span<const double> m_impulses;   // per own variable
     bool m_changed = false;
 };
 

@@ -271,6 +271,60 @@ void forEachMode(const Block& blk, int offset, std::vector<double>& disc, F&& f)
     disc = saved;
 }
 
+// Rows that another mode needs differentiated: a contact or lock written at acceleration level
+// against a motion source differentiates the source's constraint. Pantelides runs on every
+// distinct incidence of each block's modes (the other blocks in their initial modes) and the
+// union is differentiated in every mode, which dummy derivatives allow: a differentiated row and
+// its derivative both hold, with one dummy unknown each. Modes that are singular or need more
+// reduction on their own are left to fail, with a message, if they are ever entered.
+void addModeReductions(DaeSystem& s, Reduction& red) {
+    Evaluator ev(s);
+    std::vector<double> disc = s.discrete0;
+    const State initial{0.0, s.y0.data(), nullptr, s.discrete0.data()};
+    std::set<int> rows(red.differentiated.begin(), red.differentiated.end());
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        std::set<std::vector<std::vector<std::pair<int, int>>>> seen{ev.blockIncidence(static_cast<int>(bi), initial)};
+        forEachMode(*s.topo.blocks[bi].block, s.bindings[bi].discreteOffset, disc, [&] {
+            const State st{0.0, s.y0.data(), nullptr, disc.data()};
+            if (!seen.insert(ev.blockIncidence(static_cast<int>(bi), st)).second) return;
+            const Incidence inc = ev.incidence(st);
+            if (findSingularity(inc)) return;
+            try {
+                const Reduction r = pantelides(inc);
+                rows.insert(r.differentiated.begin(), r.differentiated.end());
+                for (std::size_t u = 0; u < r.order.size(); ++u) red.order[u] = std::max(red.order[u], r.order[u]);
+            } catch (const IndexTooHigh&) {
+            }
+        });
+    }
+    red.differentiated.assign(rows.begin(), rows.end());
+}
+
+// The dummy derivatives are chosen once, so a node velocity is differential (continuous across
+// events) or algebraic for good. A node without inertia next to a block whose modes make its
+// velocity differential in some modes and algebraic in others (a contact at acceleration level on
+// a massless node behind a spring) would let the wrong quantity jump at that block's events: the
+// spring's deformation instead of the node's velocity, creating energy. Refused here.
+void checkNodeContinuity(const DaeSystem& s) {
+    Evaluator ev(s);
+    std::vector<double> disc = s.discrete0, id0, id;
+    ev.differentialMask(State{0.0, s.y0.data(), nullptr, s.discrete0.data()}, id0);
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const TopoBlock& tb = s.topo.blocks[bi];
+        forEachMode(*tb.block, s.bindings[bi].discreteOffset, disc, [&] {
+            ev.differentialMask(State{0.0, s.y0.data(), nullptr, disc.data()}, id);
+            for (const int n : tb.portNode) {
+                const int u = n >= 0 ? s.nodeUnknown[at(n)] : -1;
+                if (u < 0 || id[at(u)] == id0[at(u)]) continue;
+                throw TopologyError(Diagnostics{{Severity::Error, tb.name, {}, {},
+                                                 tb.name + " switches modes at node " + s.topo.describe(s.topo.nodes[at(n)]) +
+                                                     ", which has no inertia of its own: its velocity cannot stay continuous across the events",
+                                                 "put a mass (inertia) at that node"}});
+            }
+        });
+    }
+}
+
 void buildPattern(DaeSystem& s) {
     Evaluator ev(s);
     std::vector<double> disc = s.discrete0;
@@ -434,8 +488,10 @@ DaeSystem assemble(Topology topo) {
                                              " would have to be differentiated twice (index above 2)",
                                          "avoid feeding an acceleration back into a velocity constraint"}});
     }
+    addModeReductions(s, red);
     chooseDummies(s, red, inc);
     buildPattern(s);
+    checkNodeContinuity(s);
     findImpulsive(s);
     return s;
 }

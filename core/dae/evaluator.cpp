@@ -15,22 +15,17 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 // A Jet for local slot k in the chunk [c0, c0 + kDirs): d/dy_k = 1, and d/dy'_k = cj unless
 // y'_k is a dummy unknown, whose own direction then carries 1.
-// Weights per unknown: w = yWeight (1 if null) for y, cj (or ypWeight) for y'.
 struct JetSeed {
     const Binding& b;
     int c0;
     double cj;
-    const double* yWeight = nullptr;
-    const double* ypWeight = nullptr;
-    double wy(int k) const { return yWeight ? yWeight[b.slot[at(k)]] : 1.0; }
-    Jet y(int k, double v) const { return inChunk(k) ? Jet::seed(v, k - c0, wy(k)) : Jet(v); }
+    Jet y(int k, double v) const { return inChunk(k) ? Jet::seed(v, k - c0) : Jet(v); }
     Jet der(int k, double v) const {
         if (k < b.baseSlots && b.derSlot[at(k)] >= 0) {
             const int ds = b.derSlot[at(k)];
-            return inChunk(ds) ? Jet::seed(v, ds - c0, wy(ds)) : Jet(v);
+            return inChunk(ds) ? Jet::seed(v, ds - c0) : Jet(v);
         }
-        const double w = ypWeight ? ypWeight[b.slot[at(k)]] : cj;
-        return inChunk(k) && k < b.baseSlots ? Jet::seed(v, k - c0, w) : Jet(v);
+        return inChunk(k) && k < b.baseSlots ? Jet::seed(v, k - c0, cj) : Jet(v);
     }
     bool inChunk(int k) const { return k >= c0 && k < c0 + kDirs; }
 };
@@ -70,13 +65,7 @@ void Evaluator::residual(const State& s, double* F) {
     }
 }
 
-void Evaluator::jacobian(const State& s, double cj, double* values) { jacobian(s, cj, nullptr, nullptr, values); }
-
-void Evaluator::jacobian(const State& s, const double* yWeight, const double* ypWeight, double* values) {
-    jacobian(s, 0.0, yWeight, ypWeight, values);
-}
-
-void Evaluator::jacobian(const State& s, double cj, const double* yWeight, const double* ypWeight, double* values) {
+void Evaluator::jacobian(const State& s, double cj, double* values) {
     std::fill(values, values + m_sys.pattern.nnz(), 0.0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
         const Binding& b = m_sys.bindings[bi];
@@ -89,7 +78,7 @@ void Evaluator::jacobian(const State& s, double cj, const double* yWeight, const
                 if (g.d[at(j)] != 0.0 && pos[c0 + j] >= 0) values[pos[c0 + j]] += g.d[at(j)];
         };
         for (int c0 = 0; c0 < ns; c0 += kDirs) {
-            const JetSeed seed{b, c0, cj, yWeight, ypWeight};
+            const JetSeed seed{b, c0, cj};
             if (!b.tangent) {
                 Eq<Jet> eq = prepare(m_j, static_cast<int>(bi), s,
                                      [&](int k, double y, double d, Jet& yo, Jet& dout) { yo = seed.y(k, y); dout = seed.der(k, d); },

@@ -34,8 +34,6 @@ public:
     void residual(const State& s, double* F);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
-    // sum over unknowns u of yWeight[u] dF/dy_u + ypWeight[u] dF/dy'_u (same pattern)
-    void jacobian(const State& s, const double* yWeight, const double* ypWeight, double* values);
     void eventFunctions(const State& s, double* g);
     // Incidence of all rows: (unknown, 0) where y enters, (unknown, 1) where y' enters.
     Incidence incidence(const State& s);
@@ -58,8 +56,6 @@ public:
     Workspace<ad::Sym>& syms() { return m_s; }
 
 private:
-    void jacobian(const State& s, double cj, const double* yWeight, const double* ypWeight, double* values);
-
     const DaeSystem& m_sys;
     Workspace<double> m_d;
     Workspace<ad::Tan<double>> m_t;

@@ -5,6 +5,7 @@
 #include "core/model/errors.hpp"
 #include "core/solver/fast_vector.hpp"
 #include "core/solver/projection.hpp"
+#include "core/solver/restart.hpp"
 #include "core/solver/sundials_raii.hpp"
 
 #include <ida/ida.h>
@@ -123,7 +124,7 @@ private:
         check(IDASetErrHandlerFn(mem, errorFn, this), "IDASetErrHandlerFn");
         check(IDAInit(mem, residualFn, 0.0, m_y.get(), m_yp.get()), "IDAInit");
         check(IDASetUserData(mem, this), "IDASetUserData");
-        check(IDASStolerances(mem, m_opt.relativeTolerance, m_opt.absoluteTolerance), "IDASStolerances");
+        setTolerances();
         if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
         check(IDASetMaxNumSteps(mem, 1000000), "IDASetMaxNumSteps");
         m_sparse = m_opt.linearSolver == "klu" || (m_opt.linearSolver == "auto" && n >= m_opt.denseLimit);
@@ -149,6 +150,19 @@ private:
         }
     }
 
+    // Quadrature states get an absolute tolerance so loose that they drop out of the error test.
+    void setTolerances() {
+        constexpr double kIgnored = 1e30;
+        m_atol = makeVector(m_sys.size(), m_ctx);
+        for (int u = 0; u < m_sys.size(); ++u) {
+            const dae::Unknown& k = m_sys.unknowns[at(u)];
+            const bool quadrature = k.kind == dae::Unknown::Kind::Own &&
+                                    m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)].quadrature;
+            data(m_atol)[u] = quadrature ? kIgnored : m_opt.absoluteTolerance;
+        }
+        check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_atol.get()), "IDASVtolerances");
+    }
+
     void check(int flag, const char* what) {
         if (flag < 0) throw SolverError(std::string(what) + " failed (" + std::to_string(flag) + "): " + m_idaMessage);
     }
@@ -160,15 +174,36 @@ private:
             if (iter >= kMaxModeIterations) failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
             m_before.assign(data(m_y), data(m_y) + m_sys.size());   // CalcIC may move algebraic velocities
             calcIC(t);
+            m_impulse.assign(at(m_sys.size()), 0.0);
             if (!m_sys.impulsiveBlocks.empty()) {
                 const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), data(m_y), m_ctx);
+                for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
                 if (pr.maxChange > 0.0) calcIC(t);
             }
             if (!settle(t)) break;
         }
-        if (m_lastStep > 0) IDASetInitStep(mem, m_lastStep);
+        m_impulse.clear();   // settle() alone sees the impulses
+        chooseFirstStep(t);
         if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
         ++m_stats.reinits;
+    }
+
+    // Consistent rates of the algebraic unknowns and a first step from the second derivatives
+    // (restart.hpp); the step before the event if the estimate is not available.
+    void chooseFirstStep(double t) {
+        void* mem = m_mem.get();
+        const double span = std::max(m_opt.stopTime - t, 1e-12);
+        const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol),
+                              m_lastStep > 0 ? m_lastStep : 1e-3 * span, m_sparse};
+        const RestartGuess guess = estimateRestart(m_sys, m_ev, in, data(m_y), data(m_yp), m_ctx);
+        double h = m_lastStep;
+        if (guess.ok) {
+            accumulate();
+            check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
+            if (guess.firstStep > 0) h = std::min(guess.firstStep, span);
+        }
+        if (h > 0 && m_opt.maxStep > 0) h = std::min(h, m_opt.maxStep);
+        check(IDASetInitStep(mem, std::max(h, 0.0)), "IDASetInitStep");   // 0: IDA's own guess
     }
 
     void calcIC(double t) {
@@ -186,50 +221,6 @@ private:
             failAt(t, "no consistent state found (" + flagName(flag) + "): " + m_idaMessage,
                    "check for conflicting constraints or inconsistent initial values");
         check(IDAGetConsistentIC(mem, m_y.get(), m_yp.get()), "IDAGetConsistentIC");
-        if (algebraicSlopes(t)) check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
-    }
-
-    // IDACalcIC leaves y' of algebraic unknowns as it found them; IDA's first predictor uses them,
-    // and a wrong slope costs rejected steps at every restart. Differentiating F = 0 along the
-    // solution, with z = (y_d'', y_a'):  [dF/dy'_d  dF/dy_a] z = -(dF/dt + dF/dy_d y_d')
-    // (the right side by central differences). Returns false if there is nothing to do.
-    bool algebraicSlopes(double t) {
-        const int n = m_sys.size();
-        if (std::all_of(m_idValues.begin(), m_idValues.end(), [](double d) { return d != 0.0; })) return false;
-        std::vector<double> wy(static_cast<std::size_t>(n)), wyp(static_cast<std::size_t>(n));
-        for (std::size_t u = 0; u < wy.size(); ++u) {
-            wyp[u] = m_idValues[u];
-            wy[u] = 1.0 - m_idValues[u];
-        }
-        const dae::Pattern& p = m_sys.pattern;
-        const dae::State st = state(t);
-        if (m_sparse) {
-            std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(m_A.get()));
-            std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(m_A.get()));
-            m_ev.jacobian(st, wy.data(), wyp.data(), SUNSparseMatrix_Data(m_A.get()));
-        } else {
-            m_values.resize(at(p.nnz()));
-            m_ev.jacobian(st, wy.data(), wyp.data(), m_values.data());
-            SUNMatZero(m_A.get());
-            for (int c = 0; c < n; ++c)
-                for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k)
-                    SUNDenseMatrix_Column(m_A.get(), c)[p.rowIdx[at(k)]] = m_values[at(k)];
-        }
-        const double delta = 1e-6 * std::max({1.0, std::abs(t), m_lastStep});
-        std::vector<double> yShift(static_cast<std::size_t>(n)), fPlus(yShift.size()), fMinus(yShift.size());
-        auto shifted = [&](double sgn, std::vector<double>& F) {
-            for (int u = 0; u < n; ++u) yShift[at(u)] = data(m_y)[u] + sgn * delta * m_idValues[at(u)] * data(m_yp)[u];
-            m_ev.residual({t + sgn * delta, yShift.data(), data(m_yp), m_disc.data()}, F.data());
-        };
-        shifted(+1.0, fPlus);
-        shifted(-1.0, fMinus);
-        NVector rhs = makeVector(n, m_ctx), z = makeVector(n, m_ctx);
-        for (int i = 0; i < n; ++i) data(rhs)[i] = -(fPlus[at(i)] - fMinus[at(i)]) / (2 * delta);
-        if (SUNLinSolSetup(m_ls.get(), m_A.get()) != 0 || SUNLinSolSolve(m_ls.get(), m_A.get(), z.get(), rhs.get(), 0.0) != 0)
-            return false;
-        for (int u = 0; u < n; ++u)
-            if (m_idValues[at(u)] == 0.0 && std::isfinite(data(z)[u])) data(m_yp)[u] = data(z)[u];
-        return true;
     }
 
     bool settle(double t) {
@@ -239,15 +230,22 @@ private:
         return changed;
     }
 
+    int ownUnknown(int block, int var) const {
+        const dae::Binding& bind = m_sys.bindings[at(block)];
+        return bind.slot[at(bind.varSlot[at(var)])];
+    }
+
     template <class F>
     bool withCtx(int b, double t, F&& f) {
         const dae::Binding& bind = m_sys.bindings[at(b)];
         const Block& blk = *m_sys.topo.blocks[at(b)].block;
         bool changed = false;
         const std::size_t before = m_log.size();
+        m_blockImpulse.assign(m_impulse.empty() ? 0 : blk.vars().size(), 0.0);
+        for (std::size_t v = 0; v < m_blockImpulse.size(); ++v) m_blockImpulse[v] = m_impulse[at(ownUnknown(b, static_cast<int>(v)))];
         m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
             EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
-                         m_sys.topo.blocks[at(b)].name, m_log);
+                         m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
             f(ctx);
             changed = ctx.changed();
         });
@@ -430,12 +428,13 @@ private:
     dae::Evaluator m_ev;
     dae::Evaluator m_evRoots;
     SunContext m_ctx;
-    NVector m_y, m_yp, m_id;
+    NVector m_y, m_yp, m_id, m_atol;
     Matrix m_A;
     LinearSolver m_ls;
     IdaMemory m_mem;
     bool m_sparse = false;
     std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
+    std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
     std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;

@@ -167,6 +167,7 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
     LinearSolver ls(SUNLinSol_Dense(x.get(), A.get(), ctx));
     if (SUNLinSolInitialize(ls.get()) != 0 || SUNLinSolSetup(ls.get(), A.get()) != 0) return result;
     if (SUNLinSolSolve(ls.get(), A.get(), x.get(), rhs.get(), 0.0) != 0) return result;
+    for (int i = 0; i < nc; ++i) result.impulses.push_back({cons[at(i)].block, cons[at(i)].var, data(x)[nv + i]});
     for (const auto& [u, c] : nodeCol) {
         const double v = vBefore[u] + data(x)[c];
         result.maxChange = std::max(result.maxChange, std::abs(v - y[u]));

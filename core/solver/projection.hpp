@@ -16,11 +16,20 @@
 
 #include <sundials/sundials_context.h>
 
+#include <vector>
+
 namespace endstop::core::solver {
 
+struct Impulse {
+    int block = -1;       // the block owning the constraint force
+    int var = -1;         // its own variable index
+    double value = 0.0;   // time integral of the force over the instant
+};
+
 struct ProjectionResult {
-    double maxChange = 0.0;     // largest change of a node velocity in y
-    int constraints = 0;        // active velocity-level constraints
+    double maxChange = 0.0;          // largest change of a node velocity in y
+    int constraints = 0;             // active velocity-level constraints
+    std::vector<Impulse> impulses;   // one per active constraint
 };
 
 // vBefore: the node velocities just before the event (before CalcIC could move the algebraic

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Double-sided hard stop between slider R and case C (seeds 000 and 001), both domains.
+//   v = v_R - v_C,  x' = v,  x(0) = 0,  gp = upper_bound,  gn = lower_bound
+//   f flows from R through the stop to C: f > 0 decelerates R once the upper gap is closed.
+// Modes change only at events. Stiffness models: the event functions gp - x and x - gn (located by
+// IDA) switch FREE (0) <-> CONTACT_UPPER (1, p = x - gp >= 0) / CONTACT_LOWER (2, p = gn - x >= 0).
+// Upper bound (the lower bound mirrors it with Kn, Dn, p' = -v and f = -F):
+//   full_damped:    F = Kp p + Dp p'
+//   full_undamped:  F = Kp p + Dp p' ge(p', 0)                    no damping on the rebound
+//   smooth:         u = min(p / delta, 1),  s = u^2 (3 - 2u),
+//                   F = s (Kp p + clamp(Dp p', -Kp p, Kp p))      never pulls, C1 at p = 0 and delta
+//   between the bounds F = 0;  E' = (damping part of F) p' >= 0, the dissipated power.
+//   Kinks are events too: a second discrete, the branch, fixes which piece of the law applies
+//   (smooth: p < delta or not, clamp inactive / at -Kp / at +Kp; full_undamped: p' >= 0 or not),
+//   so the residual is smooth within every mode and IDA steps over no kink (event functions
+//   p - delta, Kp + Dp p', Kp - Dp p', p'; settle() reclassifies after every event).
+// Restitution model (the seeds' mode chart; no penetration):
+//   FREE: f = 0.  CONTACT_UPPER / CONTACT_LOWER: v' = 0 (acceleration level), f the constraint force.
+//   IMPACT (instantaneous): a bound reached with approach speed above static_speed_threshold gets
+//     v+ = -e v- from the core's momentum-conserving projection (an impulse between the bodies on
+//     both sides); at or below it v+ = 0 and the stop goes to contact. The loss P (v- + v+) / 2,
+//     P the impulse, adds to energy_dissipated.
+//   RELEASE_UPPER / RELEASE_LOWER (instantaneous): contact ends when the force holding it pulls by
+//     more than release_threshold (f < -threshold at the upper bound, f > threshold at the lower);
+//     the release mode sets the initial speed v = 0 exactly (a velocity-level target) before FREE.
+//   Zeno: an approach speed below kZenoRatio times the fastest impact seen so far also counts as
+//     contact, so a bouncing sequence with threshold 0 ends in contact instead of stalling.
+#include "blocks/common.hpp"
+
+#include <algorithm>
+
+namespace endstop::blocks {
+
+using core::EventCtx;
+using core::EventKind;
+
+namespace {
+
+enum Mode { kFree, kContactUpper, kContactLower, kReleaseUpper, kReleaseLower, kImpact, kModes };
+// branch = region + 2 * clamp; region: smooth p >= delta, full_undamped p' >= 0; clamp: smooth only
+enum Clamp { kUnclamped, kClampLow, kClampHigh };
+constexpr int kBranches = 6;
+enum Model { kSmooth, kFullUndamped, kFullDamped, kRestitution };
+
+constexpr double kZenoRatio = 1e-6;
+// Added to an event function towards the side of the current mode, so that a function that is
+// exactly zero after an event still has a sign and IDA does not switch it off. Far below any
+// position or force, yet its product with another event value (IDA's sign test) cannot underflow.
+constexpr double kTiny = 1e-150;
+
+struct Defaults {
+    double bound, stiffness, damping, transition;
+};
+Defaults defaults(Domain d) { return d == Domain::Rotational ? Defaults{0.1, 1e6, 0.01, 1e-3} : Defaults{0.1, 1e6, 150.0, 1e-4}; }
+
+template <class S> struct Contact {
+    S force;   // F along the penetration
+    S power;   // dissipated by the damping part
+};
+
+struct Penetration {   // in the current contact mode, for events
+    double p = 0.0, pd = 0.0, K = 0.0, D = 0.0;
+};
+
+const char* const kHelp =
+    "Double-sided hard stop between slider R and case C. x' = v_R - v_C, x(0) = 0; contact at x >= upper_bound "
+    "or x <= lower_bound, p the penetration beyond the bound. full_damped: F = K p + D p'. full_undamped: "
+    "F = K p + D p' ge(p', 0) (no damping on the rebound). smooth: u = min(p / transition_region, 1), "
+    "s = u^2 (3 - 2u), F = s (K p + clamp(D p', -K p, K p)): the damping never exceeds the spring force, so the "
+    "stop never pulls. restitution: "
+    "no penetration; impacts give v+ = -e v- by a momentum-conserving impulse, slower ones stay in contact "
+    "until the holding force pulls by more than release_threshold. mode: 0 free, 1 upper contact, 2 lower "
+    "contact (3, 4 release and 5 impact are instantaneous).";
+
+}  // namespace
+
+class HardStop final : public core::BlockT<HardStop> {
+public:
+    HardStop(const core::ParamValues& p, Domain d);
+
+    template <class S> void equations(core::Eq<S>& eq) const {
+        const S v = eq.across(R) - eq.across(C);
+        eq.residual(x) = eq.der(x) - v;
+        if (m_model == kRestitution) restitutionRows(eq);
+        else stiffnessRows(eq, v);
+        eq.through(R, eq[f]);
+        eq.through(C, -eq[f]);
+    }
+
+    // the velocity-level form of the contact / impact constraint for the projection
+    template <class S> void velocityConstraints(core::Eq<S>& eq) const {
+        eq.residual(f) = eq.across(R) - eq.across(C) - eq.discrete(target);
+    }
+
+    int eventCount() const override { return 5; }
+    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
+    void onEvent(EventCtx& ctx, int which, int direction) const override;
+    bool hasSettle() const override { return m_model != kFullDamped; }
+    void settle(EventCtx& ctx) const override;
+    void initModes(EventCtx& ctx) const override;
+    void record(const core::Eq<double>& eq, std::span<double> out) const override;
+
+private:
+    static core::BlockInfo info(Domain d) {
+        return {typeId(d, "hard_stop"), 1, std::string(names(d).category) + " Hard Stop", names(d).category, kHelp};
+    }
+    void validateMore(core::Diagnostics& out) const override;
+
+    template <class S> void stiffnessRows(core::Eq<S>& eq, const S& v) const {
+        const int m = eq.mode(mode), b = eq.mode(branch);
+        Contact<S> c{S(0.0), S(0.0)};
+        if (m == kContactUpper) {
+            c = law(eq[x] - real(gp), v, real(kp), real(dp), b);
+        } else if (m == kContactLower) {
+            c = law(real(gn) - eq[x], -v, real(kn), real(dn), b);
+            c.force = -c.force;
+        }
+        eq.residual(f) = eq[f] - c.force;
+        eq.residual(E) = eq.der(E) - c.power;
+    }
+
+    // force along the penetration p >= 0 entering with speed pd, in branch b
+    template <class S> Contact<S> law(const S& p, const S& pd, double K, double D, int b) const {
+        const S spring = K * p;
+        const bool region = b % 2 != 0;
+        const S damping = m_model == kFullUndamped && !region ? S(0.0) : D * pd;
+        if (m_model != kSmooth) return {spring + damping, damping * pd};
+        const S u = region ? S(1.0) : p / real(delta);
+        const S s = u * u * (3.0 - 2.0 * u);
+        const S limited = b / 2 == kClampLow ? -spring : b / 2 == kClampHigh ? spring : damping;
+        return {s * (spring + limited), s * limited * pd};
+    }
+
+    template <class S> void restitutionRows(core::Eq<S>& eq) const {
+        const int m = eq.mode(mode);
+        eq.residual(f) = m != kFree ? eq.der(R) - eq.der(C) : eq[f];   // held: contact, impact, release
+        eq.residual(E) = eq.der(E);
+    }
+
+    double relativeVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
+    void crossBound(EventCtx& ctx, int which, int direction) const;
+    Penetration penetration(const core::Eq<double>& eq) const;
+    int branchAt(const core::Eq<double>& eq) const;
+    void kinks(const core::Eq<double>& eq, std::span<double> g) const;
+    void hit(EventCtx& ctx, int side) const;
+    void afterImpact(EventCtx& ctx) const;
+    void release(EventCtx& ctx, int side) const;
+    void holdReference(EventCtx& ctx, int side) const;
+
+    Model m_model = kSmooth;
+    const core::Param gp, gn;
+    const core::Choice model;
+    const core::Param kp, kn, dp, dn, delta, e, speedThreshold, releaseThreshold;
+    const core::Port R, C;
+    const core::Var x;
+    const core::Computed vRec;
+    const core::Var f;
+    const core::Computed penetrationRec, impactsRec, energyRec, modeRec;
+    const core::Var E;
+    const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest;
+};
+
+HardStop::HardStop(const core::ParamValues& p, Domain d)
+    : BlockT(info(d), p),
+      gp(real("upper_bound", "Upper bound", names(d).position, defaults(d).bound).group("Bounds")
+             .help("Gap between the slider and the upper bound; negative: penetrating at the start")),
+      gn(real("lower_bound", "Lower bound", names(d).position, -defaults(d).bound).group("Bounds")
+             .help("Gap between the slider and the lower bound; positive: penetrating at the start")),
+      model(choice("model", "Hard stop model", "smooth",
+                   {{"smooth", "Stiffness and damping applied smoothly through transition region, damped rebound"},
+                    {"full_undamped", "Full stiffness and damping applied at bounds, undamped rebound"},
+                    {"full_damped", "Full stiffness and damping applied at bounds, damped rebound"},
+                    {"restitution", "Based on coefficient of restitution"}})
+                .group("Bounds")),
+      kp(real("upper_stiffness", "Contact stiffness at upper bound", names(d).stiffness, defaults(d).stiffness)
+             .above(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+      kn(real("lower_stiffness", "Contact stiffness at lower bound", names(d).stiffness, defaults(d).stiffness)
+             .above(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+      dp(real("upper_damping", "Contact damping at upper bound", names(d).damping, defaults(d).damping)
+             .atLeast(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+      dn(real("lower_damping", "Contact damping at lower bound", names(d).damping, defaults(d).damping)
+             .atLeast(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+      delta(real("transition_region", "Transition region", names(d).position, defaults(d).transition)
+                .above(0).group("Contact").visibleWhen(model, {"smooth"})
+                .help("Penetration over which force and damping ramp in: s = u^2 (3 - 2u), u = min(p / delta, 1)")),
+      e(real("restitution_coefficient", "Coefficient of restitution", "", 0.8)
+            .atLeast(0).atMost(1).group("Restitution").visibleWhen(model, {"restitution"})
+            .help("Relative speed after an impact over the speed before it")),
+      speedThreshold(real("static_speed_threshold", "Static contact speed threshold", names(d).velocity, 1e-3)
+                         .atLeast(0).group("Restitution").visibleWhen(model, {"restitution"})
+                         .help("Slower impacts end in static contact instead of a bounce; 0: always bounce")),
+      releaseThreshold(real("release_threshold", std::string("Static contact release ") + names(d).flow + " threshold",
+                            names(d).force, 1e-3)
+                           .atLeast(0).group("Restitution").visibleWhen(model, {"restitution"})
+                           .help("The contact is released when the force holding it pulls by more than this")),
+      R(conserving("R", d, "Slider")), C(conserving("C", d, "Case")),
+      x(state(names(d).x, "Slider position relative to the case", names(d).position).recorded().startsAt(0.0)),
+      vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
+      f(algebraic(names(d).f, std::string("Contact ") + names(d).flow, names(d).force).recorded()),
+      penetrationRec(computed("penetration", "Penetration into the stop", names(d).position)),
+      impactsRec(computed("impacts", "Number of impacts", "")),
+      energyRec(computed("energy_dissipated", "Energy dissipated (cumulative)", "J")),
+      modeRec(computed("mode", "Mode (0 free, 1 upper contact, 2 lower contact)", "")),
+      E(state("damping_energy", "Energy dissipated by contact damping", "J").quadrature()),
+      mode(discrete("mode", kFree, kModes)), branch(discrete("branch", 0, kBranches)), impacts(discrete("impacts")), loss(discrete("impact_loss")),
+      vBefore(discrete("v_before")), target(discrete("v_target")), side(discrete("side")),
+      refUpper(discrete("ref_upper", real(gp))), refLower(discrete("ref_lower", real(gn))), fastest(discrete("fastest")) {
+    const std::string& k = key(model);
+    m_model = k == "restitution" ? kRestitution : k == "full_damped" ? kFullDamped : k == "full_undamped" ? kFullUndamped : kSmooth;
+}
+
+void HardStop::validateMore(core::Diagnostics& out) const {
+    if (!(real(gn) < real(gp)))
+        out.push_back(paramError("lower_bound", "must be less than upper_bound (" + core::formatNumber(real(gn)) +
+                                                    " >= " + core::formatNumber(real(gp)) + ")"));
+}
+
+void HardStop::initModes(EventCtx& ctx) const {
+    const double x0 = ctx.eq()[x];
+    ctx.set(mode, x0 > real(gp) ? kContactUpper : x0 < real(gn) ? kContactLower : kFree);
+    if (m_model != kRestitution) settle(ctx);
+}
+
+void HardStop::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
+    const int m = eq.mode(mode);
+    const double xv = eq[x];
+    if (m_model != kRestitution) {
+        g[0] = real(gp) - xv + (m == kContactUpper ? -kTiny : kTiny);
+        g[1] = xv - real(gn) + (m == kContactLower ? -kTiny : kTiny);
+        kinks(eq, g);
+        return;
+    }
+    g[0] = g[1] = g[2] = g[3] = g[4] = 1.0;   // instantaneous modes are never integrated
+    if (m == kFree) {
+        g[0] = eq.discrete(refUpper) - xv + kTiny;
+        g[1] = xv - eq.discrete(refLower) + kTiny;
+    } else if (m == kContactUpper) {
+        g[0] = eq[f] + real(releaseThreshold) + kTiny;
+    } else if (m == kContactLower) {
+        g[1] = real(releaseThreshold) - eq[f] + kTiny;
+    }
+}
+
+// p, p' and the law's constants of the contact the current mode is in (zeros when free)
+Penetration HardStop::penetration(const core::Eq<double>& eq) const {
+    const int m = eq.mode(mode);
+    const double v = relativeVelocity(eq);
+    if (m == kContactUpper) return {eq[x] - real(gp), v, real(kp), real(dp)};
+    if (m == kContactLower) return {real(gn) - eq[x], -v, real(kn), real(dn)};
+    return {};
+}
+
+int HardStop::branchAt(const core::Eq<double>& eq) const {
+    const Penetration c = penetration(eq);
+    if (m_model == kFullUndamped) return c.pd >= 0 ? 1 : 0;
+    if (m_model != kSmooth) return 0;
+    const int clampState = c.D * c.pd < -c.K * c.p ? kClampLow : c.D * c.pd > c.K * c.p ? kClampHigh : kUnclamped;
+    return (c.p >= real(delta) ? 1 : 0) + 2 * clampState;
+}
+
+// g2: region boundary, g3 / g4: the damping reaches -Kp / +Kp; offset towards the current branch
+void HardStop::kinks(const core::Eq<double>& eq, std::span<double> g) const {
+    const int m = eq.mode(mode), b = eq.mode(branch);
+    g[2] = g[3] = g[4] = 1.0;
+    if (m != kContactUpper && m != kContactLower) return;
+    const Penetration c = penetration(eq);
+    const double region = b % 2 != 0 ? kTiny : -kTiny;
+    if (m_model == kFullUndamped) g[2] = c.pd + region;
+    if (m_model != kSmooth) return;
+    g[2] = c.p - real(delta) + region;
+    g[3] = c.K * c.p + c.D * c.pd + (b / 2 == kClampLow ? -kTiny : kTiny);
+    g[4] = c.K * c.p - c.D * c.pd + (b / 2 == kClampHigh ? -kTiny : kTiny);
+}
+
+void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
+    if (which >= 2) return;   // a kink: settle() picks the branch
+    if (m_model != kRestitution) return crossBound(ctx, which, direction);
+    if (direction > 0) return;   // every restitution event function falls through zero
+    const int m = ctx.mode(mode);
+    if (m == kFree) hit(ctx, which == 0 ? +1 : -1);
+    else if (m == kContactUpper && which == 0) release(ctx, +1);
+    else if (m == kContactLower && which == 1) release(ctx, -1);
+}
+
+void HardStop::crossBound(EventCtx& ctx, int which, int direction) const {
+    ctx.log(EventKind::Bound, relativeVelocity(ctx.eq()));
+    if (direction > 0) {
+        ctx.set(mode, kFree);
+        return;
+    }
+    ctx.set(mode, which == 0 ? kContactUpper : kContactLower);
+    ctx.set(impacts, ctx.discrete(impacts) + 1);
+}
+
+// A bound reached in free motion: bounce or stay, decided on the speed before the impact.
+void HardStop::hit(EventCtx& ctx, int s) const {
+    const double v = relativeVelocity(ctx.eq());
+    const double approach = s * v;
+    const double top = std::max(ctx.discrete(fastest), approach);
+    const bool bounce = approach > std::max(real(speedThreshold), kZenoRatio * top);
+    ctx.set(fastest, top);
+    ctx.set(vBefore, v);
+    ctx.set(side, s);
+    ctx.set(target, bounce ? -real(e) * v : 0.0);
+    ctx.set(impacts, ctx.discrete(impacts) + 1);
+    ctx.set(mode, kImpact);
+    ctx.log(bounce ? EventKind::Impact : EventKind::Contact, v);
+}
+
+void HardStop::settle(EventCtx& ctx) const {
+    if (m_model != kRestitution) {
+        ctx.set(branch, branchAt(ctx.eq()));
+        return;
+    }
+    switch (ctx.mode(mode)) {
+    case kImpact: afterImpact(ctx); break;
+    case kReleaseUpper:
+    case kReleaseLower: ctx.set(mode, kFree); break;
+    case kContactUpper:
+        if (ctx.eq()[f] < -real(releaseThreshold)) release(ctx, +1);
+        break;
+    case kContactLower:
+        if (ctx.eq()[f] > real(releaseThreshold)) release(ctx, -1);
+        break;
+    default: break;
+    }
+}
+
+// After the projection: book the loss of the impulse, then fly or stay.
+void HardStop::afterImpact(EventCtx& ctx) const {
+    const double vAfter = relativeVelocity(ctx.eq());
+    ctx.set(loss, ctx.discrete(loss) + ctx.impulse(f) * (ctx.discrete(vBefore) + vAfter) / 2);
+    const int s = ctx.discrete(side) > 0 ? +1 : -1;
+    holdReference(ctx, s);
+    ctx.set(mode, ctx.discrete(target) != 0.0 ? kFree : s > 0 ? kContactUpper : kContactLower);
+}
+
+void HardStop::release(EventCtx& ctx, int s) const {
+    ctx.log(EventKind::Release, relativeVelocity(ctx.eq()));
+    holdReference(ctx, s);
+    ctx.set(target, 0.0);   // the projection removes what the contact drifted: the slider leaves at rest
+    ctx.set(mode, s > 0 ? kReleaseUpper : kReleaseLower);
+}
+
+// The next impact is sought where this one happened if the slider already sits a rounding error
+// beyond the bound, so the event function starts on the free side.
+void HardStop::holdReference(EventCtx& ctx, int s) const {
+    const double xv = ctx.eq()[x];
+    if (s > 0) ctx.set(refUpper, std::max(real(gp), xv));
+    else ctx.set(refLower, std::min(real(gn), xv));
+}
+
+void HardStop::record(const core::Eq<double>& eq, std::span<double> out) const {
+    const int m = eq.mode(mode);
+    double depth = 0.0;
+    if (m == kContactUpper) depth = std::max(0.0, eq[x] - real(gp));
+    if (m == kContactLower) depth = std::max(0.0, real(gn) - eq[x]);
+    out[static_cast<std::size_t>(vRec.index)] = relativeVelocity(eq);
+    out[static_cast<std::size_t>(penetrationRec.index)] = depth;
+    out[static_cast<std::size_t>(impactsRec.index)] = eq.discrete(impacts);
+    out[static_cast<std::size_t>(energyRec.index)] = eq[E] + eq.discrete(loss);
+    out[static_cast<std::size_t>(modeRec.index)] = m;
+}
+
+void addHardStop(core::Registry& r) {
+    for (Domain d : {Domain::Translational, Domain::Rotational})
+        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<HardStop>(p, d); });
+}
+
+}  // namespace endstop::blocks

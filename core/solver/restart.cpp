@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/solver/restart.hpp"
+
+#include "core/solver/sundials_raii.hpp"
+
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace endstop::core::solver {
+
+namespace {
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+// [F_y(:, alg) | F_y'(:, diff)] in the fixed pattern: algebraic columns of dF/dy + cj dF/dy' do
+// not depend on cj, differential ones are F_y + cj F_y', so two evaluations separate them.
+std::vector<double> indexOneMatrix(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& s,
+                                   const std::vector<double>& id) {
+    const dae::Pattern& p = sys.pattern;
+    std::vector<double> j0(at(p.nnz())), j1(at(p.nnz()));
+    ev.jacobian(s, 0.0, j0.data());
+    ev.jacobian(s, 1.0, j1.data());
+    for (int c = 0; c < p.n; ++c)
+        if (id[at(c)] != 0.0)
+            for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) j0[at(k)] = j1[at(k)] - j0[at(k)];
+    return j0;
+}
+
+// -(F_t + F_y(:, diff) y'_d) by a forward difference along the differential motion: forward,
+// because the solution goes on from here (a kink at the event would spoil a central one)
+void rightHandSide(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
+                   const double* yp, double* b) {
+    const int n = sys.size();
+    const double eps = std::max(1e-7 * in.timeScale, 1e-13 * std::max(1.0, std::abs(in.t)));
+    std::vector<double> yPlus(y, y + n), fPlus(at(n)), f0(at(n));
+    for (int i = 0; i < n; ++i)
+        if ((*in.id)[at(i)] != 0.0) yPlus[at(i)] += eps * yp[i];
+    ev.residual({in.t + eps, yPlus.data(), yp, in.discrete}, fPlus.data());
+    ev.residual({in.t, y, yp, in.discrete}, f0.data());
+    for (int i = 0; i < n; ++i) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
+}
+
+bool solve(const dae::Pattern& p, const std::vector<double>& values, bool sparse, N_Vector rhs, N_Vector x, SUNContext ctx) {
+    Matrix A(sparse ? SUNSparseMatrix(p.n, p.n, std::max(1, p.nnz()), CSC_MAT, ctx) : SUNDenseMatrix(p.n, p.n, ctx));
+    if (!A) return false;
+    if (sparse) {
+        std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(A.get()));
+        std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(A.get()));
+        std::copy(values.begin(), values.end(), SUNSparseMatrix_Data(A.get()));
+    } else {
+        SUNMatZero(A.get());
+        for (int c = 0; c < p.n; ++c)
+            for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k)
+                SUNDenseMatrix_Column(A.get(), c)[p.rowIdx[at(k)]] = values[at(k)];
+    }
+    LinearSolver ls(sparse ? SUNLinSol_KLU(x, A.get(), ctx) : SUNLinSol_Dense(x, A.get(), ctx));
+    if (!ls || SUNLinSolInitialize(ls.get()) != 0 || SUNLinSolSetup(ls.get(), A.get()) != 0) return false;
+    if (SUNLinSolSolve(ls.get(), A.get(), x, rhs, 0.0) != 0) return false;
+    const double* z = N_VGetArrayPointer(x);
+    return std::all_of(z, z + p.n, [](double v) { return std::isfinite(v); });
+}
+
+}  // namespace
+
+RestartGuess estimateRestart(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
+                             double* yp, SUNContext ctx) {
+    const int n = sys.size();
+    RestartGuess guess;
+    if (n == 0) return guess;
+    const std::vector<double>& id = *in.id;
+    const std::vector<double> values = indexOneMatrix(sys, ev, {in.t, y, yp, in.discrete}, id);
+    NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
+    rightHandSide(sys, ev, in, y, yp, data(rhs));
+    if (!solve(sys.pattern, values, in.sparse, rhs.get(), z.get(), ctx)) return guess;
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i) {
+        if (id[at(i)] == 0.0) {
+            yp[i] = data(z)[i];
+            continue;
+        }
+        const double w = data(z)[i] / (in.relativeTolerance * std::abs(y[i]) + in.absoluteTolerance[i]);
+        sum += w * w;
+    }
+    guess.ok = true;
+    const double norm = std::sqrt(sum / n);   // IDA's weighted RMS norm of y''
+    if (norm > 0.0) guess.firstStep = std::sqrt(0.5 / norm);   // h^2/2 |y''| = 1/4 of the tolerance
+    return guess;
+}
+
+}  // namespace endstop::core::solver

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A cheap restart after an event (DESIGN §2, "Modes and events").
+//
+// IDACalcIC makes y_a and y'_d consistent but leaves y'_a (the rates of algebraic unknowns) as it
+// found them, stale after a mode change: IDA's predictor for a contact force that just switched on
+// is then wrong, and its first steps fail the error test until the step is tiny. Differentiating
+// F(t, y, y') = 0 once more along the solution,
+//     F_y(:, alg) y'_a + F_y'(:, diff) y''_d = -(F_t + F_y(:, diff) y'_d),
+// gives y'_a and the second derivatives y''_d with the index-1 matrix of the consistent state (the
+// right-hand side by a forward difference of the residual). The first step is then the one whose
+// order-1 local error h^2/2 |y''| is a fraction of the tolerance, instead of IDA's guess or the
+// step before the event, which both cost many steps per event.
+#pragma once
+
+#include "core/dae/evaluator.hpp"
+
+#include <sundials/sundials_context.h>
+
+#include <vector>
+
+namespace endstop::core::solver {
+
+struct RestartGuess {
+    bool ok = false;          // false: the matrix was singular; nothing was changed
+    double firstStep = 0.0;   // 0: no second derivative to go by
+};
+
+struct RestartInput {
+    double t = 0.0;
+    const std::vector<double>* id = nullptr;   // 1 differential, 0 algebraic
+    const double* discrete = nullptr;
+    double relativeTolerance = 1e-6;
+    const double* absoluteTolerance = nullptr;   // per unknown
+    double timeScale = 1e-3;   // for the difference quotient: the last step, or a fraction of the span
+    bool sparse = false;
+};
+
+// Writes y'_a into yp (y and y'_d are left as they are).
+RestartGuess estimateRestart(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
+                             double* yp, SUNContext ctx);
+
+}  // namespace endstop::core::solver

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Hard stops against closed forms. A body of mass m (inertia J) hits a stop fixed to the ground
+// with speed v0; in contact the stiffness models are the oscillator m p'' + D p' + K p = 0 with
+// wn = sqrt(K/m), zeta = D / (2 sqrt(K m)), wd = wn sqrt(1 - zeta^2):
+//   full_damped:   contact lasts pi / wd, the body leaves with -v0 exp(-zeta pi / sqrt(1 - zeta^2)),
+//                  deepest at t = acos(zeta) / wd with p = v0 / wn exp(-zeta acos(zeta) / sqrt(1 - zeta^2))
+//   full_undamped: the same compression; from p_max the undamped rebound p_max cos(wn t) takes
+//                  pi / (2 wn) and leaves with wn p_max = v0 exp(-zeta acos(zeta) / sqrt(1 - zeta^2))
+// Tolerances are multiples of the relative tolerance, and each closed form is checked at two
+// tolerances, so an error that does not shrink with the tolerance fails.
+#include "support/test_support.hpp"
+
+#include <QTest>
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+using namespace endstop;
+using core::EventKind;
+using core::EventRecord;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+core::SimulationOptions options(double stop, double rtol, double interval = 0.0) {
+    core::SimulationOptions o;
+    o.stopTime = stop;
+    o.relativeTolerance = rtol;
+    o.absoluteTolerance = rtol * 1e-2;
+    if (interval > 0) o.outputInterval = interval;
+    return o;
+}
+
+std::string num(double x) {
+    std::ostringstream s;
+    s.precision(17);
+    s << x;
+    return s.str();
+}
+
+// A body "m" (mass or inertia) moving at v0 into a stop "stop" whose case is grounded.
+core::Model bodyOnStop(bool rotational, double m, double v0, const std::string& stopParameters) {
+    const std::string domain = rotational ? "rotational" : "translational";
+    const std::string body = rotational ? R"("type":"rotational.inertia","parameters":{"inertia":)"
+                                        : R"("type":"translational.mass","parameters":{"mass":)";
+    return test::modelFromJson(R"({"blocks":[{"name":"m",)" + body + num(m) + R"(,"initial_velocity":)" + num(v0) +
+                               R"(}},{"name":"stop","type":")" + domain + R"(.hard_stop","parameters":{)" + stopParameters +
+                               R"(}},{"name":"g","type":")" + domain + R"(.reference"}],"connections":[["m.)" +
+                               (rotational ? "I" : "M") + R"(","stop.R"],["stop.C","g.R"]]})");
+}
+
+// Bodies "a" and "b" with a stop between them (R at a, C at b).
+core::Model twoBodies(bool rotational, double ma, double va, double mb, double vb, const std::string& stopParameters) {
+    const std::string domain = rotational ? "rotational" : "translational";
+    const std::string port = rotational ? "I" : "M";
+    auto body = [&](const char* name, double m, double v) {
+        return std::string("{\"name\":\"") + name + "\",\"type\":\"" + (rotational ? "rotational.inertia" : "translational.mass") +
+               "\",\"parameters\":{\"" + (rotational ? "inertia" : "mass") + "\":" + num(m) + ",\"initial_velocity\":" + num(v) + "}}";
+    };
+    return test::modelFromJson("{\"blocks\":[" + body("a", ma, va) + "," + body("b", mb, vb) + ",{\"name\":\"stop\",\"type\":\"" +
+                               domain + ".hard_stop\",\"parameters\":{" + stopParameters + "}}],\"connections\":[[\"a." + port +
+                               "\",\"stop.R\"],[\"stop.C\",\"b." + port + "\"]]}");
+}
+
+std::vector<EventRecord> eventsOf(const core::MemorySink& r, const std::string& block) {
+    std::vector<EventRecord> out;
+    for (const EventRecord& e : r.events())
+        if (e.block == block) out.push_back(e);
+    return out;
+}
+
+struct Oscillator {
+    double wn, zeta, wd;
+    Oscillator(double m, double K, double D)
+        : wn(std::sqrt(K / m)), zeta(D / (2 * std::sqrt(K * m))), wd(wn * std::sqrt(1 - zeta * zeta)) {}
+    double dampedRestitution() const { return std::exp(-zeta * kPi / std::sqrt(1 - zeta * zeta)); }
+    double compressionFactor() const { return std::exp(-zeta * std::acos(zeta) / std::sqrt(1 - zeta * zeta)); }
+    double timeOfDeepest() const { return std::acos(zeta) / wd; }
+};
+
+#define CHECK_CLOSE(actual, expected, tolerance)                                                                   \
+    QVERIFY2(std::abs((actual) - (expected)) <= (tolerance),                                                       \
+             qPrintable(QString("%1 = %2, expected %3 (error %4, allowed %5)")                                     \
+                            .arg(#actual).arg(actual, 0, 'g', 15).arg(expected, 0, 'g', 15)                        \
+                            .arg(std::abs((actual) - (expected)), 0, 'g', 3).arg(tolerance, 0, 'g', 3)))
+
+void toleranceRows() {
+    QTest::addColumn<bool>("rotational");
+    QTest::addColumn<double>("rtol");
+    QTest::newRow("translational, rtol 1e-6") << false << 1e-6;
+    QTest::newRow("translational, rtol 1e-8") << false << 1e-8;
+    QTest::newRow("rotational, rtol 1e-6") << true << 1e-6;
+    QTest::newRow("rotational, rtol 1e-8") << true << 1e-8;
+}
+
+// m = 2 kg, K = 2e4 N/m, D = 40 N s/m (J = 0.01 kg m^2, K = 100 N m/rad, D = 0.2 N m s/rad):
+// wn = 100 rad/s, zeta = 0.1 in both domains; v0 = 1, gap 0.05
+struct Impact {
+    bool rotational;
+    double m, K, D, v0 = 1.0, gap = 0.05;
+    explicit Impact(bool rot) : rotational(rot), m(rot ? 0.01 : 2.0), K(rot ? 100.0 : 2e4), D(rot ? 0.2 : 40.0) {}
+    std::string parameters(const std::string& model) const {
+        return R"("model":")" + model + R"(","upper_bound":)" + num(gap) + R"(,"upper_stiffness":)" + num(K) +
+               R"(,"upper_damping":)" + num(D);
+    }
+    std::string column(const char* t, const char* r) const { return std::string("stop.") + (rotational ? r : t); }
+};
+
+}  // namespace
+
+class TestHardStop : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fullDamped_data() { toleranceRows(); }
+    void fullDamped() {
+        QFETCH(bool, rotational);
+        QFETCH(double, rtol);
+        const Impact c(rotational);
+        const Oscillator o(c.m, c.K, c.D);
+        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), options(0.1, rtol, 2e-6));
+        const auto ev = eventsOf(r, "stop");
+        QCOMPARE(ev.size(), std::size_t(2));
+        QCOMPARE(ev[0].kind, EventKind::Bound);
+        QCOMPARE(ev[1].kind, EventKind::Bound);
+        CHECK_CLOSE(ev[0].time, c.gap / c.v0, 10 * rtol * c.gap / c.v0);   // exact contact start
+        CHECK_CLOSE(ev[0].velocity, c.v0, 1e-12);
+        CHECK_CLOSE(ev[1].time - ev[0].time, kPi / o.wd, 50 * rtol * kPi / o.wd);
+        CHECK_CLOSE(ev[1].velocity, -c.v0 * o.dampedRestitution(), 50 * rtol * c.v0);
+        const double pMax = c.v0 / o.wn * o.compressionFactor();
+        CHECK_CLOSE(test::maxOf(r, "stop.penetration"), pMax, 50 * rtol * pMax);
+        CHECK_CLOSE(test::at(r, "stop.penetration", ev[0].time + o.timeOfDeepest()), pMax, 50 * rtol * pMax);
+        // after the contact: free again, one impact, the energy lost is what the damper took
+        const double vOut = test::last(r, rotational ? "m.w" : "m.v");
+        CHECK_CLOSE(vOut, ev[1].velocity, 1e-9);
+        const double lost = 0.5 * c.m * (c.v0 * c.v0 - vOut * vOut);
+        CHECK_CLOSE(test::last(r, "stop.energy_dissipated"), lost, 50 * rtol * 0.5 * c.m * c.v0 * c.v0);
+        QCOMPARE(test::last(r, "stop.impacts"), 1.0);
+        QCOMPARE(test::last(r, "stop.mode"), 0.0);
+        QCOMPARE(test::last(r, "stop.penetration"), 0.0);
+        QCOMPARE(test::last(r, c.column("f", "t")), 0.0);
+    }
+
+    void fullUndamped_data() { toleranceRows(); }
+    void fullUndamped() {
+        QFETCH(bool, rotational);
+        QFETCH(double, rtol);
+        const Impact c(rotational);
+        const Oscillator o(c.m, c.K, c.D);
+        const auto damped = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), options(0.1, rtol, 2e-6));
+        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_undamped")), options(0.1, rtol, 2e-6));
+        const auto ev = eventsOf(r, "stop");
+        QCOMPARE(ev.size(), std::size_t(2));
+        const double t0 = ev[0].time, pMax = c.v0 / o.wn * o.compressionFactor();
+        for (double phase : {0.2, 0.5, 0.8, 1.0}) {   // the compression is the damped one
+            const double t = t0 + phase * o.timeOfDeepest();
+            CHECK_CLOSE(test::at(r, "stop.penetration", t), test::at(damped, "stop.penetration", t), 50 * rtol * pMax);
+        }
+        CHECK_CLOSE(test::maxOf(r, "stop.penetration"), pMax, 50 * rtol * pMax);
+        CHECK_CLOSE(ev[1].time - t0, o.timeOfDeepest() + kPi / (2 * o.wn), 50 * rtol * kPi / o.wn);
+        CHECK_CLOSE(ev[1].velocity, -c.v0 * o.compressionFactor(), 50 * rtol * c.v0);
+        QVERIFY(o.compressionFactor() > o.dampedRestitution());   // the rebound is undamped
+        const double vOut = test::last(r, rotational ? "m.w" : "m.v");
+        CHECK_CLOSE(test::last(r, "stop.energy_dissipated"), 0.5 * c.m * (c.v0 * c.v0 - vOut * vOut),
+                    50 * rtol * 0.5 * c.m * c.v0 * c.v0);
+    }
+
+    // smooth: F = s(u) (K p + clamp(D p', -K p, K p)), u = min(p / delta, 1), s = u^2 (3 - 2u)
+    void smooth() {
+        const double m = 1.0, K = 1e4, D = 150.0, delta = 1e-4, v0 = 0.5;   // zeta = 0.75: the clamp acts on the rebound
+        const std::string params = R"("model":"smooth","upper_bound":0.05,"upper_stiffness":1e4,"upper_damping":150,)"
+                                   R"("transition_region":1e-4)";
+        const auto r = test::run(bodyOnStop(false, m, v0, params), options(0.2, 1e-8));
+        const auto& t = r.time();
+        const auto &p = r.values("stop.penetration"), &v = r.values("stop.v"), &f = r.values("stop.f");
+        const double fMax = test::maxOf(r, "stop.f");
+        const double slopeBound = 5 * K * v0 + D * fMax / m;   // |dF/dt| in any branch
+        int full = 0, clamped = 0;
+        for (std::size_t i = 0; i < r.rows(); ++i) {
+            QVERIFY2(f[i] >= -1e-9 * fMax, qPrintable(QString("pulls: f = %1 at t = %2").arg(f[i]).arg(t[i])));
+            if (i > 0)
+                QVERIFY2(std::abs(f[i] - f[i - 1]) <= slopeBound * (t[i] - t[i - 1]) + 1e-9 * fMax,
+                         qPrintable(QString("f jumps from %1 to %2 at t = %3").arg(f[i - 1]).arg(f[i]).arg(t[i])));
+            if (p[i] < delta) continue;
+            const double limited = std::clamp(D * v[i], -K * p[i], K * p[i]);
+            CHECK_CLOSE(f[i], K * p[i] + limited, 1e-7 * fMax);   // the full law past the transition
+            ++(limited == D * v[i] ? full : clamped);
+        }
+        QVERIFY(full > 10 && clamped > 10);
+        QCOMPARE(eventsOf(r, "stop").size(), std::size_t(2));
+        QVERIFY(test::last(r, "m.v") < 0);
+    }
+
+    // restitution under gravity: impacts at speeds v_k = e^k v_1, flights of 2 v_k / g, static
+    // contact once an approach is slower than the threshold, release when the lift passes m g + threshold
+    void restitutionBounceAndRelease_data() {
+        QTest::addColumn<double>("rtol");
+        QTest::newRow("rtol 1e-6") << 1e-6;
+        QTest::newRow("rtol 1e-8") << 1e-8;
+    }
+    void restitutionBounceAndRelease() {
+        QFETCH(double, rtol);
+        const double m = 2.0, g = 9.81, h = 0.2, e = 0.7, vStatic = 0.1, fRelease = 0.5, tLift = 3.0, slope = 10.0;
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"w","type":"signal.constant","parameters":{"value":-19.62}},
+            {"name":"lift","type":"signal.ramp","parameters":{"slope":10,"start_time":3}},
+            {"name":"sum","type":"signal.sum","parameters":{"signs":"++"}},
+            {"name":"fs","type":"translational.force_source"},
+            {"name":"m","type":"translational.mass","parameters":{"mass":2}},
+            {"name":"stop","type":"translational.hard_stop","parameters":{"model":"restitution","lower_bound":-0.2,
+             "upper_bound":10,"restitution_coefficient":0.7,"static_speed_threshold":0.1,"release_threshold":0.5}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["w.y","sum.u1"],["lift.y","sum.u2"],["sum.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"],
+                           ["m.M","stop.R"],["stop.C","g.R"]]})");
+        const auto r = test::run(model, options(6.0, rtol));
+        const auto ev = eventsOf(r, "stop");
+        double tk = std::sqrt(2 * h / g), vk = -std::sqrt(2 * g * h);
+        std::size_t k = 0;
+        for (; k < ev.size() && ev[k].kind == EventKind::Impact; ++k) {
+            CHECK_CLOSE(ev[k].time, tk, 100 * rtol * tk);
+            CHECK_CLOSE(ev[k].velocity, vk, 100 * rtol * std::sqrt(2 * g * h));
+            QVERIFY(-vk > vStatic);
+            tk += 2 * e * -vk / g;
+            vk *= e;
+        }
+        QCOMPARE(k, std::size_t(std::ceil(std::log(vStatic / std::sqrt(2 * g * h)) / std::log(e))));
+        QVERIFY(ev.size() == k + 2);
+        QCOMPARE(ev[k].kind, EventKind::Contact);   // the first approach below the threshold
+        CHECK_CLOSE(ev[k].velocity, vk, 100 * rtol * std::sqrt(2 * g * h));
+        QVERIFY(-vk <= vStatic);
+        const double tContact = ev[k].time, tRelease = tLift + (m * g + fRelease) / slope;
+        CHECK_CLOSE(tContact, tk, 100 * rtol * tk);
+        // resting: no penetration, no motion, the stop holds the weight (f < 0 pushes R up)
+        CHECK_CLOSE(test::at(r, "stop.x", 0.5 * (tContact + tLift)), -h, 1e-9);
+        CHECK_CLOSE(test::at(r, "stop.f", 0.5 * (tContact + tLift)), -m * g, 100 * rtol * m * g);
+        QCOMPARE(test::at(r, "stop.mode", 0.5 * (tContact + tLift)), 2.0);
+        QVERIFY(std::abs(test::at(r, "m.v", 0.5 * (tContact + tLift))) < 1e-12);
+        QVERIFY(test::maxOf(r, "stop.penetration") < 1e-12);
+        // every joule of the fall went into the impacts and the final plastic contact
+        CHECK_CLOSE(test::at(r, "stop.energy_dissipated", tLift), m * g * h, 100 * rtol * m * g * h);
+        QCOMPARE(test::at(r, "stop.impacts", tLift), double(k + 1));
+        // released exactly when the lift exceeds the weight by the threshold, with v = 0
+        QCOMPARE(ev[k + 1].kind, EventKind::Release);
+        CHECK_CLOSE(ev[k + 1].time, tRelease, 10 * (rtol * m * g + 1e-2 * rtol) / slope);
+        QVERIFY(std::abs(ev[k + 1].velocity) < 1e-12);
+        QCOMPARE(test::last(r, "stop.mode"), 0.0);
+        QVERIFY(test::last(r, "m.v") > 0 && test::last(r, "stop.x") > -h);
+    }
+
+    // two free bodies: momentum kept, relative velocity times -e, the loss is the kinetic energy lost
+    void restitutionTwoFreeMasses_data() {
+        QTest::addColumn<bool>("rotational");
+        QTest::newRow("translational") << false;
+        QTest::newRow("rotational") << true;
+    }
+    void restitutionTwoFreeMasses() {
+        QFETCH(bool, rotational);
+        const double ma = 1.0, mb = 3.0, va = 2.0, vb = -0.5, e = 0.6;
+        const auto model = twoBodies(rotational, ma, va, mb, vb, R"("model":"restitution","upper_bound":0.1,"lower_bound":-1,"restitution_coefficient":0.6)");
+        const auto r = test::run(model, options(0.2, 1e-8));
+        const std::string v = rotational ? ".w" : ".v";
+        const double va1 = test::last(r, "a" + v), vb1 = test::last(r, "b" + v);
+        CHECK_CLOSE(ma * va1 + mb * vb1, ma * va + mb * vb, 1e-12);
+        CHECK_CLOSE(va1 - vb1, -e * (va - vb), 1e-9);
+        const auto ev = eventsOf(r, "stop");
+        QCOMPARE(ev.size(), std::size_t(1));
+        QCOMPARE(ev[0].kind, EventKind::Impact);
+        CHECK_CLOSE(ev[0].time, 0.1 / (va - vb), 1e-9);
+        CHECK_CLOSE(ev[0].velocity, va - vb, 1e-9);
+        const double lost = 0.5 * ma * (va * va - va1 * va1) + 0.5 * mb * (vb * vb - vb1 * vb1);
+        CHECK_CLOSE(test::last(r, "stop.energy_dissipated"), lost, 1e-9);
+        CHECK_CLOSE(lost, 0.5 * (ma * mb / (ma + mb)) * (va - vb) * (va - vb) * (1 - e * e), 1e-9);
+    }
+
+    // an ideal velocity source on the case side is an infinite mass: v+ - V = -e (v- - V); the
+    // acceleration-level contact against it needs the source's constraint differentiated
+    void restitutionAgainstMotionSource() {
+        const double m = 1.0, v = -1.0, V = 0.5, e = 0.6, gap = 0.1;
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":-1}},
+            {"name":"V","type":"signal.constant","parameters":{"value":0.5}},
+            {"name":"vs","type":"translational.velocity_source"},
+            {"name":"stop","type":"translational.hard_stop","parameters":{"model":"restitution","lower_bound":-0.1,
+             "upper_bound":0.5,"restitution_coefficient":0.6}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["m.M","stop.R"],["stop.C","vs.R"],["vs.C","g.R"],["V.y","vs.S"]]})");
+        const auto r = test::run(model, options(0.1, 1e-8));
+        const auto ev = eventsOf(r, "stop");
+        QCOMPARE(ev.size(), std::size_t(1));
+        QCOMPARE(ev[0].kind, EventKind::Impact);
+        CHECK_CLOSE(ev[0].time, gap / (V - v), 1e-9);
+        CHECK_CLOSE(ev[0].velocity, v - V, 1e-9);
+        CHECK_CLOSE(test::last(r, "m.v"), V - e * (v - V), 1e-9);
+        CHECK_CLOSE(test::last(r, "stop.energy_dissipated"), 0.5 * m * (v - V) * (v - V) * (1 - e * e), 1e-9);
+    }
+
+    // threshold 0: the impacts accumulate (Zeno) before t_inf = t1 + 2 e v1 / (g (1 - e)); the run
+    // turns them into contact there instead of stalling, and the fall's energy is all dissipated
+    void restitutionZenoEndsInContact() {
+        const double g = 9.81, h = 0.1, e = 0.8;
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"w","type":"signal.constant","parameters":{"value":-9.81}},
+            {"name":"fs","type":"translational.force_source"},
+            {"name":"m","type":"translational.mass","parameters":{"mass":1}},
+            {"name":"stop","type":"translational.hard_stop","parameters":{"model":"restitution","lower_bound":-0.1,
+             "upper_bound":1,"restitution_coefficient":0.8,"static_speed_threshold":0}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["w.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"],["m.M","stop.R"],["stop.C","g.R"]]})");
+        const auto r = test::run(model, options(2.0, 1e-6));
+        QVERIFY(r.stats().completed);
+        const auto ev = eventsOf(r, "stop");
+        QVERIFY(ev.size() > 10 && ev.size() < 200);
+        QCOMPARE(ev.back().kind, EventKind::Contact);
+        const double v1 = std::sqrt(2 * g * h), tInf = std::sqrt(2 * h / g) + 2 * e * v1 / (g * (1 - e));
+        CHECK_CLOSE(ev.back().time, tInf, 0.01 * tInf);
+        QCOMPARE(test::last(r, "stop.mode"), 2.0);
+        CHECK_CLOSE(test::last(r, "stop.energy_dissipated"), g * h, 1e-3 * g * h);
+        QVERIFY(std::abs(test::last(r, "m.v")) < 1e-12);
+    }
+
+    void validation_data() {
+        QTest::addColumn<QString>("parameters");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("message");   // empty: valid
+        QTest::newRow("bounds crossed") << R"("upper_bound":0.1,"lower_bound":0.1)" << "lower_bound" << "must be less than upper_bound";
+        QTest::newRow("stiffness 0") << R"("upper_stiffness":0)" << "upper_stiffness" << "must be > 0";
+        QTest::newRow("negative damping") << R"("model":"full_damped","lower_damping":-1)" << "lower_damping" << "must be >= 0";
+        QTest::newRow("transition 0") << R"("transition_region":0)" << "transition_region" << "must be > 0";
+        QTest::newRow("transition hidden") << R"("model":"full_damped","transition_region":0)" << "" << "";
+        QTest::newRow("restitution > 1") << R"("model":"restitution","restitution_coefficient":1.5)"
+                                         << "restitution_coefficient" << "must be <= 1";
+        QTest::newRow("restitution < 0") << R"("model":"restitution","restitution_coefficient":-0.1)"
+                                         << "restitution_coefficient" << "must be >= 0";
+        QTest::newRow("restitution hidden") << R"("model":"smooth","restitution_coefficient":1.5)" << "" << "";
+        QTest::newRow("speed threshold") << R"("model":"restitution","static_speed_threshold":-1)"
+                                         << "static_speed_threshold" << "must be >= 0";
+        QTest::newRow("release threshold") << R"("model":"restitution","release_threshold":-1)"
+                                           << "release_threshold" << "must be >= 0";
+        QTest::newRow("stiffness hidden") << R"("model":"restitution","upper_stiffness":-5,"lower_damping":-1)" << "" << "";
+        QTest::newRow("threshold 0 is fine") << R"("model":"restitution","static_speed_threshold":0,"release_threshold":0)" << "" << "";
+    }
+    void validation() {
+        QFETCH(QString, parameters);
+        QFETCH(QString, key);
+        QFETCH(QString, message);
+        for (bool rotational : {false, true}) {
+            const auto model = bodyOnStop(rotational, 1.0, 0.0, parameters.toStdString());
+            const core::Diagnostics d = core::validateModel(model, blocks::registry());
+            std::vector<core::Diagnostic> errors;
+            for (const core::Diagnostic& x : d)
+                if (x.severity == core::Severity::Error) errors.push_back(x);
+            if (message.isEmpty()) {
+                QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().text().c_str());
+                continue;
+            }
+            QCOMPARE(errors.size(), std::size_t(1));
+            QCOMPARE(QString::fromStdString(errors[0].block), QString("stop"));
+            QCOMPARE(QString::fromStdString(errors[0].param), key);
+            QVERIFY2(QString::fromStdString(errors[0].message).contains(message), errors[0].text().c_str());
+        }
+    }
+
+    // a stop on a node without inertia (behind a spring) cannot keep its velocity continuous
+    // across contact events: refused before solving, naming the node
+    void masslessSliderRefused() {
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":1}},
+            {"name":"k","type":"translational.spring","parameters":{"stiffness":1e4}},
+            {"name":"stop","type":"translational.hard_stop","parameters":{"model":"restitution","upper_bound":0.05}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["m.M","k.R"],["k.C","stop.R"],["stop.C","g.R"]]})");
+        const core::Diagnostics d = core::validateModel(model, blocks::registry());
+        QVERIFY(core::hasErrors(d));
+        QCOMPARE(QString::fromStdString(d.front().block), QString("stop"));
+        QVERIFY2(QString::fromStdString(d.front().message).contains("{k.C, stop.R}, which has no inertia"), d.front().text().c_str());
+    }
+
+    // the rotational twin records phi, w, t and uses rotational units
+    void rotationalNames() {
+        const auto r = test::run(bodyOnStop(true, 0.01, 1.0, R"("model":"full_damped")"), options(0.2, 1e-6));
+        for (const char* c : {"stop.phi", "stop.w", "stop.t", "stop.penetration", "stop.impacts", "stop.energy_dissipated", "stop.mode"})
+            QVERIFY2(r.columnIndex(c) >= 0, c);
+        QCOMPARE(QString::fromStdString(r.columns()[static_cast<std::size_t>(r.columnIndex("stop.t"))].unit), QString("N*m"));
+        QVERIFY(test::maxOf(r, "stop.t") > 0);
+    }
+
+    // the bundled examples run through the batch tool
+    void examples_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("expect");   // an event kind the run must log
+        QTest::newRow("rattling_mass") << "rattling_mass.endstop" << "bound";
+        QTest::newRow("bouncing_mass") << "bouncing_mass.endstop" << "release";
+    }
+    void examples() {
+        QFETCH(QString, file);
+        QFETCH(QString, expect);
+        const QString path = test::sourcePath("resources/examples/" + file);
+        const auto p = test::runBatch({"run", path, "--stats", "--events", "-"});
+        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+        QVERIFY2(p.out.contains(",stops," + expect) || p.out.contains(",floor," + expect), qPrintable(p.out.left(400)));
+        QVERIFY(p.out.contains("\"events\":"));
+        const auto r = test::run(test::loadExample(file));
+        QVERIFY(r.stats().completed);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHardStop)
+#include "tst_hard_stop.moc"
