@@ -271,6 +271,25 @@ void forEachMode(const Block& blk, int offset, std::vector<double>& disc, F&& f)
     disc = saved;
 }
 
+// The incidence of every row in any mode. Index reduction works on it, as the sparsity pattern
+// does: a lock's v_R' - v_C' = 0 may be the only row that differentiates a node velocity set by a
+// source, and the dummy derivative it needs must exist before the lock happens.
+Incidence unionIncidence(DaeSystem& s) {
+    Evaluator ev(s);
+    Incidence inc;
+    inc.vars = s.size();
+    inc.rows.resize(s.rows.size());
+    std::vector<double> disc = s.discrete0;
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const Block& blk = *s.topo.blocks[bi].block;
+        forEachMode(blk, s.bindings[bi].discreteOffset, disc, [&] {
+            ev.addIncidence(static_cast<int>(bi), State{0.0, s.y0.data(), nullptr, disc.data()}, inc);
+        });
+    }
+    Evaluator::normalise(inc);
+    return inc;
+}
+
 void buildPattern(DaeSystem& s) {
     Evaluator ev(s);
     std::vector<double> disc = s.discrete0;
@@ -425,16 +444,17 @@ DaeSystem assemble(Topology topo) {
     Evaluator ev(s);
     const Incidence inc = ev.incidence(State{0.0, s.y0.data(), nullptr, s.discrete0.data()});
     if (const auto sing = findSingularity(inc)) reportSingular(s, *sing);
+    const Incidence all = unionIncidence(s);
     Reduction red;
     try {
-        red = pantelides(inc);
+        red = pantelides(all);
     } catch (const IndexTooHigh& e) {
         throw TopologyError(Diagnostics{{Severity::Error, s.blockOfRow(e.row()), {}, {},
                                          "the " + s.describeRow(e.row()) +
                                              " would have to be differentiated twice (index above 2)",
                                          "avoid feeding an acceleration back into a velocity constraint"}});
     }
-    chooseDummies(s, red, inc);
+    chooseDummies(s, red, all);
     buildPattern(s);
     findImpulsive(s);
     return s;
