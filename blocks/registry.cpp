@@ -17,6 +17,7 @@ const core::Registry& registry() {
         ENDSTOP_BLOCKS(addSources);
         ENDSTOP_BLOCKS(addSensors);
         ENDSTOP_BLOCKS(addWheelAxle);
+        ENDSTOP_BLOCKS(addStiction);
         ENDSTOP_BLOCKS(addSignalSources);
         ENDSTOP_BLOCKS(addTable);
         ENDSTOP_BLOCKS(addSignalMath);
