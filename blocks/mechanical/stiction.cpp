@@ -206,9 +206,10 @@ void Stiction::start(core::EventCtx& ctx) const {
 void Stiction::settleLocked(core::EventCtx& ctx) const {
     const core::Eq<double>& eq = ctx.eq();
     confirm(ctx, 1.0);   // a reversal through v = 0 is a lock and an unlock at the same instant
+    // at the limit counts as outside: IDA ignores an event function that restarts at exactly 0
     const double force = eq[f];
-    if (force > upper(eq) || force < lower(eq)) {
-        ctx.set(dir, force > upper(eq) ? 1.0 : 0.0);
+    if (force >= upper(eq) || force <= lower(eq)) {
+        ctx.set(dir, force >= upper(eq) ? 1.0 : 0.0);
         enter(ctx, kWait, relVelocity(eq));
     }
 }
