@@ -271,10 +271,25 @@ private Q_SLOTS:
         }
     }
 
-    void exampleRunsInBatch() {
-        const auto p = test::runBatch({"run", test::sourcePath("resources/examples/stick_slip_belt.endstop"), "--stats"});
-        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
-        QVERIFY(p.out.contains("\"events\":11"));
+    // The clutch example: the capacity ramps up from 0.1 s (limits from signals); it slips until
+    // the speeds meet, then engine and gearbox turn together against the load.
+    void clutchExample() {
+        const auto r = test::run(test::loadExample("clutch.endstop"), test::solverOptions(1.5, 1e-8, 1e-3));
+        const auto locks = eventTimes(r, "clutch", EventKind::Lock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        QVERIFY(eventTimes(r, "clutch", EventKind::Unlock).empty());
+        QVERIFY(locks[0] > 0.1 && locks[0] < 1.0);
+        QCOMPARE(at(r, "clutch.t", 0.05), 0.0);   // no capacity yet
+        ENDSTOP_CLOSE("speeds after lock-up", test::last(r, "engine.w"), test::last(r, "gearbox.w"), 1e-6);
+        QVERIFY(test::last(r, "engine.w") < at(r, "engine.w", locks[0] - 0.01));   // the load slows both
+    }
+
+    void examplesRunInBatch() {
+        for (const char* file : {"stick_slip_belt.endstop", "clutch.endstop"}) {
+            const auto p = test::runBatch({"run", test::sourcePath(QString("resources/examples/") + file), "--stats"});
+            QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+            QVERIFY2(p.out.contains("\"steps\":"), qPrintable(p.out));
+        }
     }
 };
 
