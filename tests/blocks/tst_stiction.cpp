@@ -166,8 +166,9 @@ private Q_SLOTS:
         // + 1e-9: the peak falls between rows of the 1e-4 s output grid
         ENDSTOP_CLOSE("largest x", xMax, Fk / k + A, K * rtol * (Fk / k + A) + 1e-9);
         ENDSTOP_CLOSE("smallest x", xMin, Fk / k - A, K * rtol * (Fk / k + A) + 1e-9);
-        qInfo("stick-slip: %zu lock/unlock events in %g s = %.2f per second", r.events().size(), stop,
-              static_cast<double>(r.events().size()) / stop);
+        qInfo("stick-slip: %zu lock/unlock events in %g s = %.2f per second; %ld restarts (with wait -> unlocked), "
+              "%ld steps, %.4f s wall", r.events().size(), stop, static_cast<double>(r.events().size()) / stop,
+              r.stats().reinits, r.stats().steps, r.stats().wallSeconds);
     }
 
     // Inertias J1 at w0 and J2 at rest joined by a clutch with kinetic torque Tk: the slip
