@@ -106,8 +106,8 @@ private Q_SLOTS:
     void stribeckBreakawayAndStick() {
         const double J = 0.01, Ts = 1, Tc = 0.9, T = 2, w3 = 3 * si("rpm", 0.5), weps = si("rpm", 1e-3);
         const auto r = test::run(rotor(R"("J":0.01,"dvisc":0,"frictionmode":"stribeck","nStri":"0.5 rpm")",
-                                       R"(,{"name":"T","type":"signal.pulse","parameters":{"amplitude":2,"period":10,"width":0.6,"start_time":0.2}})",
-                                       R"(["T.y","b.Text"])"),
+                                       kEnergyMeter + std::string(R"(,{"name":"T","type":"signal.pulse","parameters":{"amplitude":2,"period":10,"width":0.6,"start_time":0.2}})"),
+                                       kEnergyWires + std::string(R"(,["T.y","b.Text"])")),
                                  test::solverOptions(2.0, 1e-8, 1e-3));
         QCOMPARE(eventTimes(r, "b", EventKind::Unlock), std::vector<double>{0.2});
         for (double t : {0.3, 0.5, 0.8}) {
@@ -120,6 +120,11 @@ private Q_SLOTS:
         ENDSTOP_CLOSE("stick time", locks[0], 0.8 + decelerationTime(J, Tc, Ts - Tc, w3, w1, weps), K * 1e-8);
         QCOMPARE(test::last(r, "b.mode"), 0.0);
         QVERIFY(std::abs(test::last(r, "b.omega")) < weps);
+        // Pd = |T_friction w| while moving: the work of the pulse less the kinetic energy
+        for (double t : {0.5, 0.8, 1.2, 1.5}) {
+            const double work = T * (at(r, "b.phi", std::min(t, 0.8)) - at(r, "b.phi", 0.2)), w = at(r, "b.omega", t);
+            ENDSTOP_CLOSE("friction losses", at(r, "E.w", t), work - 0.5 * J * w * w, K * 1e-8 * work);
+        }
         QCOMPARE(test::last(r, "b.Pd"), 0.0);   // no losses counted in stick (eq. 12a)
     }
 
