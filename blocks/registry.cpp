@@ -18,6 +18,9 @@ const core::Registry& registry() {
         ENDSTOP_BLOCKS(addSources);
         ENDSTOP_BLOCKS(addSensors);
         ENDSTOP_BLOCKS(addWheelAxle);
+        ENDSTOP_BLOCKS(addStiction);
+        ENDSTOP_BLOCKS(addFrictionInertia);
+        ENDSTOP_BLOCKS(addNonlinearSpring);
         ENDSTOP_BLOCKS(addSignalSources);
         ENDSTOP_BLOCKS(addTable);
         ENDSTOP_BLOCKS(addSignalMath);

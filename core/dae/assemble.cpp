@@ -271,35 +271,6 @@ void forEachMode(const Block& blk, int offset, std::vector<double>& disc, F&& f)
     disc = saved;
 }
 
-// Rows that another mode needs differentiated: a contact or lock written at acceleration level
-// against a motion source differentiates the source's constraint. Pantelides runs on every
-// distinct incidence of each block's modes (the other blocks in their initial modes) and the
-// union is differentiated in every mode, which dummy derivatives allow: a differentiated row and
-// its derivative both hold, with one dummy unknown each. Modes that are singular or need more
-// reduction on their own are left to fail, with a message, if they are ever entered.
-void addModeReductions(DaeSystem& s, Reduction& red) {
-    Evaluator ev(s);
-    std::vector<double> disc = s.discrete0;
-    const State initial{0.0, s.y0.data(), nullptr, s.discrete0.data()};
-    std::set<int> rows(red.differentiated.begin(), red.differentiated.end());
-    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
-        std::set<std::vector<std::vector<std::pair<int, int>>>> seen{ev.blockIncidence(static_cast<int>(bi), initial)};
-        forEachMode(*s.topo.blocks[bi].block, s.bindings[bi].discreteOffset, disc, [&] {
-            const State st{0.0, s.y0.data(), nullptr, disc.data()};
-            if (!seen.insert(ev.blockIncidence(static_cast<int>(bi), st)).second) return;
-            const Incidence inc = ev.incidence(st);
-            if (findSingularity(inc)) return;
-            try {
-                const Reduction r = pantelides(inc);
-                rows.insert(r.differentiated.begin(), r.differentiated.end());
-                for (std::size_t u = 0; u < r.order.size(); ++u) red.order[u] = std::max(red.order[u], r.order[u]);
-            } catch (const IndexTooHigh&) {
-            }
-        });
-    }
-    red.differentiated.assign(rows.begin(), rows.end());
-}
-
 // The dummy derivatives are chosen once, so a node velocity is differential (continuous across
 // events) or algebraic for good. A node without inertia next to a block whose modes make its
 // velocity differential in some modes and algebraic in others (a contact at acceleration level on
@@ -323,6 +294,25 @@ void checkNodeContinuity(const DaeSystem& s) {
             }
         });
     }
+}
+
+// The incidence of every row in any mode. Index reduction works on it, as the sparsity pattern
+// does: a lock's v_R' - v_C' = 0 may be the only row that differentiates a node velocity set by a
+// source, and the dummy derivative it needs must exist before the lock happens.
+Incidence unionIncidence(DaeSystem& s) {
+    Evaluator ev(s);
+    Incidence inc;
+    inc.vars = s.size();
+    inc.rows.resize(s.rows.size());
+    std::vector<double> disc = s.discrete0;
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const Block& blk = *s.topo.blocks[bi].block;
+        forEachMode(blk, s.bindings[bi].discreteOffset, disc, [&] {
+            ev.addIncidence(static_cast<int>(bi), State{0.0, s.y0.data(), nullptr, disc.data()}, inc);
+        });
+    }
+    Evaluator::normalise(inc);
+    return inc;
 }
 
 void buildPattern(DaeSystem& s) {
@@ -479,17 +469,17 @@ DaeSystem assemble(Topology topo) {
     Evaluator ev(s);
     const Incidence inc = ev.incidence(State{0.0, s.y0.data(), nullptr, s.discrete0.data()});
     if (const auto sing = findSingularity(inc)) reportSingular(s, *sing);
+    const Incidence all = unionIncidence(s);
     Reduction red;
     try {
-        red = pantelides(inc);
+        red = pantelides(all);
     } catch (const IndexTooHigh& e) {
         throw TopologyError(Diagnostics{{Severity::Error, s.blockOfRow(e.row()), {}, {},
                                          "the " + s.describeRow(e.row()) +
                                              " would have to be differentiated twice (index above 2)",
                                          "avoid feeding an acceleration back into a velocity constraint"}});
     }
-    addModeReductions(s, red);
-    chooseDummies(s, red, inc);
+    chooseDummies(s, red, all);
     buildPattern(s);
     checkNodeContinuity(s);
     findImpulsive(s);

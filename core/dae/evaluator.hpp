@@ -37,6 +37,10 @@ public:
     void eventFunctions(const State& s, double* g);
     // Incidence of all rows: (unknown, 0) where y enters, (unknown, 1) where y' enters.
     Incidence incidence(const State& s);
+    // Adds one block's entries (in the discrete state of s) to inc; normalise() sorts them and
+    // drops duplicates. Used to take the union over modes.
+    void addIncidence(int block, const State& s, Incidence& inc);
+    static void normalise(Incidence& inc);
     // Local incidence of one block: per local row, a list of (local slot, order).
     std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s);
     // id vector for IDA under the current modes: 1 where y' enters some row

@@ -269,9 +269,10 @@ private:
             }
             const double tNext = nextTimeEvent();
             const double tstop = std::min(tNext, m_opt.stopTime);
-            check(IDASetStopTime(mem, tstop), "IDASetStopTime");
+            if (grid) catchUpGrid(t, outputIndex);
             double tout = tstop;
             if (grid) tout = std::min(tstop, std::min(m_opt.stopTime, static_cast<double>(outputIndex) * m_opt.outputInterval));
+            check(IDASetStopTime(mem, tstop), "IDASetStopTime");
             const int flag = IDASolve(mem, tout, &t, m_y.get(), m_yp.get(), grid ? IDA_NORMAL : IDA_ONE_STEP);
             rethrowCallbackError();
             if (flag < 0) failSolve(t, flag);
@@ -294,6 +295,16 @@ private:
             }
         }
         m_stats.completed = true;
+    }
+
+    // A root can land on an output time (within rounding); IDA refuses a tout that close to the
+    // restart time, so the row there is taken from the state just after the event.
+    void catchUpGrid(double t, long& outputIndex) {
+        const double close = 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+        while (static_cast<double>(outputIndex) * m_opt.outputInterval - t <= close) {
+            recordRow(t);
+            ++outputIndex;
+        }
     }
 
     double nextTimeEvent() const {

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Rotatory mass with friction and end stops (seed 002, MERMASS11MSEREF), equations 7-14 in SI.
+//   J w' = T_ext + T_friction + T_stop                                        (7)
+//   phi' = w,  phi(0) = phiinit,  w(0) = nRPMinit                              (8)
+// T_ext is the input Text (0 when open) plus t_F, the torque the network applies through the
+// flange F (through(F, t_F): t_F flows from the node into the body, as for an inertia).
+//   T_friction, no friction:     -dvisc * w
+//   T_friction, Stribeck + stick/Coulomb, DS_fr = 0 (stick):
+//                                -T_ext - T_stop - J * tauinv * w
+//   DS_fr = s = +-1 (motion):    -s [TCoulomb + (TStick - TCoulomb) exp(-s w / (3 w_Stri))] - dvisc * w
+//   T_stop (elastic, phi >= phimax; mirrored at phimin):
+//                                -c (phi - phimax) - sqrt(4 c J / (1 + (pi / ln kimpact)^2)) * w      (9)
+//   the viscous term dvisc * w is left out while phi is outside ]phimin, phimax[.
+//   Pd = Pd_fr + Pd_stop: Pd_fr = dvisc w^2 (no friction), |T_friction w| (motion), 0 (stick);
+//   Pd_stop = d_stop w^2 at a stop, else 0                                     (10-14)
+// DS_fr (the seed leaves its switching to its background documentation; ours): stick -> motion in
+// the direction of T_ext + T_stop when its magnitude exceeds TStick (zero crossing, or settle()
+// after a step of the input); motion -> stick when s*w falls to epsn or to zero; a stick whose
+// torque is already above TStick breaks away again at once. DS_endstop: free / upper / lower by
+// the zero crossings of phi - phimax and phi - phimin. Parameters in the seed's display units
+// (deg, rpm, N m/rpm, N m/deg), stored in SI. Outputs phi (rad), nRPM (rad/s), Pd (W), SI too.
+#include "blocks/common.hpp"
+
+#include <numbers>
+
+namespace endstop::blocks {
+
+namespace {
+enum Friction { kStick = 0, kForward = 1, kReverse = 2 };
+enum Stop { kFree = 0, kUpper = 1, kLower = 2 };
+double si(const char* unit, double value) { return core::Unit::parse(unit).toSI(value); }
+}  // namespace
+
+class FrictionInertia final : public core::BlockT<FrictionInertia> {
+public:
+    explicit FrictionInertia(const core::ParamValues& p)
+        : BlockT({"rotational.friction_inertia", 1, "Rotatory Mass with Friction and End Stops", "Rotational",
+                  "An inertia with Stribeck + stick/Coulomb friction and elastic end stops whose damping follows from a "
+                  "coefficient of restitution (seed 002, MERMASS11MSEREF)."},
+                 p),
+          phi0(real("phiinit", "Initial displacement", "deg", 0.0).atLeast(si("deg", -1e7)).atMost(si("deg", 1e7))
+                   .group("Initial values")),
+          n0(real("nRPMinit", "Initial rotational speed", "rpm", 0.0).atLeast(si("rpm", -1e7)).atMost(si("rpm", 1e7))
+                 .group("Initial values")),
+          J(real("J", "Inertia", "kg*m^2", 0.1).atLeast(1e-8).atMost(1e9)),
+          dvisc(real("dvisc", "Viscous damping", "N*m/rpm", si("N*m/rpm", 1e-3)).atLeast(0).atMost(si("N*m/rpm", 1e6))),
+          frictionMode(choice("frictionmode", "Friction mode", "none",
+                              {{"none", "No friction"}, {"stribeck", "Stribeck + stick/Coulomb friction"}})),
+          epsn(real("epsn", "Numerical parameter for friction treatment", "rpm", si("rpm", 1e-3))
+                   .atLeast(si("rpm", 1e-6)).atMost(si("rpm", 1e6)).visibleWhen(frictionMode, {"stribeck"})),
+          tauinv(real("tauinv", "Inverse of time constant at stiction", "1/s", 1e3).atLeast(0).atMost(1e6)
+                     .visibleWhen(frictionMode, {"stribeck"})),
+          TStick(real("TStick", "Torque at stick friction", "N*m", 1.0).atLeast(1e-6).atMost(1e6)
+                     .visibleWhen(frictionMode, {"stribeck"})),
+          TCoulomb(real("TCoulomb", "Torque at Coulomb friction", "N*m", 0.9).atLeast(0).atMost(1e6)
+                       .visibleWhen(frictionMode, {"stribeck"})),
+          nStri(real("nStri", "Stribeck rotational speed", "rpm", si("rpm", 0.01)).atLeast(si("rpm", 1e-6))
+                    .atMost(si("rpm", 1e6)).visibleWhen(frictionMode, {"stribeck"})),
+          endstopMode(choice("endstopmode", "End stop mode", "none", {{"none", "No end stop"}, {"elastic", "Elastic"}})),
+          phimin(real("phimin", "Lower angular displacement limit", "deg", si("deg", -1e6)).atLeast(si("deg", -1e6))
+                     .atMost(si("deg", 1e6)).visibleWhen(endstopMode, {"elastic"})),
+          phimax(real("phimax", "Upper angular displacement limit", "deg", si("deg", 1e6)).atLeast(si("deg", -1e6))
+                     .atMost(si("deg", 1e6)).visibleWhen(endstopMode, {"elastic"})),
+          cstop(real("cstop", "Spring coefficient at displacement limit", "N*m/deg", si("N*m/deg", 1e6)).atLeast(0)
+                    .atMost(si("N*m/deg", 1e12)).visibleWhen(endstopMode, {"elastic"})),
+          kimpact(real("kimpact", "Coefficient of restitution", "", 0.5).atLeast(0).atMost(1)
+                      .visibleWhen(endstopMode, {"elastic"})),
+          F(conserving("F", core::Domain::Rotational, "Flange")),
+          Text(input("Text", "Sum of external torques", "N*m").optional()),
+          phiOut(output("phi", "Angular displacement", "deg").recorded()),
+          omegaRec(computed("omega", "Angular velocity", "rad/s")),
+          nOut(output("nRPM", "Rotational speed", "rpm").recorded()),
+          PdOut(output("Pd", "Dissipated power", "W").recorded()),
+          modeRec(computed("mode", "DS_fr: 0 stick, 1 / -1 motion forward / reverse, 99 no friction", "")),
+          stopRec(computed("endstop", "DS_endstop: 0 free, 1 upper stop, -1 lower stop", "")),
+          tF(algebraic("t_flange", "Torque applied through the flange", "N*m")),
+          fr(discrete("DSfr", kStick, 3)), stop(discrete("DSendstop", kFree, 3)) {
+        setInitial(outVar(phiOut), real(phi0));
+        startAcross(F, real(n0), real(J));
+    }
+
+    template <class S> void equations(core::Eq<S>& eq) const {
+        const S w = eq.across(F), tf = eq[tF];
+        const S Tstop = stopTorque(eq, w);
+        const S Tfric = frictionTorque(eq, w, tf, Tstop);
+        eq.residual(outVar(phiOut)) = eq.der(outVar(phiOut)) - w;
+        eq.residual(outVar(nOut)) = eq[outVar(nOut)] - w;
+        eq.residual(outVar(PdOut)) = eq[outVar(PdOut)] - dissipated(eq, w, Tfric);
+        eq.residual(tF) = real(J) * eq.der(F) - (eq.input(Text) + tf + Tfric + Tstop);
+        eq.through(F, tf);
+    }
+
+    int eventCount() const override { return 4; }
+    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
+    void onEvent(core::EventCtx& ctx, int which, int direction) const override;
+    bool hasSettle() const override { return stribeck(); }
+    void settle(core::EventCtx& ctx) const override;
+    void initModes(core::EventCtx& ctx) const override;
+    void record(const core::Eq<double>& eq, std::span<double> out) const override;
+    void validateMore(core::Diagnostics& out) const override;
+
+private:
+    bool stribeck() const { return is(frictionMode, "stribeck"); }
+    bool elastic() const { return is(endstopMode, "elastic"); }
+    // eq. 9: the damping that gives a restitution of kimpact for a linear spring-damper contact
+    double stopDamping() const {
+        const double k = real(kimpact), c = real(cstop);
+        if (k <= 0) return std::sqrt(4 * c * real(J));
+        const double ln = std::log(k);
+        return std::sqrt(4 * c * real(J) / (1 + std::pow(std::numbers::pi / ln, 2)));
+    }
+    bool atStop(int s) const { return elastic() && s != kFree; }
+
+    template <class S> S stopTorque(const core::Eq<S>& eq, const S& w) const {
+        const int s = eq.mode(stop);
+        if (!atStop(s)) return S(0.0);
+        const S phi = eq[outVar(phiOut)];
+        return -real(cstop) * (phi - real(s == kUpper ? phimax : phimin)) - stopDamping() * w;
+    }
+    template <class S> S frictionTorque(const core::Eq<S>& eq, const S& w, const S& tf, const S& Tstop) const {
+        const S viscous = atStop(eq.mode(stop)) ? S(0.0) : real(dvisc) * w;
+        if (!stribeck()) return -viscous;
+        const int m = eq.mode(fr);
+        if (m == kStick) return -(eq.input(Text) + tf) - Tstop - real(J) * real(tauinv) * w;
+        const double s = m == kForward ? 1.0 : -1.0;
+        const double Tc = real(TCoulomb), Ts = real(TStick);
+        return -s * (Tc + (Ts - Tc) * exp(-s * w / (3 * real(nStri)))) - viscous;
+    }
+    template <class S> S dissipated(const core::Eq<S>& eq, const S& w, const S& Tfric) const {
+        const bool inStop = atStop(eq.mode(stop));
+        S Pfr(0.0);
+        if (!stribeck()) Pfr = inStop ? S(0.0) : real(dvisc) * w * w;
+        else if (eq.mode(fr) != kStick) Pfr = abs(Tfric * w);
+        return Pfr + (inStop ? stopDamping() * w * w : S(0.0));
+    }
+    double externalTorque(const core::Eq<double>& eq) const {   // T_ext + T_stop, the stick test
+        return eq.input(Text) + eq[tF] + stopTorque(eq, eq.across(F));
+    }
+    void setFriction(core::EventCtx& ctx, Friction m) const;
+
+    const core::Param phi0, n0, J, dvisc;
+    const core::Choice frictionMode;
+    const core::Param epsn, tauinv, TStick, TCoulomb, nStri;
+    const core::Choice endstopMode;
+    const core::Param phimin, phimax, cstop, kimpact;
+    const core::Port F, Text, phiOut;
+    const core::Computed omegaRec;
+    const core::Port nOut, PdOut;
+    const core::Computed modeRec, stopRec;
+    const core::Var tF;
+    const core::Discrete fr, stop;
+};
+
+// g0, g1: friction (stick: TStick -+ T; motion: s w - w_eps, s w); g2, g3: phi - phimax, phi - phimin.
+void FrictionInertia::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
+    g[0] = g[1] = g[2] = g[3] = 1.0;
+    if (stribeck()) {
+        const int m = eq.mode(fr);
+        if (m == kStick) {
+            const double T = externalTorque(eq);
+            g[0] = real(TStick) - T;
+            g[1] = real(TStick) + T;
+        } else {
+            const double sw = (m == kForward ? 1.0 : -1.0) * eq.across(F);
+            g[0] = sw - real(epsn);
+            g[1] = sw;
+        }
+    }
+    if (elastic()) {
+        g[2] = eq[outVar(phiOut)] - real(phimax);
+        g[3] = eq[outVar(phiOut)] - real(phimin);
+    }
+}
+
+void FrictionInertia::onEvent(core::EventCtx& ctx, int which, int direction) const {
+    if (which < 2) {
+        if (direction > 0) return;   // every friction transition is a decreasing crossing
+        if (ctx.mode(fr) == kStick) setFriction(ctx, which == 0 ? kForward : kReverse);
+        else setFriction(ctx, kStick);
+        return;
+    }
+    const int s = ctx.mode(stop);
+    const bool upperCrossing = which == 2;
+    int next = s;
+    if (s == kFree) next = upperCrossing ? (direction > 0 ? kUpper : s) : (direction < 0 ? kLower : s);
+    else if (s == kUpper && upperCrossing && direction < 0) next = kFree;
+    else if (s == kLower && !upperCrossing && direction > 0) next = kFree;
+    if (next == s) return;
+    ctx.set(stop, next);
+    ctx.log(core::EventKind::Bound, ctx.eq().across(F));
+}
+
+// A stick whose torque is above TStick (after a step of Text, or at once after sticking) moves.
+void FrictionInertia::settle(core::EventCtx& ctx) const {
+    if (ctx.mode(fr) != kStick) return;
+    const double T = externalTorque(ctx.eq());
+    if (std::abs(T) > real(TStick)) setFriction(ctx, T > 0 ? kForward : kReverse);
+}
+
+void FrictionInertia::setFriction(core::EventCtx& ctx, Friction m) const {
+    ctx.set(fr, m);
+    ctx.log(m == kStick ? core::EventKind::Lock : core::EventKind::Unlock, ctx.eq().across(F));
+}
+
+void FrictionInertia::initModes(core::EventCtx& ctx) const {
+    const double w = real(n0), phi = real(phi0);
+    ctx.set(fr, std::abs(w) > real(epsn) ? (w > 0 ? kForward : kReverse) : kStick);
+    ctx.set(stop, phi >= real(phimax) ? kUpper : (phi <= real(phimin) ? kLower : kFree));
+}
+
+void FrictionInertia::record(const core::Eq<double>& eq, std::span<double> out) const {
+    static constexpr double kDs[] = {0.0, 1.0, -1.0};
+    out[static_cast<std::size_t>(omegaRec.index)] = eq.across(F);
+    out[static_cast<std::size_t>(modeRec.index)] = stribeck() ? kDs[eq.mode(fr)] : 99.0;
+    out[static_cast<std::size_t>(stopRec.index)] = elastic() ? kDs[eq.mode(stop)] : 0.0;
+}
+
+void FrictionInertia::validateMore(core::Diagnostics& out) const {
+    auto warn = [&](const char* key, std::string message) {
+        core::Diagnostic d = paramError(key, std::move(message));
+        d.severity = core::Severity::Warning;
+        out.push_back(d);
+    };
+    if (stribeck() && real(TStick) < real(TCoulomb)) warn("TStick", "should be >= TCoulomb (the model assumes TStick >= TCoulomb)");
+    if (!elastic()) return;
+    if (!(real(phimin) < real(phimax))) warn("phimin", "should be < phimax (the model assumes phimin < phimax)");
+    if (real(phi0) < real(phimin) || real(phi0) > real(phimax))
+        warn("phiinit", "the initial displacement is outside [phimin, phimax]: the body starts inside an end stop");
+    if (real(cstop) >= si("N*m/deg", 1e9)) warn("cstop", "is >= 1e9 N*m/deg: the end stop is extremely stiff");
+}
+
+void addFrictionInertia(core::Registry& r) { r.add<FrictionInertia>(); }
+
+}  // namespace endstop::blocks

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Nonlinear spring between R and C (seed 004), translational and rotational.
+//   v = v_R - v_C,  dx/dt = v,  x(0) = initial_deformation,  f = F(x) flows from R through the
+//   spring to C (tension, x > 0, pulls R back)
+//   polynomial, symmetric:  F = k1 x + sign(x) k2 x^2 + k3 x^3 + sign(x) k4 x^4 + k5 x^5
+//   polynomial, asymmetric: F = sum k_it x^i for x >= 0, sum k_ic x^i for x < 0
+//   table: the points (displacements, forces), with (0, 0) added if no displacement is 0;
+//          linear or smooth (modified Akima, C1) interpolation; outside, linear (the end
+//          slope) or nearest (the end force) extrapolation
+// sign(x) and the branch of an asymmetric polynomial are a mode switched by the zero crossing of
+// x, and only when they change something: an odd symmetric polynomial, or equal tension and
+// compression sets, need no event. A table's segment is a mode switched at its breakpoints, so
+// every step integrates one smooth piece.
+#include "blocks/common.hpp"
+
+#include "blocks/mechanical/spring_table.hpp"
+
+namespace endstop::blocks {
+
+class NonlinearSpring final : public core::BlockT<NonlinearSpring> {
+public:
+    NonlinearSpring(const core::ParamValues& p, Domain d)
+        : BlockT(info(d), p),
+          param(choice("parameterization", "Parameterization", "polynomial", {{"polynomial", "Polynomial"}, {"table", "Table lookup"}})),
+          symmetry(choice("symmetry", "Polynomial", "symmetric", {{"symmetric", "Symmetric"}, {"asymmetric", "Asymmetric"}})
+                       .visibleWhen(param, {"polynomial"})),
+          coefficients(vector("coefficients", "Spring coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
+                           .visibleWhen(symmetry, {"symmetric"}).help(kCoefficientHelp)),
+          tension(vector("tension_coefficients", "Tension coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
+                      .visibleWhen(symmetry, {"asymmetric"}).help(kCoefficientHelp)),
+          compression(vector("compression_coefficients", "Compression coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
+                          .visibleWhen(symmetry, {"asymmetric"}).help(kCoefficientHelp)),
+          xs(vector("displacements", "Displacements", names(d).position, {0.0, 0.01, 0.02, 0.03})
+                 .visibleWhen(param, {"table"}).help("strictly increasing; (0, 0) is added if 0 is missing")),
+          fs(vector("forces", "Forces", names(d).force, defaultForces(d)).visibleWhen(param, {"table"})),
+          interpolation(choice("interpolation", "Interpolation", "linear", {{"linear", "Linear"}, {"smooth", "Smooth (modified Akima)"}})
+                            .visibleWhen(param, {"table"})),
+          extrapolation(choice("extrapolation", "Extrapolation", "linear", {{"linear", "Linear"}, {"nearest", "Nearest"}})
+                            .visibleWhen(param, {"table"})),
+          x0(real("initial_deformation", "Initial deformation", names(d).position, 0.0).group("Initial conditions")),
+          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          x(state(names(d).x, "Deformation", names(d).position).recorded().startsAt(real(x0))),
+          fRec(computed(names(d).f, std::string("Spring ") + names(d).flow, names(d).force)),
+          table(is(param, "table") ? SpringTable(vec(xs), vec(fs), is(interpolation, "smooth"), is(extrapolation, "linear"))
+                                   : SpringTable()),
+          region(discrete("region", 0.0, regionCount())) {}
+
+    template <class S> void equations(core::Eq<S>& eq) const {
+        eq.residual(x) = eq.der(x) - (eq.across(R) - eq.across(C));
+        const S f = force(eq[x], eq.mode(region));
+        eq.through(R, f);
+        eq.through(C, -f);
+    }
+
+    int eventCount() const override {
+        if (is(param, "table")) return static_cast<int>(table.breakpoints().size());
+        return needsSignEvent() ? 1 : 0;
+    }
+    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
+        if (!is(param, "table")) { g[0] = eq[x]; return; }
+        for (std::size_t i = 0; i < g.size(); ++i) g[i] = eq[x] - table.breakpoints()[i];
+    }
+    // crossing breakpoint i upwards enters region i + 1, downwards region i (the sign: 0 / 1)
+    void onEvent(core::EventCtx& ctx, int which, int direction) const override {
+        ctx.set(region, direction > 0 ? which + 1 : which);
+    }
+    void initModes(core::EventCtx& ctx) const override { ctx.set(region, regionOf(ctx.eq()[x])); }
+    void record(const core::Eq<double>& eq, std::span<double> out) const override {
+        out[static_cast<std::size_t>(fRec.index)] = force(eq[x], eq.mode(region));
+    }
+    void validateMore(core::Diagnostics& out) const override;
+
+private:
+    static constexpr const char* kCoefficientHelp = "SI: k_i in N/m^i (N*m/rad^i); unused orders are 0";
+    static core::BlockInfo info(Domain d) {
+        return {typeId(d, "nonlinear_spring"), 1, std::string(names(d).category) + " Nonlinear Spring", names(d).category,
+                "Spring with a nonlinear force-deformation curve: a 5th-order polynomial (symmetric or asymmetric) or a "
+                "table lookup (seed 004)."};
+    }
+    static double defaultK1(Domain d) { return d == Domain::Rotational ? 10.0 : 1000.0; }
+    static std::vector<double> defaultForces(Domain d) {
+        const double s = d == Domain::Rotational ? 0.1 : 1.0;
+        return {0.0, 10 * s, 30 * s, 60 * s};
+    }
+
+    // regions: the table's (breakpoints + 1); the polynomial's sign of x (0: x < 0, 1: x >= 0)
+    int regionCount() const { return is(param, "table") ? static_cast<int>(table.breakpoints().size()) + 1 : 2; }
+    int regionOf(double xv) const { return is(param, "table") ? table.regionOf(xv) : (xv >= 0 ? 1 : 0); }
+    bool needsSignEvent() const {
+        if (is(symmetry, "symmetric")) return coef(coefficients, 1) != 0 || coef(coefficients, 3) != 0;
+        for (int i = 0; i < 5; ++i)
+            if (coef(tension, i) != coef(compression, i)) return true;
+        return false;
+    }
+    double coef(core::VecParam v, int i) const {
+        const auto& k = vec(v);
+        return static_cast<std::size_t>(i) < k.size() ? k[static_cast<std::size_t>(i)] : 0.0;
+    }
+
+    template <class S> S force(const S& xv, int mode) const {
+        if (is(param, "table")) return table.force(xv, mode);
+        const bool positive = needsSignEvent() ? mode == 1 : true;
+        if (is(symmetry, "symmetric")) {
+            const double s = positive ? 1.0 : -1.0;   // sign(x), constant within the mode
+            const S x2 = xv * xv;
+            return coef(coefficients, 0) * xv + s * coef(coefficients, 1) * x2 + coef(coefficients, 2) * x2 * xv +
+                   s * coef(coefficients, 3) * x2 * x2 + coef(coefficients, 4) * x2 * x2 * xv;
+        }
+        const core::VecParam k = positive ? tension : compression;
+        S sum(0.0);
+        for (int i = 4; i >= 0; --i) sum = (sum + coef(k, i)) * xv;   // Horner, no constant term
+        return sum;
+    }
+
+    const core::Choice param, symmetry;
+    const core::VecParam coefficients, tension, compression, xs, fs;
+    const core::Choice interpolation, extrapolation;
+    const core::Param x0;
+    const core::Port R, C;
+    const core::Var x;
+    const core::Computed fRec;
+    const SpringTable table;
+    const core::Discrete region;
+};
+
+void NonlinearSpring::validateMore(core::Diagnostics& out) const {
+    if (!is(param, "table")) {
+        for (core::VecParam v : {coefficients, tension, compression})
+            if (vec(v).size() > 5) out.push_back(paramError(params()[static_cast<std::size_t>(v.index)].key, "at most 5 coefficients (k1 .. k5)"));
+        return;
+    }
+    if (std::string e = SpringTable::check(vec(xs), vec(fs)); !e.empty())
+        out.push_back(paramError(e.rfind("forces", 0) == 0 ? "forces" : "displacements", e));
+}
+
+void addNonlinearSpring(core::Registry& r) {
+    for (Domain d : {Domain::Translational, Domain::Rotational})
+        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<NonlinearSpring>(p, d); });
+}
+
+}  // namespace endstop::blocks

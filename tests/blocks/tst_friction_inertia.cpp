@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The rotatory mass with friction and end stops (seed 002) against closed forms: the elastic end
+// stop's restitution equals kimpact and its contact time is sqrt(J (pi^2 + ln^2 k) / c); Pd
+// integrates to the energy lost; Stribeck breakaway, acceleration and sticking follow the
+// integrated equation of motion; the flange works in a network; the seed's units, defaults,
+// ranges and warnings. Tolerances are K * rtol times the scale of the quantity.
+#include "blocks/friction_helpers.hpp"
+
+#include <QTest>
+
+#include <cmath>
+#include <numbers>
+
+using namespace endstop;
+using core::EventKind;
+using test::at;
+using test::eventTimes;
+using test::eventVelocities;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr double K = 20.0;
+double si(const char* unit, double v) { return core::Unit::parse(unit).toSI(v); }
+std::string num(double x) { return core::formatNumber(x); }
+
+// The block alone (a free flange) with its parameters as JSON members, plus extra blocks.
+core::Model rotor(const std::string& params, const std::string& extraBlocks = "", const std::string& connections = "") {
+    return test::modelFromJson(R"({"blocks":[{"name":"b","type":"rotational.friction_inertia","parameters":{)" + params + "}}" +
+                               extraBlocks + R"(],"connections":[)" + connections + "]}");
+}
+
+// Pd integrated by IDA: a torque source driven by Pd spins a unit inertia, whose speed is the energy.
+const char* kEnergyMeter = R"(,{"name":"Esrc","type":"rotational.torque_source"},
+    {"name":"E","type":"rotational.inertia","parameters":{"inertia":1}},{"name":"g","type":"rotational.reference"})";
+const char* kEnergyWires = R"(["b.Pd","Esrc.S"],["Esrc.R","E.I"],["Esrc.C","g.R"])";
+
+// t(w) for J w' = A - B exp(-w / w3) from w = 0 (acceleration after breakaway, A > B)
+double accelerationTime(double J, double A, double B, double w3, double w) {
+    return J / A * (w + w3 * std::log((A - B * std::exp(-w / w3)) / (A - B)));
+}
+// time for J w' = -(C + B exp(-w / w3)) to bring w from w1 down to w2 (> 0)
+double decelerationTime(double J, double C, double B, double w3, double w1, double w2) {
+    auto F = [&](double w) { return J / C * (w + w3 * std::log(C + B * std::exp(-w / w3))); };
+    return F(w1) - F(w2);
+}
+
+}  // namespace
+
+class TestFrictionInertia : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // 60 rpm into the upper stop: contact lasts sqrt(J (pi^2 + ln^2 k) / c) and the speed after
+    // it is -k times the speed before (eq. 9 and the seed's parameter transformation).
+    void endStopRestitution_data() {
+        QTest::addColumn<double>("kimpact");
+        QTest::addColumn<double>("rtol");
+        QTest::newRow("k 0.5, rtol 1e-6") << 0.5 << 1e-6;
+        for (double k : {0.2, 0.5, 0.8, 1.0}) QTest::newRow(qPrintable(QString("k %1, rtol 1e-8").arg(k))) << k << 1e-8;
+    }
+    void endStopRestitution() {
+        QFETCH(double, kimpact);
+        QFETCH(double, rtol);
+        const double J = 0.1, c = si("N*m/deg", 100), w0 = si("rpm", 60);
+        const auto r = test::run(rotor(R"("J":0.1,"nRPMinit":"60 rpm","dvisc":0,"endstopmode":"elastic","phimax":"10 deg",
+                                          "phimin":"-10 deg","cstop":"100 N*m/deg","kimpact":)" + num(kimpact)),
+                                 test::solverOptions(0.1, rtol));
+        const auto t = eventTimes(r, "b", EventKind::Bound);
+        const auto w = eventVelocities(r, "b", EventKind::Bound);
+        QVERIFY(t.size() >= 2);
+        ENDSTOP_CLOSE("arrival", t[0], si("deg", 10) / w0, K * rtol * t[0]);
+        ENDSTOP_CLOSE("speed in", w[0], w0, K * rtol * w0);
+        const double lnk = std::log(kimpact), dT = std::sqrt(J * (kPi * kPi + lnk * lnk) / c);
+        ENDSTOP_CLOSE("contact time", t[1] - t[0], dT, K * rtol * dT);
+        // BDF damps an undamped oscillation slightly: about 30 rtol of speed over the contact at k = 1
+        ENDSTOP_CLOSE("restitution", -w[1] / w[0], kimpact, 5 * K * rtol);
+    }
+
+    // Pd = dvisc w^2 outside the stops and d_stop w^2 inside: its integral is the input energy
+    // T (phi - phi0) plus the initial kinetic energy minus the kinetic and stop spring energy now.
+    void powerIntegratesToEnergyLost_data() {
+        QTest::addColumn<double>("rtol");
+        QTest::newRow("rtol 1e-6") << 1e-6;
+        QTest::newRow("rtol 1e-8") << 1e-8;
+    }
+    void powerIntegratesToEnergyLost() {
+        QFETCH(double, rtol);
+        const double J = 0.02, T = 0.5, w0 = si("rpm", 100), c = si("N*m/deg", 2), phimax = si("deg", 30), phimin = si("deg", -30);
+        const auto r = test::run(rotor(R"("J":0.02,"nRPMinit":"100 rpm","dvisc":"0.001 N*m/rpm","endstopmode":"elastic",
+                                          "phimax":"30 deg","phimin":"-30 deg","cstop":"2 N*m/deg","kimpact":0.6)",
+                                       kEnergyMeter + std::string(R"(,{"name":"T","type":"signal.constant","parameters":{"value":0.5}})"),
+                                       kEnergyWires + std::string(R"(,["T.y","b.Text"])")),
+                                 test::solverOptions(3.0, rtol, 1e-3));
+        QVERIFY(eventTimes(r, "b", EventKind::Bound).size() >= 4);   // it does hit the stops
+        for (double t : {0.5, 1.0, 2.0, 3.0}) {
+            const double phi = at(r, "b.phi", t), w = at(r, "b.omega", t);
+            const double pen = std::max(phi - phimax, 0.0) + std::min(phi - phimin, 0.0);
+            const double lost = 0.5 * J * w0 * w0 + T * phi - 0.5 * J * w * w - 0.5 * c * pen * pen;
+            ENDSTOP_CLOSE(qPrintable(QString("energy lost by t = %1").arg(t)), at(r, "E.w", t), lost, K * rtol * 2.0);
+        }
+    }
+
+    // Stribeck + stick/Coulomb, no viscous damping: a 2 N*m pulse from 0.2 s to 0.8 s breaks the
+    // stick at once (settle after the time event), J w' = (T - Tc) - (Ts - Tc) exp(-w / 3 w_S)
+    // while it lasts, then J w' = -(Tc + (Ts - Tc) exp(-w / 3 w_S)) until |w| = epsn: stick.
+    void stribeckBreakawayAndStick() {
+        const double J = 0.01, Ts = 1, Tc = 0.9, T = 2, w3 = 3 * si("rpm", 0.5), weps = si("rpm", 1e-3);
+        const auto r = test::run(rotor(R"("J":0.01,"dvisc":0,"frictionmode":"stribeck","nStri":"0.5 rpm")",
+                                       kEnergyMeter + std::string(R"(,{"name":"T","type":"signal.pulse","parameters":{"amplitude":2,"period":10,"width":0.6,"start_time":0.2}})"),
+                                       kEnergyWires + std::string(R"(,["T.y","b.Text"])")),
+                                 test::solverOptions(2.0, 1e-8, 1e-3));
+        QCOMPARE(eventTimes(r, "b", EventKind::Unlock), std::vector<double>{0.2});
+        for (double t : {0.3, 0.5, 0.8}) {
+            const double w = at(r, "b.omega", t);
+            ENDSTOP_CLOSE("time to reach w", 0.2 + accelerationTime(J, T - Tc, Ts - Tc, w3, w), t, K * 1e-8);
+        }
+        const double w1 = at(r, "b.omega", 0.8);
+        const auto locks = eventTimes(r, "b", EventKind::Lock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        ENDSTOP_CLOSE("stick time", locks[0], 0.8 + decelerationTime(J, Tc, Ts - Tc, w3, w1, weps), K * 1e-8);
+        QCOMPARE(test::last(r, "b.mode"), 0.0);
+        QVERIFY(std::abs(test::last(r, "b.omega")) < weps);
+        // Pd = |T_friction w| while moving: the work of the pulse less the kinetic energy
+        for (double t : {0.5, 0.8, 1.2, 1.5}) {
+            const double work = T * (at(r, "b.phi", std::min(t, 0.8)) - at(r, "b.phi", 0.2)), w = at(r, "b.omega", t);
+            ENDSTOP_CLOSE("friction losses", at(r, "E.w", t), work - 0.5 * J * w * w, K * 1e-8 * work);
+        }
+        QCOMPARE(test::last(r, "b.Pd"), 0.0);   // no losses counted in stick (eq. 12a)
+    }
+
+    // The flange in a network: a spring to ground makes it an oscillator, J phi'' = -k phi; the
+    // open Text reads 0; the outputs feed other blocks (SI values).
+    void flangeInNetwork() {
+        const double J = 0.1, k = 40, phi0 = si("deg", 10), w = std::sqrt(k / J);
+        const auto r = test::run(rotor(R"("J":0.1,"phiinit":"10 deg","dvisc":0)",
+                                       R"(,{"name":"k","type":"rotational.spring","parameters":{"stiffness":40,"initial_deformation":"10 deg"}},
+                                          {"name":"g","type":"rotational.reference"},{"name":"probe","type":"signal.gain"})",
+                                       R"(["b.F","k.R"],["k.C","g.R"],["b.nRPM","probe.u"])"),
+                                 test::solverOptions(2.0, 1e-8, 1e-3));
+        for (double t : {0.3, 1.1, 2.0}) {
+            // the phase error of an undamped oscillation grows with the angle travelled, w t
+            ENDSTOP_CLOSE("phi", at(r, "b.phi", t), phi0 * std::cos(w * t), K * 1e-8 * phi0 * (1 + w * t));
+            ENDSTOP_CLOSE("nRPM output", at(r, "probe.y", t), at(r, "b.omega", t), K * 1e-8 * w * phi0);
+        }
+    }
+
+    // The seed's parameter table: names, display units, defaults and ranges (in display units).
+    void seedParameters() {
+        struct Row { const char* key; const char* unit; double def, lo, hi; };
+        const Row rows[] = {{"phiinit", "deg", 0, -1e7, 1e7},     {"nRPMinit", "rpm", 0, -1e7, 1e7},
+                            {"J", "kg*m^2", 0.1, 1e-8, 1e9},       {"dvisc", "N*m/rpm", 1e-3, 0, 1e6},
+                            {"epsn", "rpm", 1e-3, 1e-6, 1e6},      {"tauinv", "1/s", 1e3, 0, 1e6},
+                            {"TStick", "N*m", 1, 1e-6, 1e6},       {"TCoulomb", "N*m", 0.9, 0, 1e6},
+                            {"nStri", "rpm", 0.01, 1e-6, 1e6},     {"phimin", "deg", -1e6, -1e6, 1e6},
+                            {"phimax", "deg", 1e6, -1e6, 1e6},     {"cstop", "N*m/deg", 1e6, 0, 1e12},
+                            {"kimpact", "", 0.5, 0, 1}};
+        const auto b = blocks::registry().prototype("rotational.friction_inertia");
+        for (const Row& row : rows) {
+            const auto it = std::find_if(b->params().begin(), b->params().end(), [&](const auto& d) { return d.key == row.key; });
+            QVERIFY2(it != b->params().end(), row.key);
+            QCOMPARE(it->unit.symbol, std::string(row.unit));
+            const core::Unit u = row.unit[0] ? core::Unit::parse(row.unit) : core::Unit{};
+            for (auto [have, want] : {std::pair{std::get<double>(it->defaultValue), row.def}, {it->min, row.lo}, {it->max, row.hi}})
+                QVERIFY2(std::abs(u.fromSI(have) - want) <= 1e-12 * std::max(1.0, std::abs(want)), row.key);
+        }
+        const auto modes = [&](const char* key) {
+            const auto it = std::find_if(b->params().begin(), b->params().end(), [&](const auto& d) { return d.key == key; });
+            return std::get<std::string>(it->defaultValue);
+        };
+        QCOMPARE(modes("frictionmode"), std::string("none"));
+        QCOMPARE(modes("endstopmode"), std::string("none"));
+        const auto m = rotor(R"("cstop":"100 N*m/deg","endstopmode":"elastic")");
+        QCOMPARE(std::get<double>(m.find("b")->params.at("cstop")), 100 * 180 / kPi);
+    }
+
+    // The seed's parameter section: assumptions and warnings, as Warning diagnostics.
+    void parameterWarnings() {
+        auto warnings = [](const core::ParamValues& p) {
+            const auto d = blocks::registry().create("rotational.friction_inertia", p)->validate();
+            std::vector<std::string> keys;
+            for (const core::Diagnostic& x : d) {
+                if (x.severity != core::Severity::Warning) return std::vector<std::string>{"error: " + x.text()};
+                keys.push_back(x.param);
+            }
+            return keys;
+        };
+        const std::string stribeck = "stribeck", elastic = "elastic";
+        QCOMPARE(warnings({}), std::vector<std::string>{});
+        QCOMPARE(warnings({{"frictionmode", stribeck}, {"TStick", 0.5}}), std::vector<std::string>{"TStick"});
+        QCOMPARE(warnings({{"frictionmode", stribeck}, {"TStick", 0.9}}), std::vector<std::string>{});
+        QCOMPARE(warnings({{"endstopmode", elastic}, {"phimin", 0.2}, {"phimax", 0.1}, {"phiinit", 0.15}}),
+                 (std::vector<std::string>{"phimin", "phiinit"}));
+        QCOMPARE(warnings({{"endstopmode", elastic}, {"phimin", -0.1}, {"phimax", 0.1}, {"phiinit", 0.2}}),
+                 std::vector<std::string>{"phiinit"});
+        QCOMPARE(warnings({{"endstopmode", elastic}, {"cstop", si("N*m/deg", 1e9)}}), std::vector<std::string>{"cstop"});
+        QCOMPARE(warnings({{"endstopmode", elastic}, {"cstop", si("N*m/deg", 0.99e9)}}), std::vector<std::string>{});
+        QCOMPARE(warnings({{"phimin", 0.2}, {"phimax", 0.1}}), std::vector<std::string>{});   // no end stop: irrelevant
+    }
+
+    void exampleRunsInBatch() {
+        const auto p = test::runBatch({"run", test::sourcePath("resources/examples/friction_inertia_end_stops.endstop"), "--stats"});
+        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+        const auto r = test::run(test::loadExample("friction_inertia_end_stops.endstop"));
+        QVERIFY(eventTimes(r, "rotor", EventKind::Bound).size() >= 2);   // reaches the upper stop and bounces
+        QVERIFY(test::maxOf(r, "rotor.phi") > si("deg", 90));
+        QCOMPARE(test::last(r, "rotor.mode"), 0.0);                       // and ends stuck in it
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFrictionInertia)
+#include "tst_friction_inertia.moc"

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The nonlinear spring (seed 004) against closed forms: a mass on it oscillates with the period
+// of the energy integral T = 4 int_0^A dx / sqrt(2 (E - U(x)) / m) (both halves for an
+// asymmetric spring); a table spring's force is exactly its interpolation; smooth interpolation
+// is C1 through the points; validation; no event for an odd polynomial.
+#include "blocks/friction_helpers.hpp"
+
+#include "blocks/mechanical/spring_table.hpp"
+
+#include <QTest>
+
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+using namespace endstop;
+using test::at;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+// Over the 20 periods simulated IDA's local errors add up (measured: up to 12 rtol per period in
+// the amplitude of an undamped nonlinear oscillation), so the mean period and the largest
+// excursion get P = 25 rtol per period (relative); K * rtol bounds what does not accumulate.
+constexpr double K = 20.0, P = 25.0 * 20;
+std::string num(double x) { return core::formatNumber(x); }
+std::string vec(const std::vector<double>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + num(v[i]);
+    return s + "]";
+}
+
+// U(x) = int_0^x F for F = sum k_i x^i with sign(x) on the even terms (symmetric) or not
+double potential(const std::vector<double>& k, double x, bool signedEven) {
+    double u = 0;
+    for (std::size_t i = 0; i < k.size(); ++i) {
+        const double p = static_cast<double>(i) + 2;   // k_(i+1) x^(i+1) integrates to k x^(i+2) / (i+2)
+        const double term = k[i] * std::pow(std::abs(x), p) / p;
+        const bool odd = i % 2 == 0;   // k1, k3, k5: F odd, U even
+        u += odd ? term : (signedEven ? term : term * (x < 0 ? -1 : 1));
+    }
+    return u;
+}
+
+// the quarter period from x = 0 to the turning point A (U(A) = E) on one side (sign `side`)
+struct Quarter { double time, amplitude; };
+Quarter quarter(const std::function<double(double)>& U, double E, double m, double side) {
+    double lo = 0, hi = 1e-3 * side;
+    while (U(hi) < E) hi *= 2;
+    for (int i = 0; i < 200; ++i) ((U(0.5 * (lo + hi)) < E) ? lo : hi) = 0.5 * (lo + hi);
+    const double A = 0.5 * (lo + hi), a = std::abs(A);
+    // x = A sin(theta) takes the singularity out: f(theta) = A cos(theta) / v(A sin(theta)), whose
+    // limit at pi/2 is sqrt(m A / F(A)); composite Simpson on it
+    const double h = 1e-7 * a, FA = std::abs(U(A) - U(A - h * side)) / h;
+    auto f = [&](int i, int n) {
+        if (i == n) return std::sqrt(m * a / FA);
+        const double th = kPi / 2 * i / n;
+        return a * std::cos(th) / std::sqrt(2 * (E - U(A * std::sin(th))) / m);
+    };
+    const int n = 20000;
+    double sum = f(0, n) + f(n, n);
+    for (int i = 1; i < n; ++i) sum += (i % 2 ? 4 : 2) * f(i, n);
+    return {sum * (kPi / 2 / n) / 3, A};
+}
+
+double meanPeriod(const std::vector<double>& up) { return (up.back() - up.front()) / static_cast<double>(up.size() - 1); }
+
+core::Model oscillator(const std::string& springParams, double m, double v0, const char* domain = "translational") {
+    const bool rot = std::string(domain) == "rotational";
+    return test::modelFromJson(std::string(R"({"blocks":[{"name":"m","type":")") + (rot ? "rotational.inertia" : "translational.mass") +
+                               R"(","parameters":{")" + (rot ? "inertia" : "mass") + R"(":)" + num(m) +
+                               R"(,"initial_velocity":)" + num(v0) + R"(}},{"name":"k","type":")" + domain +
+                               R"(.nonlinear_spring","parameters":{)" + springParams + R"(}},{"name":"g","type":")" + domain +
+                               R"(.reference"}],"connections":[[")" + (rot ? "m.I" : "m.M") + R"(","k.R"],["k.C","g.R"]]})");
+}
+
+int events(const core::ParamValues& p) { return blocks::registry().create("translational.nonlinear_spring", p)->eventCount(); }
+
+}  // namespace
+
+class TestNonlinearSpring : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void symmetricPeriod_data() {
+        QTest::addColumn<std::vector<double>>("k");
+        QTest::addColumn<double>("rtol");
+        const std::vector<double> odd{100, 0, 1e5, 0, 0}, even{100, 3000, 1e5, 2e6, 0};
+        QTest::newRow("odd, rtol 1e-6") << odd << 1e-6;
+        QTest::newRow("odd, rtol 1e-8") << odd << 1e-8;
+        QTest::newRow("sign terms, rtol 1e-6") << even << 1e-6;
+        QTest::newRow("sign terms, rtol 1e-8") << even << 1e-8;
+    }
+    void symmetricPeriod() {
+        QFETCH(std::vector<double>, k);
+        QFETCH(double, rtol);
+        const double m = 0.5, v0 = 1, E = 0.5 * m * v0 * v0;
+        const auto q = quarter([&](double x) { return potential(k, x, true); }, E, m, 1.0);
+        const double T = 4 * q.time;
+        const auto r = test::run(oscillator(R"("coefficients":)" + vec(k), m, v0), test::solverOptions(20 * T, rtol, 1e-4));
+        const auto up = test::crossings(r, "k.x", 0.0, +1);
+        QVERIFY(up.size() >= 18);
+        ENDSTOP_CLOSE("period", meanPeriod(up), T, P * rtol * T);
+        ENDSTOP_CLOSE("amplitude", test::maxOf(r, "k.x"), q.amplitude, P * rtol * q.amplitude + 1e-8);
+        ENDSTOP_CLOSE("symmetry", -test::minOf(r, "k.x"), q.amplitude, P * rtol * q.amplitude + 1e-8);
+        QCOMPARE(events({{"coefficients", k}}), k[1] != 0 || k[3] != 0 ? 1 : 0);   // no event for an odd polynomial
+    }
+
+    // tension k1t x + k3t x^3, compression k1c x + k2c x^2 (k2c < 0 stiffens it): a quarter on each side, twice
+    void asymmetricPeriod_data() {
+        QTest::addColumn<double>("rtol");
+        QTest::newRow("rtol 1e-6") << 1e-6;
+        QTest::newRow("rtol 1e-8") << 1e-8;
+    }
+    void asymmetricPeriod() {
+        QFETCH(double, rtol);
+        const std::vector<double> kt{100, 0, 1e5, 0, 0}, kc{400, -5000, 0, 0, 0};
+        const double m = 0.5, v0 = 1, E = 0.5 * m * v0 * v0;
+        const auto qt = quarter([&](double x) { return potential(kt, x, false); }, E, m, 1.0);
+        const auto qc = quarter([&](double x) { return potential(kc, x, false); }, E, m, -1.0);
+        const double T = 2 * qt.time + 2 * qc.time;
+        const auto r = test::run(oscillator(R"("symmetry":"asymmetric","tension_coefficients":)" + vec(kt) +
+                                                R"(,"compression_coefficients":)" + vec(kc), m, v0),
+                                 test::solverOptions(20 * T, rtol, 1e-4));
+        ENDSTOP_CLOSE("period", meanPeriod(test::crossings(r, "k.x", 0.0, +1)), T, P * rtol * T);
+        ENDSTOP_CLOSE("tension amplitude", test::maxOf(r, "k.x"), qt.amplitude, P * rtol * qt.amplitude + 1e-8);
+        ENDSTOP_CLOSE("compression amplitude", test::minOf(r, "k.x"), qc.amplitude, P * rtol * std::abs(qc.amplitude) + 1e-8);
+        QCOMPARE(events({{"symmetry", std::string("asymmetric")}, {"tension_coefficients", kt}, {"compression_coefficients", kc}}), 1);
+        QCOMPARE(events({{"symmetry", std::string("asymmetric")}, {"tension_coefficients", kt}, {"compression_coefficients", kt}}), 0);
+    }
+
+    // The rotational twin: same keys, records phi and t; J phi'' = -(k1 phi + k3 phi^3)
+    void rotationalTwin() {
+        const std::vector<double> k{2, 0, 50, 0, 0};
+        const double J = 0.01, w0 = 3, E = 0.5 * J * w0 * w0;
+        const double T = 4 * quarter([&](double x) { return potential(k, x, true); }, E, J, 1.0).time;
+        const auto r = test::run(oscillator(R"("coefficients":)" + vec(k), J, w0, "rotational"), test::solverOptions(10 * T, 1e-8, 1e-4));
+        ENDSTOP_CLOSE("period", meanPeriod(test::crossings(r, "k.phi", 0.0, +1)), T, P * 1e-8 * T);
+        const double phi = at(r, "k.phi", 0.37);
+        ENDSTOP_CLOSE("torque", at(r, "k.t", 0.37), 2 * phi + 50 * phi * phi * phi, 1e-9);
+    }
+
+    // x' = 0.02 m/s from x = -0.03 through a table without 0 (the origin is added): the force is
+    // exactly the piecewise linear interpolation, extrapolated linearly or held (nearest)
+    void tableEqualsLinearInterpolation_data() {
+        QTest::addColumn<QString>("extrapolation");
+        QTest::newRow("linear") << "linear";
+        QTest::newRow("nearest") << "nearest";
+    }
+    void tableEqualsLinearInterpolation() {
+        QFETCH(QString, extrapolation);
+        const std::vector<double> X{-0.02, -0.005, 0.0, 0.01, 0.03}, F{-30, -5, 0, 10, 50};   // with the origin
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"v","type":"signal.constant","parameters":{"value":0.02}},
+            {"name":"src","type":"translational.velocity_source"},
+            {"name":"k","type":"translational.nonlinear_spring","parameters":{"parameterization":"table",
+              "displacements":[-0.02,-0.005,0.01,0.03],"forces":[-30,-5,10,50],"initial_deformation":-0.03,
+              "extrapolation":")" + extrapolation.toStdString() + R"("}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["v.y","src.S"],["src.R","k.R"],["src.C","g.R"],["k.C","g.R"]]})");
+        const auto r = test::run(model, test::solverOptions(4.0, 1e-8));
+        const bool linear = extrapolation == "linear";
+        auto expected = [&](double x) {
+            const std::size_t n = X.size();
+            if (x <= X[0]) return linear ? F[0] + (x - X[0]) * (F[1] - F[0]) / (X[1] - X[0]) : F[0];
+            if (x >= X[n - 1]) return linear ? F[n - 1] + (x - X[n - 1]) * (F[n - 1] - F[n - 2]) / (X[n - 1] - X[n - 2]) : F[n - 1];
+            std::size_t i = 0;
+            while (x > X[i + 1]) ++i;
+            return F[i] + (x - X[i]) * (F[i + 1] - F[i]) / (X[i + 1] - X[i]);
+        };
+        QVERIFY(test::minOf(r, "k.x") < -0.029 && test::maxOf(r, "k.x") > 0.049);
+        double worst = 0;
+        for (std::size_t i = 0; i < r.rows(); ++i)
+            worst = std::max(worst, std::abs(r.values("k.f")[i] - expected(r.values("k.x")[i])));
+        ENDSTOP_CLOSE("largest deviation from the interpolation", worst, 0.0, 1e-9);
+        ENDSTOP_CLOSE("force at the end", test::last(r, "k.f"), linear ? 50 + 0.02 * 2000 : 50.0, 1e-6);
+    }
+
+    // Smooth (modified Akima): through every point, C1 at the breakpoints, exact on a straight
+    // line, flat where the data are flat; the linear table has kinks (the check can fail).
+    void smoothInterpolation() {
+        const std::vector<double> X{-0.02, 0.0, 0.01, 0.02, 0.03, 0.05}, F{-30, 0, 10, 10, 10, 60};
+        const blocks::SpringTable smooth(X, F, true, true), linear(X, F, false, true);
+        using G = ad::Grad<1>;
+        auto slope = [](const blocks::SpringTable& t, double x, int region) { return t.force(G::seed(x, 0), region).d[0]; };
+        double worstKink = 0, linearKink = 0;
+        for (std::size_t i = 0; i < X.size(); ++i) {
+            const int region = static_cast<int>(i) + 1;   // the segment above point i
+            QCOMPARE(smooth.force(X[i], region), F[i]);
+            QCOMPARE(smooth.force(X[i], region - 1), F[i]);
+            worstKink = std::max(worstKink, std::abs(slope(smooth, X[i], region) - slope(smooth, X[i], region - 1)));
+            linearKink = std::max(linearKink, std::abs(slope(linear, X[i], region) - slope(linear, X[i], region - 1)));
+        }
+        QVERIFY2(worstKink < 1e-9, qPrintable(QString("slope jump %1").arg(worstKink)));
+        QVERIFY(linearKink > 100);
+        for (double x = 0.01; x <= 0.03; x += 0.001) QVERIFY(std::abs(smooth.force(x, smooth.regionOf(x)) - 10) < 1e-12);
+        const blocks::SpringTable line({-1, 0.5, 2, 3}, {-3, 1.5, 6, 9}, true, true);
+        for (double x : {-2.0, -0.3, 0.7, 2.5, 4.0}) QVERIFY(std::abs(line.force(x, line.regionOf(x)) - 3 * x) < 1e-12);
+    }
+
+    void initialDeformation() {
+        const auto r = test::run(oscillator(R"("coefficients":[100,0,1e5,0,0],"initial_deformation":0.02)", 0.5, 0),
+                                 test::solverOptions(1.0, 1e-8, 1e-4));
+        QCOMPARE(r.values("k.x").front(), 0.02);
+        ENDSTOP_CLOSE("f(0)", r.values("k.f").front(), 100 * 0.02 + 1e5 * std::pow(0.02, 3), 1e-12);
+        ENDSTOP_CLOSE("turning point", test::minOf(r, "k.x"), -0.02, 1e-8);
+    }
+
+    void validation() {
+        auto errorKey = [](const core::ParamValues& p) {
+            core::ParamValues q = p;
+            q.emplace("parameterization", std::string("table"));
+            for (const core::Diagnostic& d : blocks::registry().create("translational.nonlinear_spring", q)->validate())
+                if (d.severity == core::Severity::Error) return d.param;
+            return std::string();
+        };
+        using V = std::vector<double>;
+        QCOMPARE(errorKey({}), std::string());
+        QCOMPARE(errorKey({{"displacements", V{0, 0.02, 0.01}}, {"forces", V{0, 1, 2}}}), std::string("displacements"));
+        QCOMPARE(errorKey({{"displacements", V{0, 0.01, 0.01}}, {"forces", V{0, 1, 2}}}), std::string("displacements"));
+        QCOMPARE(errorKey({{"displacements", V{0, 0.01}}, {"forces", V{0, 1, 2}}}), std::string("forces"));
+        QCOMPARE(errorKey({{"displacements", V{0}}, {"forces", V{0}}}), std::string("displacements"));
+        QCOMPARE(errorKey({{"displacements", V{0.01}}, {"forces", V{1}}}), std::string());   // the origin makes two points
+        const auto six = blocks::registry().create("translational.nonlinear_spring", {{"coefficients", V{1, 2, 3, 4, 5, 6}}})->validate();
+        QVERIFY(core::hasErrors(six) && six[0].param == "coefficients");
+        QCOMPARE(events({{"parameterization", std::string("table")}}), 4);   // one per point, origin included
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNonlinearSpring)
+#include "tst_nonlinear_spring.moc"

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Stiction against closed forms: breakaway under a ramp, kinetic deceleration, re-stick and prompt
+// backward breakaway, stick-slip on a belt, clutch lock-up, redundant locks, limits from signals.
+// Physics tests run at rtol 1e-6 and 1e-8 (atol = rtol / 100); tolerances are K * rtol times the
+// scale of the quantity, so wrong physics or a late event fails at either tolerance.
+#include "blocks/friction_helpers.hpp"
+
+#include "core/io/project_file.hpp"
+
+#include <QTest>
+
+#include <cmath>
+#include <numbers>
+
+using namespace endstop;
+using core::EventKind;
+using test::at;
+using test::eventTimes;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr double kFs = 10.0, kFk = 8.0;   // the block's defaults: breakaway +-10 N, kinetic 8 N
+constexpr double K = 20.0;                // tolerance = K * rtol * scale
+
+std::string num(double x) { return core::formatNumber(x); }
+
+// A mass m (initial velocity v0) on the ground through the stiction block `s`, pushed by the
+// signal block named F (its JSON given).
+core::Model slider(const std::string& forceBlock, double m, double v0, const std::string& stictionParams = "") {
+    return test::modelFromJson(R"({"blocks":[)" + forceBlock + R"(,
+        {"name":"src","type":"translational.force_source"},
+        {"name":"m","type":"translational.mass","parameters":{"mass":)" + num(m) + R"(,"initial_velocity":)" + num(v0) + R"(}},
+        {"name":"s","type":"translational.stiction","parameters":{)" + stictionParams + R"(}},
+        {"name":"g","type":"translational.reference"}],
+        "connections":[["F.y","src.S"],["src.R","m.M"],["src.C","g.R"],["m.M","s.R"],["s.C","g.R"]]})");
+}
+std::string ramp(double slope) { return R"({"name":"F","type":"signal.ramp","parameters":{"slope":)" + num(slope) + "}}"; }
+std::string constant(double value) { return R"({"name":"F","type":"signal.constant","parameters":{"value":)" + num(value) + "}}"; }
+
+double param(const core::Model& model, const char* block, const char* key) {
+    return std::get<double>(model.find(block)->params.at(key));
+}
+
+void rtolRows() {
+    QTest::addColumn<double>("rtol");
+    QTest::newRow("rtol 1e-6") << 1e-6;
+    QTest::newRow("rtol 1e-8") << 1e-8;
+}
+
+}  // namespace
+
+class TestStiction : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // F = 5 t on a 2 kg mass: stuck (holding force = F) until F = Fs at tb = 2 s, then
+    // m v' = 5 t - Fk, v(t) = (2.5 (t^2 - tb^2) - Fk (t - tb)) / m
+    void breakawayUnderRamp_data() { rtolRows(); }
+    void breakawayUnderRamp() {
+        QFETCH(double, rtol);
+        const double m = 2, slope = 5, tb = kFs / slope;
+        const auto r = test::run(slider(ramp(slope), m, 0), test::solverOptions(4.0, rtol, 1e-2));
+        const auto unlocks = eventTimes(r, "s", EventKind::Unlock);
+        QCOMPARE(unlocks.size(), std::size_t(1));
+        ENDSTOP_CLOSE("breakaway time", unlocks[0], tb, K * rtol * tb);
+        ENDSTOP_CLOSE("holding force at t = 1", at(r, "s.f", 1.0), slope * 1.0, K * rtol * kFs);
+        QVERIFY(std::abs(at(r, "m.v", 1.0)) < K * rtol * 1e-2);
+        for (double t : {2.5, 3.0, 4.0}) {
+            const double v = (slope / 2 * (t * t - tb * tb) - kFk * (t - tb)) / m;
+            ENDSTOP_CLOSE(qPrintable(QString("v(%1)").arg(t)), at(r, "m.v", t), v, K * rtol * std::max(1.0, v));
+        }
+        QCOMPARE(test::last(r, "s.mode"), 0.0);   // unlocked
+        QCOMPARE(test::last(r, "s.f"), kFk);
+    }
+
+    // Stribeck: the kinetic force starts at the breakaway force, so the breakaway time is the
+    // same; while sliding f = Fk + (Fs - Fk) exp(-v / vS) + c v
+    void stribeckBreakaway() {
+        const double vS = 0.05, c = 0.5;
+        const auto r = test::run(slider(ramp(5), 2, 0, R"("kinetic_model":"stribeck","stribeck_velocity":0.05,"viscous_coefficient":0.5)"),
+                                 test::solverOptions(3.0, 1e-8, 1e-2));
+        ENDSTOP_CLOSE("breakaway time", eventTimes(r, "s", EventKind::Unlock).at(0), 2.0, K * 1e-8 * 2);
+        for (double t : {2.1, 2.5, 3.0}) {
+            const double v = at(r, "m.v", t);
+            QVERIFY(v > 0);
+            ENDSTOP_CLOSE("Stribeck force", at(r, "s.f", t), kFk + (kFs - kFk) * std::exp(-v / vS) + c * v, K * 1e-8 * kFs);
+        }
+    }
+
+    // v0 = 1 m/s, no force: decelerates at Fk / m, stops at m v0 / Fk after m v0^2 / (2 Fk), stays
+    void kineticDeceleration_data() { rtolRows(); }
+    void kineticDeceleration() {
+        QFETCH(double, rtol);
+        const double m = 2, v0 = 1, ts = m * v0 / kFk, xs = m * v0 * v0 / (2 * kFk);
+        const auto r = test::run(slider(constant(0), m, v0), test::solverOptions(1.0, rtol, 1e-3));
+        const auto locks = eventTimes(r, "s", EventKind::Lock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        QVERIFY(eventTimes(r, "s", EventKind::Unlock).empty());
+        ENDSTOP_CLOSE("stop time", locks[0], ts, K * rtol * ts);
+        ENDSTOP_CLOSE("v(0.1)", at(r, "m.v", 0.1), v0 - kFk / m * 0.1, K * rtol * v0);
+        ENDSTOP_CLOSE("stopping distance", test::last(r, "m.x"), xs, K * rtol * xs);
+        QVERIFY(std::abs(test::last(r, "m.v")) < 1e-12);   // the projection made it exactly zero
+        QCOMPARE(test::last(r, "s.mode"), 1.0);
+    }
+
+    // Pushed back by 5 N (< Fs): decelerates at (Fk + 5) / m and sticks, holding f = -5.
+    // Pushed back by 15 N (> Fs): reaches v = 0 at m v0 / (Fk + 15) and breaks away backwards at
+    // once (lock and unlock at the same instant), then v = -(15 - Fk) / m (t - t1).
+    void reStickAndPromptBackwardBreakaway_data() { rtolRows(); }
+    void reStickAndPromptBackwardBreakaway() {
+        QFETCH(double, rtol);
+        const double m = 2, v0 = 1;
+        const auto stick = test::run(slider(constant(-5), m, v0), test::solverOptions(1.0, rtol, 1e-3));
+        const double t0 = m * v0 / (kFk + 5);
+        ENDSTOP_CLOSE("re-stick time", eventTimes(stick, "s", EventKind::Lock).at(0), t0, K * rtol * t0);
+        QVERIFY(eventTimes(stick, "s", EventKind::Unlock).empty());
+        ENDSTOP_CLOSE("holding force", test::last(stick, "s.f"), -5.0, K * rtol * kFs);
+        ENDSTOP_CLOSE("stick position", test::last(stick, "m.x"), v0 * t0 / 2, K * rtol);
+
+        const auto back = test::run(slider(constant(-15), m, v0), test::solverOptions(1.0, rtol, 1e-3));
+        const double t1 = m * v0 / (kFk + 15);
+        const auto locks = eventTimes(back, "s", EventKind::Lock), unlocks = eventTimes(back, "s", EventKind::Unlock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        QCOMPARE(unlocks.size(), std::size_t(1));
+        ENDSTOP_CLOSE("reversal time", locks[0], t1, K * rtol * t1);
+        QCOMPARE(unlocks[0], locks[0]);
+        for (double t : {0.5, 1.0})
+            ENDSTOP_CLOSE("backward velocity", at(back, "m.v", t), -(15 - kFk) / m * (t - t1), K * rtol * 4);
+        QCOMPARE(test::last(back, "s.f"), -kFk);   // opposes the backward motion
+    }
+
+    // The bundled belt example: mass m on a belt at vb, spring k to ground. After the first lock
+    // the motion is a limit cycle: stick from x = (2 Fk - Fs)/k to Fs/k at belt speed, then slip
+    // as a harmonic oscillation about Fk/k with amplitude A = sqrt(((Fs-Fk)/k)^2 + (vb/w)^2),
+    //   T_stick = 2 (Fs - Fk) / (k vb),  T_slip = (pi + 2 atan(vb k / (w (Fs - Fk)))) / w
+    void stickSlipOnBelt_data() { rtolRows(); }
+    void stickSlipOnBelt() {
+        QFETCH(double, rtol);
+        const core::Model model = test::loadExample("stick_slip_belt.endstop");
+        const double m = param(model, "block", "mass"), k = param(model, "spring", "stiffness");
+        const double vb = param(model, "belt_speed", "value"), Fs = param(model, "friction", "breakaway_positive"),
+                     Fk = param(model, "friction", "kinetic_friction");
+        const double w = std::sqrt(k / m), A = std::hypot((Fs - Fk) / k, vb / w);
+        const double tStick = 2 * (Fs - Fk) / (k * vb), tSlip = (kPi + 2 * std::atan(vb * k / (w * (Fs - Fk)))) / w;
+        // the start: slides from rest, x = Fk/k (1 - cos wt), until v = vb; then stuck until x = Fs/k
+        const double t1 = std::asin(vb * m * w / Fk) / w, x1 = Fk / k * (1 - std::cos(w * t1));
+        const double stop = 10.0;
+        const auto r = test::run(model, test::solverOptions(stop, rtol, 1e-4));
+        const auto locks = eventTimes(r, "friction", EventKind::Lock), unlocks = eventTimes(r, "friction", EventKind::Unlock);
+        QVERIFY(locks.size() >= 10);
+        ENDSTOP_CLOSE("first lock", locks[0], t1, K * rtol);
+        ENDSTOP_CLOSE("first breakaway", unlocks[0], t1 + (Fs / k - x1) / vb, K * rtol);
+        const double tol = 2 * K * rtol;   // a position error dx shifts the stick's end by dx / vb
+        for (std::size_t i = 0; i + 1 < locks.size(); ++i) {
+            ENDSTOP_CLOSE("slip duration", locks[i + 1] - unlocks[i], tSlip, tol);
+            if (i + 1 < unlocks.size()) ENDSTOP_CLOSE("stick duration", unlocks[i + 1] - locks[i + 1], tStick, tol);
+        }
+        const double cycles = (stop - unlocks[0]) / (tSlip + tStick);
+        QCOMPARE(static_cast<double>(unlocks.size() - 1), std::floor(cycles + tStick / (tSlip + tStick)));
+        double xMax = -1, xMin = 1;
+        for (std::size_t i = 0; i < r.rows(); ++i)
+            if (r.time()[i] > unlocks[0]) {
+                xMax = std::max(xMax, r.values("block.x")[i]);
+                xMin = std::min(xMin, r.values("block.x")[i]);
+            }
+        // + 1e-9: the peak falls between rows of the 1e-4 s output grid
+        ENDSTOP_CLOSE("largest x", xMax, Fk / k + A, K * rtol * (Fk / k + A) + 1e-9);
+        ENDSTOP_CLOSE("smallest x", xMin, Fk / k - A, K * rtol * (Fk / k + A) + 1e-9);
+        qInfo("stick-slip: %zu lock/unlock events in %g s = %.2f per second; %ld restarts (with wait -> unlocked), "
+              "%ld steps, %.4f s wall", r.events().size(), stop, static_cast<double>(r.events().size()) / stop,
+              r.stats().reinits, r.stats().steps, r.stats().wallSeconds);
+    }
+
+    // Inertias J1 at w0 and J2 at rest joined by a clutch with kinetic torque Tk: the slip
+    // w1 - w2 falls at Tk (1/J1 + 1/J2); lock-up at w0 / (Tk (1/J1 + 1/J2)) at the common speed
+    // J1 w0 / (J1 + J2), which it keeps (no torque left to hold).
+    void clutchLockUp_data() { rtolRows(); }
+    void clutchLockUp() {
+        QFETCH(double, rtol);
+        const double J1 = 0.2, J2 = 0.3, w0 = 100, Tk = 20;
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"J1","type":"rotational.inertia","parameters":{"inertia":0.2,"initial_velocity":100}},
+            {"name":"J2","type":"rotational.inertia","parameters":{"inertia":0.3}},
+            {"name":"cl","type":"rotational.stiction","parameters":{"breakaway_positive":30,"breakaway_negative":-30,"kinetic_friction":20}}],
+            "connections":[["J1.I","cl.R"],["cl.C","J2.I"]]})");
+        const auto r = test::run(model, test::solverOptions(1.0, rtol, 1e-3));
+        const double tl = w0 / (Tk * (1 / J1 + 1 / J2)), wc = J1 * w0 / (J1 + J2);
+        const auto locks = eventTimes(r, "cl", EventKind::Lock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        ENDSTOP_CLOSE("lock-up time", locks[0], tl, K * rtol * tl);
+        ENDSTOP_CLOSE("slip at t = 0.3", at(r, "cl.w", 0.3), w0 - Tk * (1 / J1 + 1 / J2) * 0.3, K * rtol * w0);
+        ENDSTOP_CLOSE("common speed J1", test::last(r, "J1.w"), wc, K * rtol * w0);
+        ENDSTOP_CLOSE("common speed J2", test::last(r, "J2.w"), wc, K * rtol * w0);
+        QVERIFY(std::abs(test::last(r, "cl.t")) < K * rtol * Tk);
+        QCOMPARE(at(r, "cl.t", 0.3), Tk);   // the rotational twin records w and t
+    }
+
+    // Two stictions between the same mass and ground lock the same motion. They split the
+    // holding force by minimum norm (half each) and break away one after the other:
+    // s2 (breakaway 4 N, kinetic 2 N) at F/2 = 4, then s1 holds F - 2 until F - 2 = 10.
+    void redundantLocksSplitByMinimumNorm() {
+        const auto model = test::modelFromJson(R"({"blocks":[
+            {"name":"F","type":"signal.ramp","parameters":{"slope":5}},
+            {"name":"src","type":"translational.force_source"},
+            {"name":"m","type":"translational.mass","parameters":{"mass":2,"initial_velocity":0.5}},
+            {"name":"s1","type":"translational.stiction"},
+            {"name":"s2","type":"translational.stiction","parameters":{"breakaway_positive":4,"kinetic_friction":2}},
+            {"name":"g","type":"translational.reference"}],
+            "connections":[["F.y","src.S"],["src.R","m.M"],["src.C","g.R"],["m.M","s1.R"],["s1.C","g.R"],["m.M","s2.R"],["s2.C","g.R"]]})");
+        const auto r = test::run(model, test::solverOptions(3.0, 1e-8, 1e-3));
+        QCOMPARE(eventTimes(r, "s1", EventKind::Lock).size(), std::size_t(1));
+        QCOMPARE(eventTimes(r, "s1", EventKind::Lock), eventTimes(r, "s2", EventKind::Lock));
+        for (double t : {0.5, 1.0, 1.5}) {
+            ENDSTOP_CLOSE("s1 share", at(r, "s1.f", t), 5 * t / 2, 1e-6);
+            ENDSTOP_CLOSE("s2 share", at(r, "s2.f", t), 5 * t / 2, 1e-6);
+        }
+        ENDSTOP_CLOSE("s2 breakaway", eventTimes(r, "s2", EventKind::Unlock).at(0), 8.0 / 5, 1e-7);
+        ENDSTOP_CLOSE("s1 breakaway", eventTimes(r, "s1", EventKind::Unlock).at(0), 12.0 / 5, 1e-7);
+        ENDSTOP_CLOSE("s1 holds the rest", at(r, "s1.f", 2.0), 5 * 2.0 - 2, 1e-6);
+        ENDSTOP_CLOSE("v(3)", test::last(r, "m.v"), (2.5 * (9 - 2.4 * 2.4) - 10 * (3 - 2.4)) / 2, 1e-6);
+    }
+
+    // limits_from = signals: FK, FSf and FSr are inputs. A step of FSr below the holding force
+    // unlocks at the step (no zero crossing: the mode iteration after the time event does it).
+    void limitsFromSignals() {
+        auto model = [](double fsrAfter) {
+            return test::modelFromJson(R"({"blocks":[
+                {"name":"F","type":"signal.ramp","parameters":{"slope":5}},
+                {"name":"src","type":"translational.force_source"},
+                {"name":"m","type":"translational.mass","parameters":{"mass":2}},
+                {"name":"fk","type":"signal.constant","parameters":{"value":2}},
+                {"name":"lo","type":"signal.constant","parameters":{"value":-6}},
+                {"name":"hi","type":"signal.step","parameters":{"step_time":0.5,"initial_value":20,"final_value":)" +
+                                       num(fsrAfter) + R"(}},
+                {"name":"s","type":"translational.stiction","parameters":{"limits_from":"signals"}},
+                {"name":"g","type":"translational.reference"}],
+                "connections":[["F.y","src.S"],["src.R","m.M"],["src.C","g.R"],["m.M","s.R"],["s.C","g.R"],
+                               ["fk.y","s.FK"],["lo.y","s.FSf"],["hi.y","s.FSr"]]})");
+        };
+        const auto late = test::run(model(6), test::solverOptions(2.0, 1e-8, 1e-3));
+        ENDSTOP_CLOSE("breakaway at FSr", eventTimes(late, "s", EventKind::Unlock).at(0), 6.0 / 5, 1e-7);
+        ENDSTOP_CLOSE("kinetic from FK", test::last(late, "m.v"), (2.5 * (4 - 1.44) - 2 * (2 - 1.2)) / 2, 1e-6);
+        const auto atStep = test::run(model(1), test::solverOptions(1.0, 1e-8, 1e-3));
+        QCOMPARE(eventTimes(atStep, "s", EventKind::Unlock).at(0), 0.5);
+        // the inputs exist only with limits_from = signals
+        const auto byParams = blocks::registry().create("translational.stiction", {});
+        QCOMPARE(byParams->portIndex("FK"), -1);
+        const auto bySignals = blocks::registry().create("translational.stiction", {{"limits_from", std::string("signals")}});
+        QVERIFY(bySignals->portIndex("FK") >= 0 && bySignals->portIndex("FSf") >= 0 && bySignals->portIndex("FSr") >= 0);
+    }
+
+    // Coulomb friction above a breakaway force has no consistent mode between the two: the joint
+    // holds up to the kinetic friction instead of chattering, and validation warns about it.
+    void kineticAboveBreakaway() {
+        const core::ParamValues p{{"kinetic_friction", 12.0}};
+        const auto d = blocks::registry().create("translational.stiction", p)->validate();
+        QCOMPARE(d.size(), std::size_t(1));
+        QCOMPARE(d[0].severity, core::Severity::Warning);
+        QCOMPARE(d[0].param, std::string("kinetic_friction"));
+        const auto r = test::run(slider(ramp(5), 2, 0, R"("kinetic_friction":12)"), test::solverOptions(3.0, 1e-8));
+        QCOMPARE(eventTimes(r, "s", EventKind::Unlock).size(), std::size_t(1));
+        ENDSTOP_CLOSE("breakaway at the kinetic force", eventTimes(r, "s", EventKind::Unlock)[0], 12.0 / 5, 1e-7);
+    }
+
+    // Parameter ranges of seed 003: breakaway_positive > 0, breakaway_negative < 0, kinetic >= 0.
+    void parameterRanges() {
+        for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
+                 {"breakaway_positive", 0.0}, {"breakaway_negative", 1.0}, {"kinetic_friction", -1.0}, {"velocity_threshold", 0.0}}) {
+            const auto d = blocks::registry().create("translational.stiction", {{key, value}})->validate();
+            QVERIFY2(core::hasErrors(d), key.c_str());
+            QCOMPARE(d[0].param, key);
+        }
+    }
+
+    // The clutch example: the capacity ramps up from 0.1 s (limits from signals); it slips until
+    // the speeds meet, then engine and gearbox turn together against the load.
+    void clutchExample() {
+        const auto r = test::run(test::loadExample("clutch.endstop"), test::solverOptions(1.5, 1e-8, 1e-3));
+        const auto locks = eventTimes(r, "clutch", EventKind::Lock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        QVERIFY(eventTimes(r, "clutch", EventKind::Unlock).empty());
+        QVERIFY(locks[0] > 0.1 && locks[0] < 1.0);
+        QCOMPARE(at(r, "clutch.t", 0.05), 0.0);   // no capacity yet
+        ENDSTOP_CLOSE("speeds after lock-up", test::last(r, "engine.w"), test::last(r, "gearbox.w"), 1e-6);
+        QVERIFY(test::last(r, "engine.w") < at(r, "engine.w", locks[0] - 0.01));   // the load slows both
+    }
+
+    void examplesRunInBatch() {
+        for (const char* file : {"stick_slip_belt.endstop", "clutch.endstop"}) {
+            const auto p = test::runBatch({"run", test::sourcePath(QString("resources/examples/") + file), "--stats"});
+            QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+            QVERIFY2(p.out.contains("\"steps\":"), qPrintable(p.out));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStiction)
+#include "tst_stiction.moc"
