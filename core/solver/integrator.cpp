@@ -165,6 +165,15 @@ private:
             if (!settle(t)) break;
         }
         if (m_lastStep > 0) IDASetInitStep(mem, m_lastStep);
+        // IDACalcIC makes y consistent but leaves y' of the algebraic unknowns as it was (zero at
+        // the start, the old slope after a time event: a ramp starting, a table's next segment).
+        // IDA's first predictor uses that y', so its error estimate for the algebraic unknowns is
+        // about h * (true slope - stale slope): the error test keeps failing down to h ~ tol/slope
+        // and IDA gives up. For the first step only, the error test looks at the differential
+        // unknowns; the corrector still solves the algebraic ones, and from the second step on the
+        // predictor uses the step just taken.
+        check(IDASetSuppressAlg(mem, SUNTRUE), "IDASetSuppressAlg");
+        m_algebraicSuppressed = true;
         if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
         ++m_stats.reinits;
     }
@@ -231,6 +240,10 @@ private:
             const int flag = IDASolve(mem, tout, &t, m_y.get(), m_yp.get(), grid ? IDA_NORMAL : IDA_ONE_STEP);
             rethrowCallbackError();
             if (flag < 0) failSolve(t, flag);
+            if (m_algebraicSuppressed) {
+                check(IDASetSuppressAlg(mem, SUNFALSE), "IDASetSuppressAlg");
+                m_algebraicSuppressed = false;
+            }
             double h = 0.0;
             if (IDAGetLastStep(mem, &h) == IDA_SUCCESS && h > 0) m_lastStep = h;
             const bool root = flag == IDA_ROOT_RETURN;
@@ -391,6 +404,7 @@ private:
     std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
+    bool m_algebraicSuppressed = false;   // algebraic unknowns left out of the error test (first step)
     double m_burstStart = -1.0;
     int m_burstEvents = 0;
     std::string m_idaMessage;
