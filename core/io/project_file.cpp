@@ -12,6 +12,8 @@
 #include <QSaveFile>
 
 #include <cmath>
+#include <map>
+#include <memory>
 
 namespace endstop::core::io {
 
@@ -189,14 +191,28 @@ private:
         }
     }
 
-    PortRef port(const QJsonValue& v, const QString& path, const Model& m) const {
-        const auto ref = PortRef::parse(v.toString().toStdString());
-        if (!v.isString() || !ref) fail(path, "expected \"block.port\"");
-        if (!m.find(ref->block)) fail(path, "no block named \"" + ref->block + "\"");
-        return *ref;
+    // The port a connection end names, checked against the block as its parameters configure
+    // it (a sum's inputs follow its signs, conditional ports their choice).
+    const PortDesc& port(const QJsonValue& v, const QString& path, const Model& m, PortRef& ref) {
+        const auto parsed = PortRef::parse(v.toString().toStdString());
+        if (!v.isString() || !parsed) fail(path, "expected \"block.port\"");
+        ref = *parsed;
+        const BlockSpec* spec = m.find(ref.block);
+        if (!spec) fail(path, "no block named \"" + ref.block + "\"");
+        std::unique_ptr<Block>& block = m_instances[ref.block];
+        if (!block) block = m_registry.create(spec->type, currentParams(*spec, m_registry));
+        const int index = block->portIndex(ref.port);
+        if (index < 0) {
+            std::string ports;
+            for (std::size_t i = 0; i < block->ports().size(); ++i)
+                if (block->portPresent(static_cast<int>(i))) ports += (ports.empty() ? "" : ", ") + block->ports()[i].name;
+            fail(path, "block \"" + ref.block + "\" (" + spec->type + ") has no port \"" + ref.port + "\" (ports: " +
+                           (ports.empty() ? "none" : ports) + ")");
+        }
+        return block->ports()[static_cast<std::size_t>(index)];
     }
 
-    void readConnections(const QJsonValue& v, Model& m) const {
+    void readConnections(const QJsonValue& v, Model& m) {
         if (v.isUndefined()) return;
         if (!v.isArray()) fail("connections", "expected an array");
         const QJsonArray cs = v.toArray();
@@ -204,7 +220,12 @@ private:
             const QString path = QString("connections[%1]").arg(i);
             const QJsonArray pair = cs[i].toArray();
             if (!cs[i].isArray() || pair.size() != 2) fail(path, "expected [\"block.port\", \"block.port\"]");
-            const Connection c{port(pair[0], path + "[0]", m), port(pair[1], path + "[1]", m)};
+            Connection c;
+            const PortDesc& a = port(pair[0], path + "[0]", m, c.a);
+            const PortDesc& b = port(pair[1], path + "[1]", m, c.b);
+            if ((a.kind == PortKind::Conserving) != (b.kind == PortKind::Conserving) || a.domain != b.domain)
+                fail(path, "cannot connect " + c.a.toString() + " (" + toString(a.domain) + ") to " + c.b.toString() + " (" +
+                               toString(b.domain) + "): different domains");
             try {
                 m.apply(Connect{c});
             } catch (const ModelError& e) {
@@ -234,6 +255,7 @@ private:
 
     QString m_file;
     const Registry& m_registry;
+    std::map<std::string, std::unique_ptr<Block>> m_instances;   // by block name, for port checks
 };
 
 std::pair<int, int> lineColumn(const QByteArray& bytes, int offset) {
