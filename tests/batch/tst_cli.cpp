@@ -267,9 +267,13 @@ private Q_SLOTS:
         const Csv csv = parseCsv(readText(out));
         QCOMPARE(csv.header.size(), 3);
         QVERIFY(csv.header.contains("mass1.x") && csv.header.contains("spring1.f"));
-        const Csv all = parseCsv(readText(scratch("run.csv")));
+        QCOMPARE(runBatch({"run", m_osc, "--out", scratch("signals_all.csv")}).exitCode, 0);
+        const Csv all = parseCsv(readText(scratch("signals_all.csv")));
         QCOMPARE(csv.rows.size(), all.rows.size());
         for (std::size_t r = 0; r < csv.rows.size(); ++r) QCOMPARE(csv.at(r, "mass1.x"), all.at(r, "mass1.x"));
+        // a name given twice is one column
+        QCOMPARE(runBatch({"run", m_osc, "--out", out, "--signals", "mass1.x,mass1.x"}).exitCode, 0);
+        QCOMPARE(parseCsv(readText(out)).header, (QStringList{"time", "mass1.x"}));
     }
 
     // dense and KLU solve the same system: the same answer, and --stats says which was used
