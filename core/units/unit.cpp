@@ -181,7 +181,7 @@ Quantity parseQuantity(std::string_view text) {
     Quantity q;
     const char* first = text.data();
     const char* last = text.data() + text.size();
-    if (!text.empty() && *first == '+') ++first;
+    if (!text.empty() && *first == '+' && text.size() > 1 && first[1] != '-') ++first;   // "+2", not "+-2"
     const auto [ptr, ec] = std::from_chars(first, last, q.value);
     if (ec != std::errc{} || text.empty())
         throw UnitError("'" + std::string(text) + "' is not a number (expected e.g. \"10 mm\")");

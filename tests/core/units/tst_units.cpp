@@ -219,6 +219,8 @@ private Q_SLOTS:
         QTest::newRow("overflow") << "1e999" << "1e999";
         QTest::newRow("unknown unit") << "10 furlong" << "unknown unit 'furlong'";
         QTest::newRow("two numbers") << "1 2" << "'2'";
+        QTest::newRow("two signs") << "+-2 m" << "not a number";
+        QTest::newRow("only a sign") << "+" << "not a number";
     }
     void badQuantities() {
         QFETCH(QString, text);
