@@ -186,8 +186,28 @@ private:
         }
         if (o.contains("flip")) spec.ui.flipped = o["flip"].toBool();
         if (o.contains("units")) {
+            if (!o["units"].isObject()) fail(path + ".units", "expected an object of parameter key: unit");
             const QJsonObject u = o["units"].toObject();
-            for (const QString& key : u.keys()) spec.ui.displayUnits[key.toStdString()] = u[key].toString().toStdString();
+            const std::unique_ptr<Block> proto = m_registry.prototype(spec.type);
+            for (const QString& key : u.keys()) {
+                const QString p = path + ".units." + key;
+                const ParamDesc* desc = nullptr;
+                for (const ParamDesc& d : proto->params())
+                    if (d.key == key.toStdString()) desc = &d;
+                if (!desc || (desc->type != ParamType::Real && desc->type != ParamType::Vector))
+                    fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no numeric parameter \"" + key.toStdString() + "\"");
+                if (!u[key].isString()) fail(p, "expected a unit such as \"mm\"");
+                const std::string symbol = u[key].toString().toStdString();
+                try {
+                    const Unit unit = Unit::parse(symbol);
+                    if (!desc->anyDimension && unit.dimension != desc->unit.dimension)
+                        fail(p, "unit '" + symbol + "' has dimension " + unit.dimension.toString() + ", expected " +
+                                    desc->unit.dimension.toString() + " (e.g. " + Unit::si(desc->unit.dimension).display() + ")");
+                } catch (const UnitError& e) {
+                    fail(p, e.what());
+                }
+                spec.ui.displayUnits[key.toStdString()] = symbol;
+            }
         }
     }
 

@@ -286,6 +286,12 @@ private Q_SLOTS:
                                       << QStringList{": blocks[0].ui.rotation:", "multiple of 90"};
         QTest::newRow("bad position") << file(R"({"name": "m", "type": "translational.mass", "ui": {"pos": [1]}})")
                                       << QStringList{": blocks[0].ui.pos:", "[x, y]"};
+        QTest::newRow("display unit of wrong dimension") << file(R"({"name": "m", "type": "translational.mass", "ui": {"units": {"mass": "mm"}}})")
+                                                         << QStringList{": blocks[0].ui.units.mass:", "'mm'", "expected kg"};
+        QTest::newRow("unknown display unit") << file(R"({"name": "m", "type": "translational.mass", "ui": {"units": {"mass": "lb"}}})")
+                                              << QStringList{": blocks[0].ui.units.mass:", "unknown unit 'lb'"};
+        QTest::newRow("display unit of no parameter") << file(R"({"name": "m", "type": "translational.mass", "ui": {"units": {"weight": "g"}}})")
+                                                      << QStringList{": blocks[0].ui.units.weight:", "no numeric parameter \"weight\""};
         QTest::newRow("unknown setting") << "{" + head + R"("simulation": {"stoptime": 1}})"
                                          << QStringList{": simulation.stoptime:", "unknown setting"};
         QTest::newRow("bad linear solver") << "{" + head + R"("simulation": {"linear_solver": "lu"}})"
