@@ -91,7 +91,9 @@ private:
             const BlockType* type = m_registry.find(spec.type);
             if (!type) fail(path + ".type", "unknown block type \"" + spec.type + "\" (block \"" + spec.name + "\")");
             if (o.contains("typeVersion")) {
-                spec.typeVersion = static_cast<int>(number(o["typeVersion"], path + ".typeVersion"));
+                const double version = number(o["typeVersion"], path + ".typeVersion");
+                if (version != std::floor(version) || version < 1) fail(path + ".typeVersion", "expected a whole number >= 1");
+                spec.typeVersion = static_cast<int>(version);
                 if (spec.typeVersion > type->info.typeVersion)
                     fail(path + ".typeVersion", "block \"" + spec.name + "\": type version " + std::to_string(spec.typeVersion) +
                                                     " is newer than this program supports");
@@ -282,7 +284,7 @@ std::pair<int, int> lineColumn(const QByteArray& bytes, int offset) {
     int line = 1, col = 1;
     for (int i = 0; i < offset && i < bytes.size(); ++i) {
         if (bytes[i] == '\n') { ++line; col = 1; }
-        else ++col;
+        else if ((static_cast<unsigned char>(bytes[i]) & 0xC0) != 0x80) ++col;   // characters, not UTF-8 bytes
     }
     return {line, col};
 }

@@ -237,6 +237,8 @@ private Q_SLOTS:
         const QByteArray ground = R"({"name": "g", "type": "translational.reference"})";
         QTest::newRow("malformed JSON") << QByteArray("{\n  \"format\": \"endstop-project\",\n  \"blocks\": [ {\"name\": \"m\" \"type\": 1} ]\n}")
                                         << QStringList{":3:", "malformed JSON"};
+        QTest::newRow("malformed after non-ASCII") << QByteArray("{\"format\": \"endstop-project\",\n\"plots\": [{\"title\": \"Schwungrad \xc3\xbc\xc3\xbc\", ]}")
+                                                   << QStringList{":2:39:", "malformed JSON"};   // "]" at column 38, as for ASCII
         QTest::newRow("truncated") << QByteArray("{\"format\": \"endstop-project\",\n\"blocks\": [") << QStringList{":2:", "malformed JSON"};
         QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringList{"expected a JSON object"};
         QTest::newRow("not a project") << QByteArray(R"({"format": "something", "formatVersion": 1})")
@@ -250,6 +252,8 @@ private Q_SLOTS:
                                             << QStringList{": blocks[1].type:", "unknown block type \"translational.sprung\"", "\"s\""};
         QTest::newRow("newer typeVersion") << file(R"({"name": "m", "type": "translational.mass", "typeVersion": 3})")
                                            << QStringList{": blocks[0].typeVersion:", "\"m\"", "version 3 is newer"};
+        QTest::newRow("fractional typeVersion") << file(R"({"name": "m", "type": "translational.mass", "typeVersion": 1.5})")
+                                                << QStringList{": blocks[0].typeVersion:", "whole number"};
         QTest::newRow("unknown block key") << file(R"({"name": "m", "type": "translational.mass", "colour": 1})")
                                            << QStringList{": blocks[0].colour:", "unknown key"};
         QTest::newRow("duplicate block names") << file(mass + ", " + ground + R"(, {"name": "m", "type": "translational.spring"})")
