@@ -27,8 +27,7 @@ Args::Args(int argc, char** argv, int first) {
 
 std::string Args::next(const char* what) {
     for (std::size_t i = 0; i < m_args.size(); ++i) {
-        if (m_used[i]) continue;
-        if (m_args[i].starts_with("--")) { ++i; continue; }   // skip an option and its value
+        if (m_used[i] || m_args[i].starts_with("--")) continue;
         m_used[i] = true;
         return m_args[i];
     }

@@ -23,7 +23,9 @@ class Args {
 public:
     Args(int argc, char** argv, int first);
     bool empty() const { return m_pos >= m_args.size(); }
-    std::string next(const char* what);                 // a positional argument
+    // The next positional argument. Call it after every flag and value is taken, so that
+    // flags may come before or after the positional arguments.
+    std::string next(const char* what);
     bool flag(const std::string& name);                 // --name present (consumed)
     std::vector<std::string> values(const std::string& name);   // every --name VALUE (or --name=VALUE)
     std::optional<std::string> value(const std::string& name);

@@ -24,9 +24,11 @@ public:
         time = t;
         values.assign(v.begin(), v.end());
     }
+    void end(const core::RunStats& s) override { stats = s; }   // also after a failure
     std::vector<core::Column> columns;
     std::vector<double> values;
     double time = 0.0;
+    core::RunStats stats;
 };
 
 void printSummary(std::ostream& out, const LastRow& last, const core::RunStats& s) {
@@ -51,12 +53,12 @@ std::string describeRange(const core::ParamDesc& d) {
 }  // namespace
 
 int runCommand(Args& args) {
-    const std::string path = args.next("MODEL.endstop after 'run'");
     const auto out = args.value("--out");
     const auto events = args.value("--events");
     const auto sets = args.values("--set");
     const bool stats = args.flag("--stats");
     core::SimulationOptions options = simulationOptions(args);
+    const std::string path = args.next("MODEL.endstop after 'run'");
     args.done();
 
     core::Model model = loadModel(path);
@@ -66,23 +68,24 @@ int runCommand(Args& args) {
     try {
         csv = std::make_unique<core::CsvSink>(out.value_or(""), events.value_or(""));
     } catch (const std::runtime_error& e) {
-        throw UsageError(std::string(out && *out != "-" ? "--out " : "--events ") + e.what());
+        const std::string what = e.what();   // "cannot write '<path>': reason"
+        const bool eventsFailed = events && what.find("'" + *events + "'") != std::string::npos;
+        throw UsageError((eventsFailed ? "--events " : "--out ") + what);
     }
     LastRow last;
     core::TeeSink tee({csv.get(), &last});
     std::ostream& info = out && *out == "-" ? std::cerr : std::cout;
-    core::RunStats result;
     int code = kOk;
     try {
-        result = core::simulate(model, blocks::registry(), options, tee, {});
+        core::simulate(model, blocks::registry(), options, tee, {});
     } catch (const core::SolverError& e) {
         std::cerr << "endstop-batch: " << path << ": " << e.what() << "\n";
         code = kSimulationFailed;
     } catch (const core::Error& e) {
         throw UsageError(path + ": " + e.what());
     }
-    if (code == kOk && !out) printSummary(info, last, result);
-    if (stats) info << result.toJson() << "\n";
+    if (code == kOk && !out) printSummary(info, last, last.stats);
+    if (stats) info << last.stats.toJson() << "\n";
     return code;
 }
 

@@ -51,7 +51,10 @@ Vary parseVary(const core::Model& model, const std::string& arg) {
             const auto [p, ec] = std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), n);
             if (ec != std::errc{} || p != parts[2].data() + parts[2].size() || n < 1)
                 throw UsageError("--vary " + v.name + ": COUNT must be a whole number >= 1, got '" + parts[2] + "'");
-            for (int i = 0; i < n; ++i) v.values.emplace_back(std::in_place_type<double>, n == 1 ? a : a + (b - a) * i / (n - 1));
+            for (int i = 0; i < n; ++i) {
+                const double x = n == 1 ? a : a + (b - a) * i / (n - 1);
+                v.values.emplace_back(std::in_place_type<double>, x);
+            }
         } else {
             for (const std::string& item : splitList(spec, ','))
                 v.values.push_back(core::io::parseParameterText(item, v.target.desc));
@@ -91,12 +94,12 @@ struct Outcome {
 }  // namespace
 
 int sweepCommand(Args& args) {
-    const std::string path = args.next("MODEL.endstop after 'sweep'");
     const auto varyArgs = args.values("--vary");
     const auto sets = args.values("--set");
     const auto jobsArg = args.number("--jobs");
     const auto outDir = args.value("--out");
     const core::SimulationOptions options = simulationOptions(args);
+    const std::string path = args.next("MODEL.endstop after 'sweep'");
     args.done();
     if (varyArgs.empty()) throw UsageError("sweep needs at least one --vary NAME.KEY=V1,V2,...");
     int jobs = jobsArg ? static_cast<int>(*jobsArg) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -108,7 +111,6 @@ int sweepCommand(Args& args) {
     for (const std::string& a : varyArgs) varies.push_back(parseVary(base, a));
     std::size_t runs = 1;
     for (const Vary& v : varies) runs *= v.values.size();
-    if (outDir && !QDir().mkpath(QString::fromStdString(*outDir))) throw UsageError("--out " + *outDir + ": cannot create directory");
 
     auto valuesOf = [&](std::size_t run) {
         std::vector<std::size_t> idx(varies.size());
@@ -118,6 +120,25 @@ int sweepCommand(Args& args) {
         }
         return idx;
     };
+    auto modelOf = [&](std::size_t run) {
+        core::Model m = base;
+        const auto idx = valuesOf(run);
+        for (std::size_t i = 0; i < varies.size(); ++i)
+            m.apply(core::SetParameter{varies[i].target.block, varies[i].target.key, varies[i].values[idx[i]]});
+        return m;
+    };
+    // every combination is checked before anything runs or is written: bad input is exit 2 with
+    // no half-written sweep
+    for (std::size_t r = 0; r < runs; ++r)
+        for (const core::Diagnostic& d : core::validateModel(modelOf(r), blocks::registry()))
+            if (d.severity == core::Severity::Error) {
+                std::string values;
+                const auto idx = valuesOf(r);
+                for (std::size_t i = 0; i < varies.size(); ++i)
+                    values += (i ? ", " : "") + varies[i].name + "=" + core::toString(varies[i].values[idx[i]]);
+                throw UsageError(path + ": run " + std::to_string(r + 1) + " (" + values + "): " + d.text());
+            }
+    if (outDir && !QDir().mkpath(QString::fromStdString(*outDir))) throw UsageError("--out " + *outDir + ": cannot create directory");
     std::vector<Outcome> outcomes(runs);
     std::atomic<std::size_t> nextRun{0};
     std::atomic<bool> badInput{false};
@@ -125,10 +146,7 @@ int sweepCommand(Args& args) {
     std::string firstBadInput;
     auto worker = [&] {
         for (std::size_t r = nextRun++; r < runs; r = nextRun++) {
-            core::Model m = base;
-            const auto idx = valuesOf(r);
-            for (std::size_t i = 0; i < varies.size(); ++i)
-                m.apply(core::SetParameter{varies[i].target.block, varies[i].target.key, varies[i].values[idx[i]]});
+            const core::Model m = modelOf(r);
             try {
                 char name[32];
                 std::snprintf(name, sizeof name, "run_%04zu.csv", r + 1);

@@ -475,8 +475,8 @@ DaeSystem assemble(Topology topo) {
         red = pantelides(all);
     } catch (const IndexTooHigh& e) {
         throw TopologyError(Diagnostics{{Severity::Error, s.blockOfRow(e.row()), {}, {},
-                                         "the " + s.describeRow(e.row()) +
-                                             " would have to be differentiated twice (index above 2)",
+                                         "solving the " + s.describeRow(e.row()) +
+                                             " needs equations differentiated twice (index above 2)",
                                          "avoid feeding an acceleration back into a velocity constraint"}});
     }
     chooseDummies(s, red, all);

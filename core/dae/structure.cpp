@@ -87,6 +87,7 @@ public:
     Reduction run() {
         const int n = static_cast<int>(m_origin.size());
         for (int k = 0; k < n; ++k) {
+            m_root = k;
             int i = k;
             for (;;) {
                 ++m_mark;
@@ -143,14 +144,14 @@ private:
 
     void differentiateColoured() {
         for (int v : m_colouredVars) {
-            if (m_order[at(v)] >= 1) throw IndexTooHigh(m_origin[at(m_assign[at(v)])], v);
+            if (m_order[at(v)] >= 1) throw IndexTooHigh(m_root, v);
             ++m_order[at(v)];
         }
         for (int r : m_colouredRows) {
-            if (m_diffOf[at(r)] >= 0 || m_origin[at(r)] != r) throw IndexTooHigh(m_origin[at(r)], -1);
+            if (m_diffOf[at(r)] >= 0 || m_origin[at(r)] != r) throw IndexTooHigh(m_root, -1);
             std::vector<std::pair<int, int>> d;
             for (const auto& [v, o] : m_rows[at(r)]) {
-                if (o >= 1) throw IndexTooHigh(r, v);
+                if (o >= 1) throw IndexTooHigh(m_root, v);
                 d.emplace_back(v, o + 1);
             }
             const int id = static_cast<int>(m_rows.size());
@@ -177,6 +178,7 @@ private:
     std::vector<int> m_rowMark, m_varMark;
     std::vector<int> m_colouredRows, m_colouredVars;
     int m_mark = 0;
+    int m_root = 0;   // the original row being matched
 };
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <QSaveFile>
 
 #include <cmath>
+#include <map>
+#include <memory>
 
 namespace endstop::core::io {
 
@@ -89,7 +91,9 @@ private:
             const BlockType* type = m_registry.find(spec.type);
             if (!type) fail(path + ".type", "unknown block type \"" + spec.type + "\" (block \"" + spec.name + "\")");
             if (o.contains("typeVersion")) {
-                spec.typeVersion = static_cast<int>(number(o["typeVersion"], path + ".typeVersion"));
+                const double version = number(o["typeVersion"], path + ".typeVersion");
+                if (version != std::floor(version) || version < 1) fail(path + ".typeVersion", "expected a whole number >= 1");
+                spec.typeVersion = static_cast<int>(version);
                 if (spec.typeVersion > type->info.typeVersion)
                     fail(path + ".typeVersion", "block \"" + spec.name + "\": type version " + std::to_string(spec.typeVersion) +
                                                     " is newer than this program supports");
@@ -184,19 +188,53 @@ private:
         }
         if (o.contains("flip")) spec.ui.flipped = o["flip"].toBool();
         if (o.contains("units")) {
+            if (!o["units"].isObject()) fail(path + ".units", "expected an object of parameter key: unit");
             const QJsonObject u = o["units"].toObject();
-            for (const QString& key : u.keys()) spec.ui.displayUnits[key.toStdString()] = u[key].toString().toStdString();
+            const std::unique_ptr<Block> proto = m_registry.prototype(spec.type);
+            for (const QString& key : u.keys()) {
+                const QString p = path + ".units." + key;
+                const ParamDesc* desc = nullptr;
+                for (const ParamDesc& d : proto->params())
+                    if (d.key == key.toStdString()) desc = &d;
+                if (!desc || (desc->type != ParamType::Real && desc->type != ParamType::Vector))
+                    fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no numeric parameter \"" + key.toStdString() + "\"");
+                if (!u[key].isString()) fail(p, "expected a unit such as \"mm\"");
+                const std::string symbol = u[key].toString().toStdString();
+                try {
+                    const Unit unit = Unit::parse(symbol);
+                    if (!desc->anyDimension && unit.dimension != desc->unit.dimension)
+                        fail(p, "unit '" + symbol + "' has dimension " + unit.dimension.toString() + ", expected " +
+                                    desc->unit.dimension.toString() + " (e.g. " + Unit::si(desc->unit.dimension).display() + ")");
+                } catch (const UnitError& e) {
+                    fail(p, e.what());
+                }
+                spec.ui.displayUnits[key.toStdString()] = symbol;
+            }
         }
     }
 
-    PortRef port(const QJsonValue& v, const QString& path, const Model& m) const {
-        const auto ref = PortRef::parse(v.toString().toStdString());
-        if (!v.isString() || !ref) fail(path, "expected \"block.port\"");
-        if (!m.find(ref->block)) fail(path, "no block named \"" + ref->block + "\"");
-        return *ref;
+    // The port a connection end names, checked against the block as its parameters configure
+    // it (a sum's inputs follow its signs, conditional ports their choice).
+    const PortDesc& port(const QJsonValue& v, const QString& path, const Model& m, PortRef& ref) {
+        const auto parsed = PortRef::parse(v.toString().toStdString());
+        if (!v.isString() || !parsed) fail(path, "expected \"block.port\"");
+        ref = *parsed;
+        const BlockSpec* spec = m.find(ref.block);
+        if (!spec) fail(path, "no block named \"" + ref.block + "\"");
+        std::unique_ptr<Block>& block = m_instances[ref.block];
+        if (!block) block = m_registry.create(spec->type, currentParams(*spec, m_registry));
+        const int index = block->portIndex(ref.port);
+        if (index < 0) {
+            std::string ports;
+            for (std::size_t i = 0; i < block->ports().size(); ++i)
+                if (block->portPresent(static_cast<int>(i))) ports += (ports.empty() ? "" : ", ") + block->ports()[i].name;
+            fail(path, "block \"" + ref.block + "\" (" + spec->type + ") has no port \"" + ref.port + "\" (ports: " +
+                           (ports.empty() ? "none" : ports) + ")");
+        }
+        return block->ports()[static_cast<std::size_t>(index)];
     }
 
-    void readConnections(const QJsonValue& v, Model& m) const {
+    void readConnections(const QJsonValue& v, Model& m) {
         if (v.isUndefined()) return;
         if (!v.isArray()) fail("connections", "expected an array");
         const QJsonArray cs = v.toArray();
@@ -204,7 +242,12 @@ private:
             const QString path = QString("connections[%1]").arg(i);
             const QJsonArray pair = cs[i].toArray();
             if (!cs[i].isArray() || pair.size() != 2) fail(path, "expected [\"block.port\", \"block.port\"]");
-            const Connection c{port(pair[0], path + "[0]", m), port(pair[1], path + "[1]", m)};
+            Connection c;
+            const PortDesc& a = port(pair[0], path + "[0]", m, c.a);
+            const PortDesc& b = port(pair[1], path + "[1]", m, c.b);
+            if ((a.kind == PortKind::Conserving) != (b.kind == PortKind::Conserving) || a.domain != b.domain)
+                fail(path, "cannot connect " + c.a.toString() + " (" + toString(a.domain) + ") to " + c.b.toString() + " (" +
+                               toString(b.domain) + "): different domains");
             try {
                 m.apply(Connect{c});
             } catch (const ModelError& e) {
@@ -234,13 +277,14 @@ private:
 
     QString m_file;
     const Registry& m_registry;
+    std::map<std::string, std::unique_ptr<Block>> m_instances;   // by block name, for port checks
 };
 
 std::pair<int, int> lineColumn(const QByteArray& bytes, int offset) {
     int line = 1, col = 1;
     for (int i = 0; i < offset && i < bytes.size(); ++i) {
         if (bytes[i] == '\n') { ++line; col = 1; }
-        else ++col;
+        else if ((static_cast<unsigned char>(bytes[i]) & 0xC0) != 0x80) ++col;   // characters, not UTF-8 bytes
     }
     return {line, col};
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Project files (*.endstop, JSON; DESIGN §4). Loading checks everything it can without building the
 // network: syntax (line and column), format and versions (newer refused, older migrated), block
-// types, names, parameter keys, types and units. Every error names the file, the JSON path and
-// what was expected. Saving writes SI numbers with round-trip precision and sorted keys, so saving
-// twice gives identical bytes, through QSaveFile (atomic).
+// types, names, parameter keys, types and units, and each connection end (the port exists on that
+// block as its parameters configure it; both ends of one domain). Every error names the file, the
+// JSON path and what was expected. Saving writes SI numbers with round-trip precision and sorted
+// keys, so saving twice gives identical bytes, through QSaveFile (atomic).
 #pragma once
 
 #include "core/blockapi/registry.hpp"

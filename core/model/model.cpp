@@ -123,7 +123,11 @@ Edit Model::applyOne(const Edit& edit) {
                 const int i = indexOf(e.name);
                 if (i < 0) throw ModelError("no block named '" + e.name + "'");
                 EditBatch inverse{{AddBlock{m_blocks[static_cast<std::size_t>(i)], i}}, "remove"};
-                for (const Connection& c : connectionsOf(e.name)) inverse.edits.emplace_back(Connect{c});
+                // in ascending positions, so that re-inserting them one by one restores the order
+                for (std::size_t k = 0; k < m_connections.size(); ++k) {
+                    const Connection& c = m_connections[k];
+                    if (c.a.block == e.name || c.b.block == e.name) inverse.edits.emplace_back(Connect{c, static_cast<int>(k)});
+                }
                 std::erase_if(m_connections, [&](const Connection& c) {
                     const bool mine = c.a.block == e.name || c.b.block == e.name;
                     if (mine) m_connectionKeys.erase(key(c));
@@ -139,16 +143,19 @@ Edit Model::applyOne(const Edit& edit) {
                 if (e.connection.a == e.connection.b) throw ModelError("cannot connect " + e.connection.a.toString() + " to itself");
                 if (!m_connectionKeys.insert(key(e.connection)).second)
                     throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are already connected");
-                m_connections.push_back(e.connection);
+                const auto at = e.index < 0 || e.index > static_cast<int>(m_connections.size())
+                                    ? m_connections.end() : m_connections.begin() + e.index;
+                m_connections.insert(at, e.connection);
                 return Disconnect{e.connection};
             },
             [&](const Disconnect& e) -> Edit {
                 const auto it = std::find(m_connections.begin(), m_connections.end(), e.connection);
                 if (it == m_connections.end())
                     throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are not connected");
+                const Connect inverse{*it, static_cast<int>(it - m_connections.begin())};   // as stored: orientation and place
                 m_connections.erase(it);
                 m_connectionKeys.erase(key(e.connection));
-                return Connect{e.connection};
+                return inverse;
             },
             [&](const SetParameter& e) -> Edit {
                 BlockSpec& b = get(e.block);

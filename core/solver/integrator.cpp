@@ -270,9 +270,15 @@ private:
             const double tNext = nextTimeEvent();
             const double tstop = std::min(tNext, m_opt.stopTime);
             if (grid) catchUpGrid(t, outputIndex);
-            double tout = tstop;
-            if (grid) tout = std::min(tstop, std::min(m_opt.stopTime, static_cast<double>(outputIndex) * m_opt.outputInterval));
             check(IDASetStopTime(mem, tstop), "IDASetStopTime");
+            // the next output time k * interval; a breakpoint before it stops the solver there
+            // without a row, unless it is that grid point up to rounding (0.3 and 3 * 0.1)
+            double gridTime = tstop;
+            if (grid) {
+                gridTime = std::min(m_opt.stopTime, static_cast<double>(outputIndex) * m_opt.outputInterval);
+                if (tstop < gridTime && gridTime - tstop <= 1e-12 * std::max(1.0, gridTime)) gridTime = tstop;
+            }
+            const double tout = std::min(tstop, gridTime);
             const int flag = IDASolve(mem, tout, &t, m_y.get(), m_yp.get(), grid ? IDA_NORMAL : IDA_ONE_STEP);
             rethrowCallbackError();
             if (flag < 0) failSolve(t, flag);
@@ -282,7 +288,7 @@ private:
             const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
             if (!grid) {
                 recordRow(t);
-            } else if (!root && t >= tout) {
+            } else if (!root && t >= gridTime) {
                 recordRow(t);
                 ++outputIndex;
             }

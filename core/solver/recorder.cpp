@@ -31,9 +31,13 @@ Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& si
             const VarDesc& d = tb.block->describe(r);
             const std::string name = tb.name + "." + d.name;
             if (!signals.empty()) {
-                const auto it = std::find(signals.begin(), signals.end(), name);
-                if (it == signals.end()) continue;
-                wanted[at(static_cast<int>(it - signals.begin()))] = 1;
+                bool asked = false;
+                for (std::size_t i = 0; i < signals.size(); ++i)
+                    if (signals[i] == name) {   // named twice: one column
+                        wanted[i] = 1;
+                        asked = true;
+                    }
+                if (!asked) continue;
             }
             const dae::Binding& b = sys.bindings[bi];
             const int unknown = r.computed ? -1 : b.slot[at(b.varSlot[at(r.index)])];

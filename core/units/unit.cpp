@@ -57,7 +57,7 @@ private:
             if (m_pos >= m_text.size() || m_text[m_pos] == ')') { m_pos = before; return acc; }
             char op = '*';
             if (m_text[m_pos] == '*' || m_text[m_pos] == '/') op = m_text[m_pos++];
-            else if (m_text.substr(m_pos, 2) == "\xC2\xB7") m_pos += 2;   // middle dot
+            else if (atMiddleDot()) m_pos += 2;
             else if (!hadSpace) fail("expected '*' or '/' before '" + std::string(m_text.substr(m_pos, 1)) + "'");
             skipSpace();
             const Unit rhs = term();
@@ -68,8 +68,11 @@ private:
 
     Unit term() {
         Unit base = atom();
+        const std::size_t afterAtom = m_pos;
         skipSpace();
-        if (m_pos < m_text.size() && m_text[m_pos] == '^') {
+        if (m_pos >= m_text.size() || m_text[m_pos] != '^') {
+            m_pos = afterAtom;   // a space here may be the product operator of "N m"
+        } else {
             ++m_pos;
             skipSpace();
             int n = 0;
@@ -96,7 +99,7 @@ private:
         }
         if (m_text[m_pos] == '1') { ++m_pos; return Unit{{}, Dimension::none(), 1.0}; }
         const std::size_t start = m_pos;
-        while (m_pos < m_text.size() && isSymbolChar(m_text[m_pos])) ++m_pos;
+        while (m_pos < m_text.size() && isSymbolChar(m_text[m_pos]) && !atMiddleDot()) ++m_pos;
         const std::string_view name = m_text.substr(start, m_pos - start);
         if (name.empty()) fail("unexpected '" + std::string(m_text.substr(m_pos, 1)) + "'");
         for (const Named& n : symbols())
@@ -104,6 +107,7 @@ private:
         fail("unknown unit '" + std::string(name) + "'");
     }
 
+    bool atMiddleDot() const { return m_text.substr(m_pos, 2) == "\xC2\xB7"; }   // U+00B7 in UTF-8
     static bool isSymbolChar(char c) {
         const auto u = static_cast<unsigned char>(c);
         return std::isalpha(u) || u >= 0x80;   // letters and the UTF-8 bytes of µ and °
@@ -156,6 +160,7 @@ std::string Dimension::toString() const {
         if (std::abs(e) != 1) side += '^' + std::to_string(std::abs(e));
     }
     if (num.empty()) num = "1";
+    if (den.find('*') != std::string::npos) den = "(" + den + ")";   // a/b*c would read as (a/b)*c
     return den.empty() ? num : num + "/" + den;
 }
 
@@ -176,7 +181,7 @@ Quantity parseQuantity(std::string_view text) {
     Quantity q;
     const char* first = text.data();
     const char* last = text.data() + text.size();
-    if (!text.empty() && *first == '+') ++first;
+    if (!text.empty() && *first == '+' && text.size() > 1 && first[1] != '-') ++first;   // "+2", not "+-2"
     const auto [ptr, ec] = std::from_chars(first, last, q.value);
     if (ec != std::errc{} || text.empty())
         throw UnitError("'" + std::string(text) + "' is not a number (expected e.g. \"10 mm\")");

@@ -63,13 +63,13 @@ struct Quantity {
 Quantity parseQuantity(std::string_view text);   // throws UnitError
 
 // value in SI if `text` is a quantity whose unit has dimension `expected`; throws UnitError with
-// "expected <dimension> (<si symbol>), got <unit>" otherwise.
+// "unit '<unit>' has dimension <dimension>, expected <dimension> (e.g. <si symbol>)" otherwise.
 double parseSI(std::string_view text, const Dimension& expected);
 
 // Display units offered for a dimension, most common first; always contains `preferred` if given.
 std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferred = {});
 
-// Shortest round-trip text of a double, locale independent ("0.1", "1e-06", "1000000").
+// Shortest round-trip text of a double, locale independent ("0.1", "1e-06", "1e+06", "42").
 std::string formatNumber(double value);
 
 }  // namespace endstop::core

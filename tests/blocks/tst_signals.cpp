@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Signal blocks: the discontinuities of step, pulse, table and ramp are hit exactly (the solver
+// stops there, a row before and after the jump carries the event time, the event log has a `time`
+// entry), values between breakpoints follow the closed forms, parameter checks name the block and
+// parameter, and sum's inputs follow its signs.
+#include "support/test_support.hpp"
+
+#include "core/graph/topology.hpp"
+#include "core/model/errors.hpp"
+
+#include <QTest>
+
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+using namespace endstop;
+using test::modelFromJson;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+// A signal source `src` (JSON of one block named "src") drives a force source on a 1 kg mass, so
+// the mass's velocity integrates the signal.
+core::Model drivenMass(const std::string& src) {
+    return modelFromJson(R"({"blocks":[)" + src + R"(,
+        {"name":"fs","type":"translational.force_source"},
+        {"name":"m","type":"translational.mass"},
+        {"name":"g","type":"translational.reference"}],
+        "connections":[["src.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"]]})");
+}
+
+core::SimulationOptions until(double stop, double interval = 0.0) {
+    core::SimulationOptions o;
+    o.stopTime = stop;
+    o.relativeTolerance = 1e-8;
+    o.absoluteTolerance = 1e-10;
+    o.outputInterval = interval;
+    return o;
+}
+
+std::vector<double> timeEvents(const core::MemorySink& r, const std::string& block) {
+    std::vector<double> out;
+    for (const core::EventRecord& e : r.events())
+        if (e.block == block && e.kind == core::EventKind::Time) out.push_back(e.time);
+    return out;
+}
+
+// The values of `column` at rows whose time is exactly t (before and after a jump).
+std::vector<double> valuesAt(const core::MemorySink& r, const std::string& column, double t) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < r.rows(); ++i)
+        if (r.time()[i] == t) out.push_back(r.values(column)[i]);
+    return out;
+}
+
+// Every row strictly inside (a, b) has `column` equal to f(t) within tol; there is at least one.
+// Algebraic unknowns are exact only to the Newton tolerance, a fraction of rtol * |y| + atol.
+bool follows(const core::MemorySink& r, const std::string& column, double a, double b, const std::function<double(double)>& f,
+             double tol, QString* why) {
+    int seen = 0;
+    for (std::size_t i = 0; i < r.rows(); ++i) {
+        const double t = r.time()[i];
+        if (t <= a || t >= b) continue;
+        ++seen;
+        const double got = r.values(column)[i];
+        if (std::abs(got - f(t)) > tol) {
+            *why = QString("%1(%2) = %3, expected %4").arg(QString::fromStdString(column)).arg(t, 0, 'g', 17).arg(got, 0, 'g', 17).arg(f(t), 0, 'g', 17);
+            return false;
+        }
+    }
+    if (seen == 0) *why = QString("no rows in (%1, %2)").arg(a).arg(b);
+    return seen > 0;
+}
+
+QStringList buildErrors(const core::Model& m) {
+    QStringList out;
+    try {
+        core::buildTopology(m, blocks::registry());
+    } catch (const core::Error& e) {
+        for (const core::Diagnostic& d : e.diagnostics()) out << QString::fromStdString(d.text());
+    }
+    return out;
+}
+
+}  // namespace
+
+class TestSignals : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Breakpoints of each source: the event log lists each once, at the time the parameters give,
+    // and rows carry that exact time with the values just before and after.
+    void breakpointsHitExactly_data() {
+        QTest::addColumn<QString>("block");
+        QTest::addColumn<QList<double>>("times");
+        QTest::addColumn<QList<double>>("before");   // y just before each breakpoint
+        QTest::addColumn<QList<double>>("after");
+        QTest::newRow("step") << R"({"name":"src","type":"signal.step","parameters":{"step_time":0.3,"initial_value":1,"final_value":5}})"
+                              << QList<double>{0.3} << QList<double>{1} << QList<double>{5};
+        QTest::newRow("step in ms") << R"({"name":"src","type":"signal.step","parameters":{"step_time":"700 ms","final_value":"-2 N"}})"
+                                    << QList<double>{0.7} << QList<double>{0} << QList<double>{-2};
+        QTest::newRow("pulse") << R"({"name":"src","type":"signal.pulse","parameters":{"amplitude":2,"period":0.4,"width":0.1,"start_time":0.25}})"
+                               << QList<double>{0.25, 0.35, 0.65, 0.75, 1.05, 1.15} << QList<double>{0, 2, 0, 2, 0, 2}
+                               << QList<double>{2, 0, 2, 0, 2, 0};
+        QTest::newRow("pulse from zero") << R"({"name":"src","type":"signal.pulse","parameters":{"amplitude":3,"period":0.5,"width":0.15}})"
+                                         << QList<double>{0.15, 0.5, 0.65, 1.0, 1.15} << QList<double>{3, 0, 3, 0, 3}
+                                         << QList<double>{0, 3, 0, 3, 0};
+        QTest::newRow("table linear") << R"({"name":"src","type":"signal.table","parameters":{"times":[0.1,0.35,0.6],"values":[1,3,-1]}})"
+                                      << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 3, -1} << QList<double>{1, 3, -1};
+        QTest::newRow("table hold") << R"({"name":"src","type":"signal.table","parameters":{"times":[0.1,0.35,0.6],"values":[1,3,-1],"interpolation":"hold"}})"
+                                    << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 1, 3} << QList<double>{1, 3, -1};
+        QTest::newRow("table from zero") << R"({"name":"src","type":"signal.table","parameters":{"times":[0,0.5,0.9],"values":[4,0,2],"interpolation":"hold"}})"
+                                         << QList<double>{0.5, 0.9} << QList<double>{4, 0} << QList<double>{0, 2};
+        QTest::newRow("ramp") << R"({"name":"src","type":"signal.ramp","parameters":{"slope":2,"start_time":0.4,"initial_output":0.5}})"
+                              << QList<double>{0.4} << QList<double>{0.5} << QList<double>{0.5};
+    }
+    void breakpointsHitExactly() {
+        QFETCH(QString, block);
+        QFETCH(QList<double>, times);
+        QFETCH(QList<double>, before);
+        QFETCH(QList<double>, after);
+        const auto r = test::run(drivenMass(block.toStdString()), until(1.2));
+        const std::vector<double> logged = timeEvents(r, "src");
+        QCOMPARE(static_cast<qsizetype>(logged.size()), times.size());
+        for (qsizetype i = 0; i < times.size(); ++i) {
+            const double t = logged[static_cast<std::size_t>(i)];
+            QVERIFY2(std::abs(t - times[i]) <= 1e-12, qPrintable(QString("event %1 at %2").arg(i).arg(t, 0, 'g', 17)));
+            const std::vector<double> ys = valuesAt(r, "src.y", t);
+            QVERIFY2(ys.size() >= 2, qPrintable(QString("%1 rows at t = %2").arg(ys.size()).arg(t, 0, 'g', 17)));
+            QVERIFY2(std::abs(ys.front() - before[i]) < 1e-12, qPrintable(QString("before %1: %2").arg(t).arg(ys.front())));
+            QVERIFY2(std::abs(ys.back() - after[i]) < 1e-12, qPrintable(QString("after %1: %2").arg(t).arg(ys.back())));
+        }
+        // breakpoints given as plain numbers are hit bit-exactly
+        if (!block.contains("signal.pulse") && !block.contains(" ms"))
+            for (qsizetype i = 0; i < times.size(); ++i) QCOMPARE(logged[static_cast<std::size_t>(i)], times[i]);
+        // rows are in time order and end at the stop time
+        QVERIFY(std::is_sorted(r.time().begin(), r.time().end()));
+        QCOMPARE(r.time().back(), 1.2);
+    }
+
+    // Between breakpoints the sources follow their formulas, and the mass integrates them.
+    void valuesBetweenBreakpoints() {
+        QString why;
+        {
+            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.step","parameters":{"step_time":0.3,"initial_value":1,"final_value":5}})"), until(1.0));
+            QVERIFY2(follows(r, "src.y", 0.0, 0.3, [](double) { return 1.0; }, 1e-12, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.3, 1.0, [](double) { return 5.0; }, 1e-12, &why), qPrintable(why));
+            // v = t before the step, 0.3 + 5 (t - 0.3) after: exact for a piecewise-constant force
+            QVERIFY2(follows(r, "m.v", 0.3, 1.0001, [](double t) { return 0.3 + 5 * (t - 0.3); }, 1e-7, &why), qPrintable(why));
+        }
+        {
+            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.table","parameters":{"times":[0.1,0.35,0.6],"values":[1,3,-1]}})"), until(1.0));
+            QVERIFY2(follows(r, "src.y", 0.0, 0.1, [](double) { return 1.0; }, 1e-12, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.1, 0.35, [](double t) { return 1 + (t - 0.1) * 8; }, 1e-9, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.35, 0.6, [](double t) { return 3 - (t - 0.35) * 16; }, 1e-9, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.6, 1.0, [](double) { return -1.0; }, 1e-12, &why), qPrintable(why));
+            // integral of the table: 0.1 + 0.5 + 0.25 - 0.4 = 0.45 at t = 1
+            QVERIFY(std::abs(test::last(r, "m.v") - 0.45) < 1e-7);
+        }
+        {
+            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.ramp","parameters":{"slope":2,"start_time":0.4,"initial_output":0.5}})"), until(1.0));
+            QVERIFY2(follows(r, "src.y", 0.0, 0.4, [](double) { return 0.5; }, 1e-12, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.4, 1.0001, [](double t) { return 0.5 + 2 * (t - 0.4); }, 1e-9, &why), qPrintable(why));
+            QVERIFY(std::abs(test::last(r, "m.v") - (0.5 + 0.36)) < 1e-7);   // 0.5 t + (t - 0.4)^2
+        }
+        {
+            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.pulse","parameters":{"amplitude":2,"period":0.4,"width":0.1,"start_time":0.25}})"), until(1.0));
+            QVERIFY2(follows(r, "src.y", 0.0, 0.25, [](double) { return 0.0; }, 1e-12, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.25, 0.35, [](double) { return 2.0; }, 1e-12, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.35, 0.65, [](double) { return 0.0; }, 1e-12, &why), qPrintable(why));
+            QVERIFY2(follows(r, "src.y", 0.65, 0.75, [](double) { return 2.0; }, 1e-12, &why), qPrintable(why));
+            QVERIFY(std::abs(test::last(r, "m.v") - 0.4) < 1e-7);   // two full pulses of 2 N for 0.1 s
+        }
+        {
+            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.sine","parameters":{"amplitude":2,"frequency":"3 Hz","phase":"30 deg","bias":0.5}})"), until(1.0));
+            QVERIFY2(follows(r, "src.y", 0.0, 1.0001, [](double t) { return 2 * std::sin(6 * kPi * t + kPi / 6) + 0.5; }, 1e-7, &why), qPrintable(why));
+            QVERIFY(timeEvents(r, "src").empty());   // smooth: no events
+        }
+    }
+
+    // A breakpoint on the output grid is still an event; grid rows stay on k * interval.
+    void breakpointsWithOutputInterval() {
+        const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.step","parameters":{"step_time":0.35,"final_value":5}})"), until(1.0, 0.1));
+        QCOMPARE(timeEvents(r, "src").size(), std::size_t(1));
+        QCOMPARE(timeEvents(r, "src").front(), 0.35);
+        QCOMPARE(r.rows(), std::size_t(11));
+        for (std::size_t i = 0; i < r.rows(); ++i) QVERIFY(std::abs(r.time()[i] - 0.1 * static_cast<double>(i)) < 1e-12);
+        QVERIFY(std::abs(test::last(r, "m.v") - 5 * 0.65) < 1e-7);
+    }
+
+    // Signal-only models run too (every unknown algebraic).
+    void signalOnlyModel() {
+        const auto m = modelFromJson(R"({"blocks":[
+            {"name":"t","type":"signal.table","parameters":{"times":[0.2,0.6],"values":[0,4]}},
+            {"name":"k","type":"signal.gain","parameters":{"gain":-0.5}}],
+            "connections":[["t.y","k.u"]]})");
+        const auto r = test::run(m, until(1.0));
+        QCOMPARE(timeEvents(r, "t").size(), std::size_t(2));
+        QString why;
+        QVERIFY2(follows(r, "k.y", 0.2, 0.6, [](double t) { return -0.5 * 10 * (t - 0.2); }, 1e-9, &why), qPrintable(why));
+        QCOMPARE(test::last(r, "k.y"), -2.0);
+    }
+
+    void sumSigns_data() {
+        QTest::addColumn<QString>("signs");
+        QTest::addColumn<double>("expected");   // inputs are 1, 2, 4, 8, ... in order
+        QTest::newRow("+") << "+" << 1.0;
+        QTest::newRow("++") << "++" << 3.0;
+        QTest::newRow("+-") << "+-" << -1.0;
+        QTest::newRow("+-+") << "+-+" << 3.0;
+        QTest::newRow("--") << "--" << -3.0;
+        QTest::newRow("-+-+") << "-+-+" << 5.0;
+    }
+    void sumSigns() {
+        QFETCH(QString, signs);
+        QFETCH(double, expected);
+        // inputs c1..cn (constants 1, 2, 4, ...) wired to s.u1..s.un
+        QString blocks = QString(R"({"name":"s","type":"signal.sum","parameters":{"signs":"%1"}})").arg(signs);
+        QStringList wires;
+        for (qsizetype i = 0; i < signs.size(); ++i) {
+            blocks += QString(R"(, {"name":"c%1","type":"signal.constant","parameters":{"value":%2}})").arg(i + 1).arg(1 << i);
+            wires << QString(R"(["c%1.y","s.u%1"])").arg(i + 1);
+        }
+        // the ports follow the signs: u1..un and y, no more
+        const auto sum = blocks::registry().create("signal.sum", {{"signs", signs.toStdString()}});
+        QCOMPARE(static_cast<qsizetype>(sum->ports().size()), signs.size() + 1);
+        for (qsizetype i = 0; i < signs.size(); ++i) QVERIFY(sum->portIndex("u" + std::to_string(i + 1)) >= 0);
+        QCOMPARE(sum->portIndex("u" + std::to_string(signs.size() + 1)), -1);
+        QVERIFY(sum->portIndex("y") >= 0);
+        const QString json = QString(R"({"blocks":[%1], "connections":[%2]})").arg(blocks, wires.join(','));
+        const auto r = test::run(modelFromJson(json.toStdString()), until(0.1));
+        QCOMPARE(test::last(r, "s.y"), expected);
+    }
+
+    // a sum input that is not wired, and a wire to an input the signs do not have
+    void sumPortsChecked() {
+        const QStringList open = buildErrors(modelFromJson(R"({"blocks":[
+            {"name":"s","type":"signal.sum","parameters":{"signs":"+-+"}}, {"name":"c","type":"signal.constant"}],
+            "connections":[["c.y","s.u1"],["c.y","s.u3"]]})"));
+        QVERIFY2(!open.isEmpty() && open.front().startsWith("block 's', port 'u2': input signal port has no source"), qPrintable(open.join('\n')));
+        QString message;
+        try {
+            modelFromJson(R"({"blocks":[
+                {"name":"s","type":"signal.sum","parameters":{"signs":"+-"}}, {"name":"c","type":"signal.constant"}],
+                "connections":[["c.y","s.u3"]]})");
+        } catch (const core::Error& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.contains("connections[0][1]") && message.contains("no port \"u3\""), qPrintable(message));
+    }
+
+    void gain() {
+        const auto m = modelFromJson(R"({"blocks":[
+            {"name":"s","type":"signal.sine","parameters":{"frequency":2}},
+            {"name":"k","type":"signal.gain","parameters":{"gain":2.5}},
+            {"name":"k2","type":"signal.gain","parameters":{"gain":"3 kN"}}],
+            "connections":[["s.y","k.u"],["k.y","k2.u"]]})");
+        const auto r = test::run(m, until(0.5));
+        QString why;
+        QVERIFY2(follows(r, "k.y", 0.0, 0.5, [](double t) { return 2.5 * std::sin(4 * kPi * t); }, 1e-7, &why), qPrintable(why));
+        QVERIFY2(follows(r, "k2.y", 0.0, 0.5, [](double t) { return 7500 * std::sin(4 * kPi * t); }, 3e-4, &why), qPrintable(why));
+    }
+
+    // Parameter checks of the signal blocks: they name block and parameter and say why.
+    void validation_data() {
+        QTest::addColumn<QString>("block");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("table times not increasing") << R"({"name":"tab","type":"signal.table","parameters":{"times":[0,0.5,0.5],"values":[1,2,3]}})"
+                                                    << "block 'tab', parameter 'times': must be strictly increasing (element 3)";
+        QTest::newRow("table times decreasing") << R"({"name":"tab","type":"signal.table","parameters":{"times":[1,0],"values":[1,2]}})"
+                                                << "block 'tab', parameter 'times': must be strictly increasing (element 2)";
+        QTest::newRow("table lengths differ") << R"({"name":"tab","type":"signal.table","parameters":{"times":[0,1,2],"values":[1,2]}})"
+                                              << "block 'tab', parameter 'values': must have as many elements as times (3), got 2";
+        QTest::newRow("table empty") << R"({"name":"tab","type":"signal.table","parameters":{"times":[],"values":[]}})"
+                                     << "block 'tab', parameter 'times': needs at least one breakpoint";
+        QTest::newRow("sum no signs") << R"({"name":"s","type":"signal.sum","parameters":{"signs":""}})"
+                                      << "block 's', parameter 'signs': expected 1 to 32 characters '+' or '-', got \"\"";
+        QTest::newRow("sum bad sign") << R"({"name":"s","type":"signal.sum","parameters":{"signs":"+*"}})"
+                                      << "block 's', parameter 'signs': expected 1 to 32 characters";
+        QTest::newRow("pulse period") << R"({"name":"p","type":"signal.pulse","parameters":{"period":0}})"
+                                      << "block 'p', parameter 'period': must be > 0 s, got 0 s";
+        QTest::newRow("pulse width") << R"({"name":"p","type":"signal.pulse","parameters":{"period":0.2}})"
+                                     << "block 'p', parameter 'width': must be <= period";
+        QTest::newRow("sine frequency") << R"({"name":"w","type":"signal.sine","parameters":{"frequency":"-1 Hz"}})"
+                                        << "block 'w', parameter 'frequency': must be >= 0 Hz";
+    }
+    void validation() {
+        QFETCH(QString, block);
+        QFETCH(QString, expected);
+        const QStringList errors = buildErrors(modelFromJson(R"({"blocks":[)" + block.toStdString() + "]}"));
+        QVERIFY2(!errors.isEmpty(), "no error");
+        QVERIFY2(errors.front().startsWith(expected), qPrintable(errors.join('\n')));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSignals)
+#include "tst_signals.moc"
