@@ -1,15 +1,46 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop: the desktop application.
+// endstop [FILE]: the desktop application.
+// Hidden options for documentation and checks: --screenshot OUT.png grabs the window once the
+// file is loaded and quits; --size WxH sets the window size first.
+#include "blocks/registry.hpp"
 #include "gui/main_window.hpp"
 
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("Endstop");
     QApplication::setOrganizationName("Endstop");
-    endstop::gui::MainWindow window;
-    if (argc > 1) window.openFile(QString::fromLocal8Bit(argv[1]));
+    QApplication::setApplicationVersion(QStringLiteral(ENDSTOP_VERSION));
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription("Endstop: 1-D mechanical systems with contact and friction");
+    cli.addHelpOption();
+    cli.addVersionOption();
+    cli.addPositionalArgument("FILE", "project to open (*.endstop)", "[FILE]");
+    QCommandLineOption screenshot("screenshot", "save a picture of the window to OUT and quit", "OUT");
+    QCommandLineOption size("size", "window size, e.g. 1280x800", "WxH");
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    size.setFlags(QCommandLineOption::HiddenFromHelp);
+    cli.addOptions({screenshot, size});
+    cli.process(app);
+
+    endstop::gui::MainWindow window(endstop::blocks::registry());
+    if (cli.isSet(size)) {
+        const QStringList wh = cli.value(size).split('x');
+        if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+    }
     window.show();
+    if (!cli.positionalArguments().isEmpty()) window.openFile(cli.positionalArguments().front());
+    else if (!cli.isSet(screenshot)) QTimer::singleShot(0, &window, &endstop::gui::MainWindow::offerRecovery);
+    if (cli.isSet(screenshot)) {
+        const QString out = cli.value(screenshot);
+        QTimer::singleShot(1200, &window, [&window, out] {
+            const bool ok = window.grab().save(out);
+            QApplication::exit(ok ? 0 : 1);
+        });
+    }
     return QApplication::exec();
 }
