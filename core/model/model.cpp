@@ -104,7 +104,11 @@ Edit Model::applyOne(const Edit& edit) {
                 const int i = indexOf(e.name);
                 if (i < 0) throw ModelError("no block named '" + e.name + "'");
                 EditBatch inverse{{AddBlock{m_blocks[static_cast<std::size_t>(i)], i}}, "remove"};
-                for (const Connection& c : connectionsOf(e.name)) inverse.edits.emplace_back(Connect{c});
+                // ascending positions: re-inserting them in this order restores the exact list
+                for (std::size_t k = 0; k < m_connections.size(); ++k) {
+                    const Connection& c = m_connections[k];
+                    if (c.a.block == e.name || c.b.block == e.name) inverse.edits.emplace_back(Connect{c, static_cast<int>(k)});
+                }
                 std::erase_if(m_connections, [&](const Connection& c) { return c.a.block == e.name || c.b.block == e.name; });
                 m_blocks.erase(m_blocks.begin() + i);
                 return inverse;
@@ -115,15 +119,19 @@ Edit Model::applyOne(const Edit& edit) {
                 if (e.connection.a == e.connection.b) throw ModelError("cannot connect " + e.connection.a.toString() + " to itself");
                 if (std::find(m_connections.begin(), m_connections.end(), e.connection) != m_connections.end())
                     throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are already connected");
-                m_connections.push_back(e.connection);
+                const auto at = e.index < 0 || e.index > static_cast<int>(m_connections.size())
+                                    ? m_connections.end() : m_connections.begin() + e.index;
+                m_connections.insert(at, e.connection);
                 return Disconnect{e.connection};
             },
             [&](const Disconnect& e) -> Edit {
                 const auto it = std::find(m_connections.begin(), m_connections.end(), e.connection);
                 if (it == m_connections.end())
                     throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are not connected");
+                const Connection stored = *it;   // as written (a and b may be given swapped)
+                const int index = static_cast<int>(it - m_connections.begin());
                 m_connections.erase(it);
-                return Connect{e.connection};
+                return Connect{stored, index};
             },
             [&](const SetParameter& e) -> Edit {
                 BlockSpec& b = get(e.block);
