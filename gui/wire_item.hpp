@@ -30,6 +30,7 @@ public:
     // 0 or 1 if scenePos is on the wire near end a or b (the part a user grabs to detach it)
     int endNear(QPointF scenePos, double reach) const;
     QPointF endPoint(int end) const { return end == 0 ? m_a : m_b; }
+    const QPainterPath& route() const { return m_path; }
 
     QRectF boundingRect() const override { return m_bounds; }
     QPainterPath shape() const override { return m_hit; }
