@@ -42,21 +42,28 @@ void BlockItem::refresh() {
     const core::BlockSpec* spec = m_scene.document().model().find(m_name.toStdString());
     if (!spec) return;
     const std::unique_ptr<core::Block> block = m_scene.document().instantiate(*spec);
+    prepareGeometryChange();
     m_layout = block ? layoutBlock(*block) : unknownBlockShape(QString::fromStdString(spec->type));
+    m_bounds = QRectF();   // ports may have changed: refreshUi() recomputes the geometry
     m_tooltip = QStringLiteral("<b>%1</b> (%2)<br>%3").arg(m_layout.title, QString::fromStdString(spec->type), m_layout.help);
     setToolTip(m_tooltip);
     refreshUi();
 }
 
-void BlockItem::refreshUi() {
+bool BlockItem::refreshUi() {
     const core::BlockSpec* spec = m_scene.document().model().find(m_name.toStdString());
-    if (!spec) return;
-    prepareGeometryChange();
-    m_rotation = ((spec->ui.rotation % 360) + 360) % 360;
-    m_flipped = spec->ui.flipped;
-    updateGeometry();
-    setPos(spec->ui.x, spec->ui.y);
-    update();
+    if (!spec) return false;
+    const int rotation = ((spec->ui.rotation % 360) + 360) % 360;
+    const bool turned = rotation != m_rotation || spec->ui.flipped != m_flipped || m_bounds.isNull();
+    if (turned) {
+        prepareGeometryChange();
+        m_rotation = rotation;
+        m_flipped = spec->ui.flipped;
+        updateGeometry();
+        update();
+    }
+    if (pos() != QPointF(spec->ui.x, spec->ui.y)) setPos(spec->ui.x, spec->ui.y);   // wires follow
+    return turned;
 }
 
 QTransform BlockItem::bodyTransform() const {

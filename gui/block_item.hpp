@@ -22,7 +22,7 @@ public:
     const QString& name() const { return m_name; }
     void setName(const QString& name);
     void refresh();     // everything: ports (parameters may have changed) and ui
-    void refreshUi();   // position, rotation, flip
+    bool refreshUi();   // position, rotation, flip; true if the body turned (wires need a new route)
 
     const BlockShape& layout() const { return m_layout; }
     QTransform bodyTransform() const;   // body coordinates -> item coordinates

@@ -31,10 +31,8 @@ DiagramScene::DiagramScene(Document& doc, QObject* parent) : QGraphicsScene(pare
         }
     });
     connect(&doc, &Document::blockUiChanged, this, [this](const QString& name) {
-        if (BlockItem* item = blockItem(name)) {
-            item->refreshUi();
-            updateWiresOf(name);
-        }
+        BlockItem* item = blockItem(name);
+        if (item && item->refreshUi()) updateWiresOf(name);   // a move updates them through itemChange
     });
     connect(&doc, &Document::connectionAdded, this, &DiagramScene::addWire);
     connect(&doc, &Document::connectionRemoved, this, &DiagramScene::removeWire);

@@ -70,6 +70,7 @@ QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db) {
 WireItem::WireItem(DiagramScene& scene, core::Connection connection) : m_scene(scene), m_connection(std::move(connection)) {
     setFlags(ItemIsSelectable);
     setZValue(-1);   // under the blocks
+    setConnection(m_connection);
     updateRoute();
 }
 
@@ -89,16 +90,27 @@ void WireItem::updateRoute() {
     }
     m_junctionA = m_scene.wireCountAt(m_connection.a) > 1;
     m_junctionB = m_scene.wireCountAt(m_connection.b) > 1;
-    QPainterPathStroker stroker;
-    stroker.setWidth(8);
-    m_hit = stroker.createStroke(m_path);
+    m_hit = QPainterPath();   // stroked lazily: dragging thousands of blocks never needs it
     m_bounds = m_path.boundingRect().adjusted(-6, -6, 6, 6);
-    setToolTip(QString::fromStdString(m_connection.a.toString() + " \u2014 " + m_connection.b.toString()));
     update();
 }
 
+void WireItem::setConnection(core::Connection c) {
+    m_connection = std::move(c);
+    setToolTip(QString::fromStdString(m_connection.a.toString() + " \u2014 " + m_connection.b.toString()));
+}
+
+QPainterPath WireItem::shape() const {
+    if (m_hit.isEmpty()) {
+        QPainterPathStroker stroker;
+        stroker.setWidth(8);
+        m_hit = stroker.createStroke(m_path);
+    }
+    return m_hit;
+}
+
 int WireItem::endNear(QPointF scenePos, double reach) const {
-    if (!m_hit.contains(scenePos)) return -1;
+    if (!shape().contains(scenePos)) return -1;
     const double da = std::hypot(scenePos.x() - m_a.x(), scenePos.y() - m_a.y());
     const double db = std::hypot(scenePos.x() - m_b.x(), scenePos.y() - m_b.y());
     if (da <= reach && da <= db) return 0;

@@ -25,7 +25,7 @@ public:
 
     int type() const override { return Type; }
     const core::Connection& connection() const { return m_connection; }
-    void setConnection(core::Connection c) { m_connection = std::move(c); }
+    void setConnection(core::Connection c);
     void updateRoute();   // re-reads both ends from the scene
     // 0 or 1 if scenePos is on the wire near end a or b (the part a user grabs to detach it)
     int endNear(QPointF scenePos, double reach) const;
@@ -33,13 +33,14 @@ public:
     const QPainterPath& route() const { return m_path; }
 
     QRectF boundingRect() const override { return m_bounds; }
-    QPainterPath shape() const override { return m_hit; }
+    QPainterPath shape() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
     DiagramScene& m_scene;
     core::Connection m_connection;
-    QPainterPath m_path, m_hit;
+    QPainterPath m_path;
+    mutable QPainterPath m_hit;
     QRectF m_bounds;
     QPointF m_a, m_b;
     QColor m_color;
