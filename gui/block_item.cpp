@@ -91,6 +91,14 @@ const PortShape* BlockItem::portAt(QPointF scenePos, double tolerance) const {
     return best;
 }
 
+QRectF BlockItem::obstacleSceneRect() const {
+    QRectF r = bodyTransform().mapRect(m_layout.body);
+    // up to the end of each port's stub, where its own wire turns: nothing else may pass there
+    for (const PortShape& p : m_layout.ports)
+        r |= QRectF(bodyTransform().map(p.tip + p.dir * kPortLead) - QPointF(0.05, 0.05), QSizeF(0.1, 0.1));
+    return mapRectToScene(r);
+}
+
 void BlockItem::setError(bool error) {
     if (error == m_error) return;
     m_error = error;

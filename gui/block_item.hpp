@@ -30,6 +30,7 @@ public:
     QPointF portDir(const PortShape& p) const;   // scene direction
     const PortShape* portAt(QPointF scenePos, double tolerance) const;
     QRectF labelRect() const { return m_label; }   // item coordinates
+    QRectF obstacleSceneRect() const;   // body, port tips and stubs: where other wires must not run
     void setError(bool error);
     void setHotPort(const std::string& port);   // the port a dragged wire would attach to
 

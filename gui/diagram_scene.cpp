@@ -6,8 +6,10 @@
 #include "gui/rename_editor.hpp"
 #include "gui/wire_item.hpp"
 
+#include <QElapsedTimer>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+#include <QTimer>
 
 #include <cmath>
 
@@ -18,8 +20,24 @@ QString key(const core::PortRef& r) { return QString::fromStdString(r.toString()
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
 
-DiagramScene::DiagramScene(Document& doc, QObject* parent) : QGraphicsScene(parent), m_doc(doc) {
+DiagramScene::DiagramScene(Document& doc, QObject* parent)
+    : QGraphicsScene(parent), m_doc(doc), m_router([this](const QRectF& r) {
+          Router::Obstacles o;
+          for (QGraphicsItem* i : items(r, Qt::IntersectsItemBoundingRect)) {
+              if (i->type() != BlockItem::Type) continue;
+              const auto* b = static_cast<BlockItem*>(i);
+              o.blocked.push_back(b->obstacleSceneRect());
+              for (const PortShape& p : b->layout().ports) o.reserved.push_back(b->portTip(p) + b->portDir(p) * (2 * kPortLead));
+          }
+          return o;
+      }),
+      m_routeTimer(new QTimer(this)) {
     setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    m_routeTimer->setSingleShot(true);
+    m_routeTimer->setInterval(0);
+    connect(m_routeTimer, &QTimer::timeout, this, [this] {
+        if (!m_mouseDown) routePending(12);   // a drag in progress: the release routes
+    });
     connect(&doc, &Document::modelReset, this, &DiagramScene::rebuild);
     connect(&doc, &Document::blockAdded, this, &DiagramScene::addBlockItem);
     connect(&doc, &Document::blockRemoved, this, &DiagramScene::removeBlockItem);
@@ -44,6 +62,8 @@ DiagramScene::~DiagramScene() = default;
 void DiagramScene::rebuild() {
     m_drag.reset();
     m_renameEditor = nullptr;
+    m_pendingRoutes.clear();
+    m_router.clear();
     clear();
     m_blocks.clear();
     m_blockWires.clear();
@@ -59,13 +79,16 @@ void DiagramScene::rebuild() {
         m_blocks.insert(item->name(), item);
         addItem(item);
     }
+    std::vector<WireItem*> wires;
     for (const core::Connection& c : m.connections()) {
         auto* w = new WireItem(*this, c);
         m_blockWires[qs(c.a.block)].append(w);
         if (c.b.block != c.a.block) m_blockWires[qs(c.b.block)].append(w);
         addItem(w);
+        wires.push_back(w);
     }
     m_building = false;
+    for (WireItem* w : wires) scheduleRoute(*w);   // in file order: the same picture every time
     for (auto it = m_blocks.cbegin(); it != m_blocks.cend(); ++it) it.value()->setError(m_errorBlocks.contains(it.key()));
     const QRectF used = itemsBoundingRect();
     setSceneRect(used.isEmpty() ? QRectF(-500, -400, 1000, 800) : used.adjusted(-400, -400, 400, 400));
@@ -124,6 +147,8 @@ void DiagramScene::removeWire(const core::Connection& c) {
     for (const std::string& b : {c.a.block, c.b.block}) m_blockWires[qs(b)].removeAll(w);
     for (const core::PortRef& p : {c.a, c.b})
         if (--m_portWires[key(p)] <= 0) m_portWires.remove(key(p));
+    liftRoute(*w);
+    if (w->pendingRoute) std::erase(m_pendingRoutes, w);
     delete w;
     updateWiresAt(c.a);
     updateWiresAt(c.b);
@@ -146,6 +171,31 @@ void DiagramScene::updateWiresAt(const core::PortRef& ref) {
 }
 
 void DiagramScene::blockItemMoved(const BlockItem& item) { updateWiresOf(item.name()); }
+
+void DiagramScene::scheduleRoute(WireItem& wire) {
+    if (m_building) return;   // rebuild() schedules every wire once at the end
+    if (!wire.pendingRoute) {
+        wire.pendingRoute = true;
+        m_pendingRoutes.push_back(&wire);
+    }
+    m_routeTimer->start();
+}
+
+void DiagramScene::liftRoute(WireItem& wire) { wire.liftRoute(m_router); }
+
+void DiagramScene::routePending(int budgetMs) {
+    // in slices, so a large model stays responsive while thousands of wires find their way
+    QElapsedTimer clock;
+    clock.start();
+    std::size_t done = 0;
+    while (done < m_pendingRoutes.size() && (budgetMs < 0 || clock.elapsed() < budgetMs)) {
+        WireItem* w = m_pendingRoutes[done++];
+        w->pendingRoute = false;
+        w->layRoute(m_router);
+    }
+    m_pendingRoutes.erase(m_pendingRoutes.begin(), m_pendingRoutes.begin() + static_cast<std::ptrdiff_t>(done));
+    if (!m_pendingRoutes.empty()) m_routeTimer->start();
+}
 
 std::optional<PortEnd> DiagramScene::portEnd(const core::PortRef& ref) const {
     const BlockItem* item = blockItem(qs(ref.block));

@@ -9,6 +9,7 @@
 
 #include "core/model/model.hpp"
 #include "gui/block_shape.hpp"
+#include "gui/router.hpp"
 
 #include <QGraphicsScene>
 #include <QHash>
@@ -18,6 +19,7 @@
 
 class QMimeData;
 class QGraphicsPathItem;
+class QTimer;
 
 namespace endstop::gui {
 
@@ -70,6 +72,12 @@ public:
 
     // called by BlockItem when it moves (during a drag, before the Move edit)
     void blockItemMoved(const BlockItem& item);
+    // final wire routes (A*) are laid when nothing is being dragged
+    void scheduleRoute(WireItem& wire);
+    void liftRoute(WireItem& wire);
+    // lays scheduled routes: all of them, or as many as fit in budgetMs (the rest on the next tick)
+    void routePending(int budgetMs = -1);
+    bool routesPending() const { return !m_pendingRoutes.empty(); }
 
 Q_SIGNALS:
     void statusMessage(const QString& message);
@@ -117,6 +125,10 @@ private:
     QSet<QString> m_errorBlocks;
     QHash<BlockItem*, QPointF> m_pressPositions;     // selection at mouse press, for the Move edit
     std::optional<WireDrag> m_drag;
+    Router m_router;
+    std::vector<WireItem*> m_pendingRoutes;
+    QTimer* m_routeTimer;
+    bool m_mouseDown = false;
     RenameEditor* m_renameEditor = nullptr;
     QString m_lastStatus;
     bool m_building = false;

@@ -13,6 +13,7 @@
 #include <QKeyEvent>
 #include <QPen>
 #include <QTextCursor>
+#include <QTimer>
 
 #include <set>
 
@@ -37,6 +38,7 @@ std::optional<std::pair<BlockItem*, const PortShape*>> DiagramScene::portUnder(Q
 void DiagramScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
     if (m_renameEditor && !m_renameEditor->sceneBoundingRect().contains(event->scenePos())) m_renameEditor->commit();
     if (event->button() == Qt::LeftButton && startWireDrag(event)) return;
+    if (event->button() == Qt::LeftButton) m_mouseDown = true;
     QGraphicsScene::mousePressEvent(event);
     m_pressPositions.clear();
     if (event->button() != Qt::LeftButton) return;
@@ -106,7 +108,10 @@ void DiagramScene::mouseReleaseEvent(QGraphicsSceneMouseEvent* event) {
         return;
     }
     QGraphicsScene::mouseReleaseEvent(event);
-    if (event->button() == Qt::LeftButton) commitMoves();
+    if (event->button() != Qt::LeftButton) return;
+    m_mouseDown = false;
+    commitMoves();
+    if (!m_pendingRoutes.empty()) m_routeTimer->start();
 }
 
 void DiagramScene::finishWireDrag(QPointF pos) {

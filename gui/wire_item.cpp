@@ -3,6 +3,7 @@
 
 #include "gui/block_shape.hpp"
 #include "gui/diagram_scene.hpp"
+#include "gui/router.hpp"
 
 #include <QPainter>
 #include <QPainterPathStroker>
@@ -82,11 +83,15 @@ void WireItem::updateRoute() {
     m_a = ea ? ea->pos : QPointF();
     m_b = eb ? eb->pos : QPointF();
     m_color = ea && ea->present ? domainColor(ea->domain) : eb && eb->present ? domainColor(eb->domain) : QColor(Qt::red);
+    m_scene.liftRoute(*this);
     if (m_dangling) {
         m_path = QPainterPath(m_a);
         m_path.lineTo(m_b);
     } else {
-        m_path = orthogonalRoute(m_a, ea->dir, m_b, eb->dir);
+        m_da = ea->dir;
+        m_db = eb->dir;
+        m_path = orthogonalRoute(m_a, m_da, m_b, m_db);
+        m_scene.scheduleRoute(*this);
     }
     m_junctionA = m_scene.wireCountAt(m_connection.a) > 1;
     m_junctionB = m_scene.wireCountAt(m_connection.b) > 1;
@@ -107,6 +112,28 @@ QPainterPath WireItem::shape() const {
         m_hit = stroker.createStroke(m_path);
     }
     return m_hit;
+}
+
+void WireItem::layRoute(Router& router) {
+    liftRoute(router);
+    if (m_dangling) return;
+    const std::optional<QPolygonF> route = router.route(m_a, m_da, m_b, m_db);
+    if (!route) return;   // keeps the quick route
+    prepareGeometryChange();
+    m_path = QPainterPath(route->front());
+    for (int i = 1; i < route->size(); ++i)
+        if ((*route)[i] != (*route)[i - 1]) m_path.lineTo((*route)[i]);
+    m_hit = QPainterPath();
+    m_bounds = m_path.boundingRect().adjusted(-6, -6, 6, 6);
+    router.occupy(*route, +1);
+    m_laid = *route;
+    update();
+}
+
+void WireItem::liftRoute(Router& router) {
+    if (m_laid.isEmpty()) return;
+    router.occupy(m_laid, -1);
+    m_laid.clear();
 }
 
 int WireItem::endNear(QPointF scenePos, double reach) const {

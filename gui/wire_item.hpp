@@ -14,6 +14,7 @@
 namespace endstop::gui {
 
 class DiagramScene;
+class Router;
 
 // a' = a + da*lead, b' = b + db*lead, then an L, Z or U shaped path; db may be null (a free end)
 QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db);
@@ -26,7 +27,10 @@ public:
     int type() const override { return Type; }
     const core::Connection& connection() const { return m_connection; }
     void setConnection(core::Connection c);
-    void updateRoute();   // re-reads both ends from the scene
+    void updateRoute();   // re-reads both ends from the scene; quick route, final one scheduled
+    void layRoute(Router& router);    // the final route (A*), occupying its lanes
+    void liftRoute(Router& router);   // frees its lanes (before a move or removal)
+    bool pendingRoute = false;        // scheduled for layRoute() by the scene
     // 0 or 1 if scenePos is on the wire near end a or b (the part a user grabs to detach it)
     int endNear(QPointF scenePos, double reach) const;
     QPointF endPoint(int end) const { return end == 0 ? m_a : m_b; }
@@ -42,7 +46,8 @@ private:
     QPainterPath m_path;
     mutable QPainterPath m_hit;
     QRectF m_bounds;
-    QPointF m_a, m_b;
+    QPointF m_a, m_b, m_da, m_db;
+    QPolygonF m_laid;   // the final route occupying lanes in the router, if any
     QColor m_color;
     bool m_dangling = false;
     bool m_junctionA = false, m_junctionB = false;
