@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // endstop [FILE]: the desktop application.
 // Hidden options for documentation and checks: --screenshot OUT.png grabs the window once the
-// file is loaded and quits; --size WxH sets the window size first.
+// file is loaded and quits; --size WxH sets the window size first; --select NAME selects a block
+// first (the property panel shows it) and also saves its parameter dialog to OUT-dialog.png.
 #include "blocks/registry.hpp"
+#include "gui/diagram_scene.hpp"
+#include "gui/document.hpp"
 #include "gui/main_window.hpp"
+#include "gui/param_dialog.hpp"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -22,9 +26,9 @@ int main(int argc, char** argv) {
     cli.addPositionalArgument("FILE", "project to open (*.endstop)", "[FILE]");
     QCommandLineOption screenshot("screenshot", "save a picture of the window to OUT and quit", "OUT");
     QCommandLineOption size("size", "window size, e.g. 1280x800", "WxH");
-    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
-    size.setFlags(QCommandLineOption::HiddenFromHelp);
-    cli.addOptions({screenshot, size});
+    QCommandLineOption select("select", "select this block (screenshots)", "NAME");
+    for (QCommandLineOption* o : {&screenshot, &size, &select}) o->setFlags(QCommandLineOption::HiddenFromHelp);
+    cli.addOptions({screenshot, size, select});
     cli.process(app);
 
     endstop::gui::MainWindow window(endstop::blocks::registry());
@@ -35,10 +39,18 @@ int main(int argc, char** argv) {
     window.show();
     if (!cli.positionalArguments().isEmpty()) window.openFile(cli.positionalArguments().front());
     else if (!cli.isSet(screenshot)) QTimer::singleShot(0, &window, &endstop::gui::MainWindow::offerRecovery);
+    if (cli.isSet(select)) window.scene()->selectBlocks({cli.value(select)});
     if (cli.isSet(screenshot)) {
         const QString out = cli.value(screenshot);
-        QTimer::singleShot(1200, &window, [&window, out] {
-            const bool ok = window.grab().save(out);
+        const QString block = cli.value(select);
+        QTimer::singleShot(1200, &window, [&window, out, block] {
+            bool ok = window.grab().save(out);
+            if (!block.isEmpty() && window.document().model().find(block.toStdString())) {
+                endstop::gui::ParamDialog dialog(window.document(), block, &window);
+                dialog.show();
+                QApplication::processEvents();
+                ok = dialog.grab().save(QString(out).replace(".png", "-dialog.png")) && ok;
+            }
             QApplication::exit(ok ? 0 : 1);
         });
     }

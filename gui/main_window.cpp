@@ -22,6 +22,9 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QSettings>
+#include <QStyle>
+#include <QTimer>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUndoStack>
@@ -116,6 +119,16 @@ void MainWindow::createActions() {
     makeAction("fit", tr("&Fit to View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_view->fitAll(); });
     makeAction("zoomSelection", tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_9), [this] { m_view->zoomToSelection(); });
 
+    const auto icon = [this](const char* name, const QIcon& i) { action(QString::fromLatin1(name))->setIcon(i); };
+    icon("new", style()->standardIcon(QStyle::SP_FileIcon));
+    icon("open", style()->standardIcon(QStyle::SP_DialogOpenButton));
+    icon("save", style()->standardIcon(QStyle::SP_DialogSaveButton));
+    icon("undo", style()->standardIcon(QStyle::SP_ArrowBack));
+    icon("redo", style()->standardIcon(QStyle::SP_ArrowForward));
+    icon("delete", style()->standardIcon(QStyle::SP_TrashIcon));
+    for (const auto& [name, file] : {std::pair{"rotate", "rotate"}, {"flip", "flip"}, {"fit", "fit"}, {"zoomIn", "zoom_in"},
+                                     {"zoomOut", "zoom_out"}})
+        icon(name, QIcon(QStringLiteral(":/icons/ui/%1.svg").arg(QString::fromLatin1(file))));
     for (const char* name : {"undo", "redo", "cut", "copy", "paste", "duplicate", "delete", "rotate", "flip", "fit"})
         if (QAction* a = action(QString::fromLatin1(name))) a->setToolTip(a->text().remove('&') + QStringLiteral(" (") +
                                                                           a->shortcut().toString(QKeySequence::NativeText) + ')');
@@ -177,10 +190,16 @@ void MainWindow::createDocks() {
         findChild<QMenu*>("viewMenu")->addAction(d->toggleViewAction());
         return d;
     };
-    dock("libraryDock", tr("Library"), m_library, Qt::LeftDockWidgetArea);
-    dock("propertiesDock", tr("Properties"), m_properties, Qt::RightDockWidgetArea);
+    QDockWidget* library = dock("libraryDock", tr("Library"), m_library, Qt::LeftDockWidgetArea);
+    QDockWidget* properties = dock("propertiesDock", tr("Properties"), m_properties, Qt::RightDockWidgetArea);
     QDockWidget* diagnostics = dock("diagnosticsDock", tr("Diagnostics"), m_diagnostics, Qt::BottomDockWidgetArea);
-    resizeDocks({diagnostics}, {150}, Qt::Vertical);
+    // default proportions; a saved layout (restoreSettings) replaces them
+    QTimer::singleShot(0, this, [this, library, properties, diagnostics] {
+        if (!QSettings().contains("window/state")) {
+            resizeDocks({library, properties}, {240, 300}, Qt::Horizontal);
+            resizeDocks({diagnostics}, {130}, Qt::Vertical);
+        }
+    });
 }
 
 void MainWindow::editCopy() {

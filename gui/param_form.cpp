@@ -7,6 +7,7 @@
 
 #include <QComboBox>
 #include <QGridLayout>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTabBar>
@@ -64,13 +65,22 @@ void ParamForm::build() {
         return;
     }
     m_values = blk->values();
-    m_tabs = new QTabWidget(this);
-    m_tabs->setDocumentMode(true);
+    // the dialog shows groups as tabs; the narrow property panel stacks them as group boxes
+    QWidget* container = nullptr;
+    if (m_mode == Mode::Dialog) {
+        m_tabs = new QTabWidget(this);
+        m_tabs->setDocumentMode(true);
+        container = m_tabs;
+    } else {
+        container = new QWidget(this);
+        new QVBoxLayout(container);
+        container->layout()->setContentsMargins(0, 0, 0, 0);
+    }
     std::map<std::string, QWidget*> pages;
     std::vector<std::string> order;
     for (const core::ParamDesc& d : blk->params()) {
         if (!pages.count(d.group)) {
-            auto* page = new QWidget(m_tabs);
+            QWidget* page = m_mode == Mode::Dialog ? new QWidget(container) : new QGroupBox(qs(d.group), container);
             auto* grid = new QGridLayout(page);
             grid->setColumnStretch(1, 1);
             grid->setVerticalSpacing(3);
@@ -83,12 +93,18 @@ void ParamForm::build() {
         m_fields.push_back(std::move(f));
     }
     for (const std::string& g : order) {
-        static_cast<QGridLayout*>(pages[g]->layout())->setRowStretch(pages[g]->layout()->count(), 1);
-        m_tabs->addTab(pages[g], qs(g));
+        auto* grid = static_cast<QGridLayout*>(pages[g]->layout());
+        if (m_tabs) {
+            grid->setRowStretch(grid->rowCount(), 1);
+            m_tabs->addTab(pages[g], qs(g));
+        } else {
+            container->layout()->addWidget(pages[g]);
+        }
     }
-    m_tabs->tabBar()->setVisible(order.size() > 1);
+    if (!m_tabs) static_cast<QVBoxLayout*>(container->layout())->addStretch(1);
+    if (m_tabs) m_tabs->tabBar()->setVisible(order.size() > 1);
     if (m_fields.empty()) outer->addWidget(new QLabel(tr("This block has no parameters."), this));
-    else outer->addWidget(m_tabs);
+    else outer->addWidget(container);
     m_ports = new QLabel(this);
     m_ports->setWordWrap(true);
     m_general = new QLabel(this);
@@ -129,6 +145,7 @@ void ParamForm::addRow(Field& f, QWidget* page) {
         editor = f.line;
     }
     editor->setObjectName(qs(d.key));
+    editor->setMinimumWidth(70);
     editor->setToolTip(tip);
     grid->addWidget(editor, row, 1);
     const bool quantity = (d.type == core::ParamType::Real || d.type == core::ParamType::Vector) && !d.anyDimension &&

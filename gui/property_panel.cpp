@@ -87,6 +87,7 @@ void PropertyPanel::rebuild() {
     auto* scroll = new QScrollArea(m_content);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(m_form);
     layout->addWidget(scroll, 1);
     m_status = new QLabel(m_content);
