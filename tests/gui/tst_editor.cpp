@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QStatusBar>
 #include <QMimeData>
+#include <QScrollBar>
 #include <QTest>
 #include <QThreadPool>
 #include <QTreeWidget>
@@ -291,6 +292,59 @@ private Q_SLOTS:
         doc().undoStack()->undo();
         QVERIFY(connected(doc().model(), "mass1.M", "spring1.R"));
         QVERIFY(scene()->wireItem({{"mass1", "M"}, {"spring1", "R"}}));
+    }
+
+    void rubberBandSelects() {
+        // from empty canvas above-left of mass1 and spring1 to below-right of them
+        test::drag(view(), QPointF(-60, -60), QPointF(200, 40));
+        QCOMPARE(scene()->selectedBlockNames(), (QStringList{"mass1", "spring1"}));
+        QCOMPARE(doc().undoStack()->count(), 0);   // selecting is no edit
+    }
+
+    void panAndZoom() {
+        const int h = view()->horizontalScrollBar()->value();
+        const QPointF from(240, 80);
+        test::mouse(view(), QEvent::MouseButtonPress, from, Qt::MiddleButton);
+        test::mouse(view(), QEvent::MouseMove, from + QPointF(-50, 0), Qt::MiddleButton);
+        test::mouse(view(), QEvent::MouseButtonRelease, from + QPointF(-50, 0), Qt::MiddleButton);
+        QCOMPARE(view()->horizontalScrollBar()->value(), h + 50);
+        QTest::keyPress(view(), Qt::Key_Space);   // space + left drag pans too, and selects nothing
+        const QPoint at = view()->mapFromScene(from);   // in viewport pixels: the scene moves under the mouse
+        const auto send = [this](QEvent::Type type, QPoint p) {
+            QMouseEvent e(type, QPointF(p), view()->viewport()->mapToGlobal(QPointF(p)), type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton,
+                          type == QEvent::MouseButtonRelease ? Qt::NoButton : Qt::LeftButton, {});
+            QApplication::sendEvent(view()->viewport(), &e);
+        };
+        send(QEvent::MouseButtonPress, at);
+        for (int dx : {10, 20, 30, 40}) send(QEvent::MouseMove, at + QPoint(dx, 0));
+        send(QEvent::MouseButtonRelease, at + QPoint(40, 0));
+        QTest::keyRelease(view(), Qt::Key_Space);
+        QCOMPARE(view()->horizontalScrollBar()->value(), h + 10);
+        QVERIFY(scene()->selectedItems().isEmpty());
+
+        const double z = view()->zoom();
+        const QPoint c = view()->viewport()->rect().center();
+        QWheelEvent wheel(QPointF(c), view()->viewport()->mapToGlobal(QPointF(c)), {}, QPoint(0, 120), Qt::NoButton, {},
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view()->viewport(), &wheel);
+        QVERIFY(view()->zoom() > z);
+        m_window->action("fit")->trigger();
+        const QRectF visible = view()->mapToScene(view()->viewport()->rect()).boundingRect();
+        QVERIFY(visible.contains(scene()->itemsBoundingRect()));
+        scene()->selectBlocks({"k2"});
+        m_window->action("zoomSelection")->trigger();
+        QVERIFY(view()->mapToScene(view()->viewport()->rect()).boundingRect().contains(scene()->blockItem("k2")->sceneBoundingRect()));
+        QCOMPARE(doc().undoStack()->count(), 0);   // the view is not the document
+    }
+
+    void doubleClickOnTheLabelRenames() {
+        gui::BlockItem* item = scene()->blockItem("ground");
+        const QPointF label = item->mapToScene(item->labelRect().center());
+        QTest::mouseDClick(view()->viewport(), Qt::LeftButton, {}, view()->mapFromScene(label));
+        QVERIFY(scene()->renameEditor());
+        QTest::keyClicks(view(), "wall");
+        QTest::keyClick(view(), Qt::Key_Return);
+        QVERIFY(doc().model().find("wall"));
     }
 
     void clickingADiagnosticSelectsItsBlock() {
