@@ -190,7 +190,10 @@ void BlockItem::paintPort(QPainter& p, const PortShape& port) const {
         p.save();
         p.translate(at);
         p.setTransform(QTransform().rotate(-m_rotation) * (m_flipped ? QTransform::fromScale(-1, 1) : QTransform()), true);
-        p.drawText(QRectF(-14, -6, 28, 12), Qt::AlignCenter, QString::fromStdString(port.name));
+        const QString name = QString::fromStdString(port.name);
+        const QRectF box = QFontMetricsF(f).boundingRect(QRectF(-14, -6, 28, 12), Qt::AlignCenter, name).adjusted(-1, 0, 1, 0);
+        p.fillRect(box, QColor(0xfb, 0xfb, 0xfc));   // readable over the icon's lines
+        p.drawText(QRectF(-14, -6, 28, 12), Qt::AlignCenter, name);
         p.restore();
     }
 }
