@@ -44,6 +44,7 @@ struct ParamForm::Field {
     QString parseError, crossError;
     bool crossIsWarning = false;
     bool visible = true;
+    QWidget* page = nullptr;   // the tab or group box holding the row
 };
 
 ParamForm::ParamForm(const Document& doc, const QString& block, Mode mode, QWidget* parent)
@@ -89,6 +90,7 @@ void ParamForm::build() {
         }
         auto f = std::make_unique<Field>();
         f->desc = d;
+        f->page = pages[d.group];
         addRow(*f, pages[d.group]);
         m_fields.push_back(std::move(f));
     }
@@ -300,6 +302,13 @@ void ParamForm::revalidate() {
         ed->setVisible(f->visible);
         ed->setStyleSheet(f->visible && !msg.isEmpty() && !warn ? QStringLiteral("border: 1px solid #c62828") : QString());
         if (f->unit) f->unit->setVisible(f->visible);
+    }
+    // a group whose every field is hidden by the current choices disappears as a whole
+    std::map<QWidget*, bool> used;
+    for (const auto& f : m_fields) used[f->page] = used[f->page] || f->visible;
+    for (const auto& [page, any] : used) {
+        if (m_tabs) m_tabs->setTabVisible(m_tabs->indexOf(page), any);
+        else page->setVisible(any);
     }
     m_general->setText(general.join(QStringLiteral("\n")));
     m_general->setVisible(!general.isEmpty());

@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTest>
 #include <QThreadPool>
 #include <QUndoStack>
@@ -34,7 +35,7 @@ public:
           model(choice("model", "Model", "plain", {{"plain", "Plain"}, {"fancy", "Fancy"}})),
           gap(real("gap", "Gap", "m", 0.1).above(0).help("distance to the stop")),
           lower(real("lower", "Lower bound", "m", -0.1)),
-          extra(real("extra", "Extra stiffness", "N/m", 1.0).visibleWhen(model, {"fancy"})),
+          extra(real("extra", "Extra stiffness", "N/m", 1.0).visibleWhen(model, {"fancy"}).group("Fancy")),
           R(conserving("R", core::Domain::Translational, "R")),
           S(input("S", "Signal", "N").visibleWhen(model, {"fancy"})) {}
     template <class T> void equations(core::Eq<T>& eq) const { eq.through(R, T(0.0)); }
@@ -105,12 +106,16 @@ private Q_SLOTS:
         QVERIFY(!form->rowVisible("extra"));
         QVERIFY(form->editor("extra")->isHidden());
         QVERIFY(!form->portsText().contains("S"));
+        QVERIFY(!form->findChild<QTabWidget*>()->isTabVisible(1));   // an empty group shows no tab
         auto* choice = qobject_cast<QComboBox*>(form->editor("model"));
         QVERIFY(choice);
         choice->setCurrentIndex(choice->findData("fancy"));
         QVERIFY(form->rowVisible("extra"));
         QVERIFY(!form->editor("extra")->isHidden());
         QVERIFY2(form->portsText().contains("R, S"), qPrintable(form->portsText()));
+        auto* tabs = form->findChild<QTabWidget*>();
+        QVERIFY(tabs && tabs->count() == 2);
+        QVERIFY(tabs->isTabVisible(1));   // the "Fancy" group appears with its field
         choice->setCurrentIndex(choice->findData("plain"));
         QVERIFY(form->editor("extra")->isHidden());
         QVERIFY(!form->portsText().contains("S"));
@@ -129,6 +134,7 @@ private Q_SLOTS:
         choice->setCurrentIndex(choice->findData("restitution"));
         QVERIFY(!form.rowVisible("transition_region"));
         QVERIFY(form.rowVisible("restitution_coefficient"));
+        QVERIFY(!form.rowVisible("upper_stiffness"));
     }
 
     void unitDropDownConvertsAndIsRemembered() {
