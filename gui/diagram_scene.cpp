@@ -211,10 +211,12 @@ QStringList DiagramScene::selectedBlockNames() const {
     QStringList out;
     for (QGraphicsItem* i : selectedItems())
         if (i->type() == BlockItem::Type) out << static_cast<BlockItem*>(i)->name();
+    if (out.size() < 2) return out;
     // model order, so copies and batches are deterministic
-    std::sort(out.begin(), out.end(), [this](const QString& a, const QString& b) {
-        return m_doc.model().indexOf(a.toStdString()) < m_doc.model().indexOf(b.toStdString());
-    });
+    QHash<QString, int> order;
+    const auto& blocks = m_doc.model().blocks();
+    for (std::size_t i = 0; i < blocks.size(); ++i) order.insert(qs(blocks[i].name), static_cast<int>(i));
+    std::sort(out.begin(), out.end(), [&order](const QString& a, const QString& b) { return order.value(a) < order.value(b); });
     return out;
 }
 
