@@ -119,6 +119,10 @@ void MainWindow::createActions() {
     makeAction("fit", tr("&Fit to View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_view->fitAll(); });
     makeAction("zoomSelection", tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_9), [this] { m_view->zoomToSelection(); });
 
+    setIcons();
+}
+
+void MainWindow::setIcons() {
     const auto icon = [this](const char* name, const QIcon& i) { action(QString::fromLatin1(name))->setIcon(i); };
     icon("new", style()->standardIcon(QStyle::SP_FileIcon));
     icon("open", style()->standardIcon(QStyle::SP_DialogOpenButton));

@@ -58,6 +58,7 @@ protected:
 
 private:
     void createActions();
+    void setIcons();
     void createMenus();
     void createDocks();
     QAction* makeAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot);

@@ -57,16 +57,29 @@ ParamForm::~ParamForm() = default;
 void ParamForm::build() {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
+    m_ports = new QLabel(this);
+    m_ports->setWordWrap(true);
+    m_general = new QLabel(this);
+    m_general->setWordWrap(true);
+    m_general->setStyleSheet(QStringLiteral("color: #c62828"));
     const core::BlockSpec* spec = m_doc.model().find(m_block.toStdString());
-    if (!spec) return;
-    m_spec = *spec;
-    const std::unique_ptr<core::Block> blk = m_doc.instantiate(m_spec);
+    const std::unique_ptr<core::Block> blk = spec ? m_doc.instantiate(*spec) : nullptr;
     if (!blk) {
-        outer->addWidget(new QLabel(tr("Unknown block type %1: its parameters cannot be edited.").arg(qs(m_spec.type)), this));
+        outer->addWidget(new QLabel(tr("Unknown block type: its parameters cannot be edited."), this));
         return;
     }
+    m_spec = *spec;
     m_values = blk->values();
-    // the dialog shows groups as tabs; the narrow property panel stacks them as group boxes
+    if (blk->params().empty()) outer->addWidget(new QLabel(tr("This block has no parameters."), this));
+    else outer->addWidget(buildGroups(*blk));
+    outer->addWidget(m_ports);
+    outer->addWidget(m_general);
+    for (auto& f : m_fields) show(*f);
+    revalidate();
+}
+
+// the dialog shows groups as tabs; the narrow property panel stacks them as group boxes
+QWidget* ParamForm::buildGroups(const core::Block& blk) {
     QWidget* container = nullptr;
     if (m_mode == Mode::Dialog) {
         m_tabs = new QTabWidget(this);
@@ -79,9 +92,9 @@ void ParamForm::build() {
     }
     std::map<std::string, QWidget*> pages;
     std::vector<std::string> order;
-    for (const core::ParamDesc& d : blk->params()) {
+    for (const core::ParamDesc& d : blk.params()) {
         if (!pages.count(d.group)) {
-            QWidget* page = m_mode == Mode::Dialog ? new QWidget(container) : new QGroupBox(qs(d.group), container);
+            QWidget* page = m_tabs ? new QWidget(container) : new QGroupBox(qs(d.group), container);
             auto* grid = new QGridLayout(page);
             grid->setColumnStretch(1, 1);
             grid->setVerticalSpacing(3);
@@ -103,19 +116,9 @@ void ParamForm::build() {
             container->layout()->addWidget(pages[g]);
         }
     }
-    if (!m_tabs) static_cast<QVBoxLayout*>(container->layout())->addStretch(1);
     if (m_tabs) m_tabs->tabBar()->setVisible(order.size() > 1);
-    if (m_fields.empty()) outer->addWidget(new QLabel(tr("This block has no parameters."), this));
-    else outer->addWidget(container);
-    m_ports = new QLabel(this);
-    m_ports->setWordWrap(true);
-    m_general = new QLabel(this);
-    m_general->setWordWrap(true);
-    m_general->setStyleSheet(QStringLiteral("color: #c62828"));
-    outer->addWidget(m_ports);
-    outer->addWidget(m_general);
-    for (auto& f : m_fields) show(*f);
-    revalidate();
+    else static_cast<QVBoxLayout*>(container->layout())->addStretch(1);
+    return container;
 }
 
 void ParamForm::addRow(Field& f, QWidget* page) {
@@ -150,6 +153,17 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     editor->setMinimumWidth(70);
     editor->setToolTip(tip);
     grid->addWidget(editor, row, 1);
+    addUnitBox(f, grid, row);
+    f.error = new QLabel(page);
+    f.error->setWordWrap(true);
+    f.error->setObjectName(qs(d.key) + QStringLiteral("_error"));
+    f.error->setVisible(false);
+    grid->addWidget(f.error, row + 1, 1, 1, 2);
+}
+
+void ParamForm::addUnitBox(Field& f, QGridLayout* grid, int row) {
+    const core::ParamDesc& d = f.desc;
+    QWidget* page = grid->parentWidget();
     const bool quantity = (d.type == core::ParamType::Real || d.type == core::ParamType::Vector) && !d.anyDimension &&
                           !d.unit.dimension.dimensionless();
     if (quantity) {
@@ -172,11 +186,6 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     } else if (!d.unit.symbol.empty() && !d.anyDimension) {
         grid->addWidget(new QLabel(qs(d.unit.display()), page), row, 2);
     }
-    f.error = new QLabel(page);
-    f.error->setWordWrap(true);
-    f.error->setObjectName(qs(d.key) + QStringLiteral("_error"));
-    f.error->setVisible(false);
-    grid->addWidget(f.error, row + 1, 1, 1, 2);
 }
 
 QString ParamForm::unitOf(const Field& f) const { return f.shownUnit; }

@@ -9,6 +9,7 @@
 // the property panel.
 #pragma once
 
+#include "core/blockapi/block.hpp"
 #include "core/model/model.hpp"
 
 #include <QWidget>
@@ -17,6 +18,7 @@
 #include <vector>
 
 class QComboBox;
+class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QTabWidget;
@@ -54,7 +56,9 @@ Q_SIGNALS:
 private:
     struct Field;
     void build();
+    QWidget* buildGroups(const core::Block& blk);
     void addRow(Field& f, QWidget* page);
+    void addUnitBox(Field& f, QGridLayout* grid, int row);
     void onEdited(Field& f);
     void onUnitChanged(Field& f, int index);
     bool parse(Field& f);   // entry -> m_values, or the reason into f's error label

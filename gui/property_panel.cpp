@@ -52,31 +52,36 @@ void PropertyPanel::rebuild() {
     const QStringList selected = m_scene.selectedBlockNames();
     m_block = selected.size() == 1 ? selected.front() : QString();
     const core::BlockSpec* spec = m_block.isEmpty() ? nullptr : m_doc.model().find(m_block.toStdString());
-    if (!spec) {
-        m_block.clear();
-        const auto& m = m_doc.model();
-        auto* info = new QLabel(selected.size() > 1 ? tr("%1 blocks selected").arg(selected.size())
-                                                    : tr("No selection.\n\nModel: %1 blocks, %2 connections.")
-                                                          .arg(m.blocks().size()).arg(m.connections().size()),
-                                m_content);
-        info->setWordWrap(true);
-        layout->addWidget(info);
-        layout->addStretch(1);
-        m_layout->addWidget(m_content);
-        return;
-    }
+    if (spec) showBlock(*spec, layout);
+    else showSummary(static_cast<int>(selected.size()), layout);
+    m_layout->addWidget(m_content);
+}
+
+void PropertyPanel::showSummary(int selected, QVBoxLayout* layout) {
+    m_block.clear();
+    const auto& m = m_doc.model();
+    auto* info = new QLabel(selected > 1 ? tr("%1 blocks selected").arg(selected)
+                                         : tr("No selection.\n\nModel: %1 blocks, %2 connections.")
+                                               .arg(m.blocks().size()).arg(m.connections().size()),
+                            m_content);
+    info->setWordWrap(true);
+    layout->addWidget(info);
+    layout->addStretch(1);
+}
+
+void PropertyPanel::showBlock(const core::BlockSpec& spec, QVBoxLayout* layout) {
     auto* head = new QFormLayout;
     m_name = new QLineEdit(m_block, m_content);
     m_name->setObjectName(QStringLiteral("blockName"));
-    connect(m_name, &QLineEdit::editingFinished, this, [this] {
-        const QString to = m_name->text().trimmed();
-        if (to != m_block && !m_scene.renameBlock(m_block, to)) m_name->setText(m_block);
+    connect(m_name, &QLineEdit::editingFinished, this, [this, edit = m_name] {
+        const QString to = edit->text().trimmed();
+        if (to != m_block && !m_scene.renameBlock(m_block, to)) edit->setText(m_block);
     });
     head->addRow(tr("Name"), m_name);
-    const core::BlockType* type = m_doc.registry().find(spec->type);
+    const core::BlockType* type = m_doc.registry().find(spec.type);
     auto* typeLabel = new QLabel(QStringLiteral("%1 <span style='color:#666'>(%2)</span>")
                                      .arg(type ? QString::fromStdString(type->info.title) : QString(),
-                                          QString::fromStdString(spec->type)),
+                                          QString::fromStdString(spec.type)),
                                  m_content);
     typeLabel->setWordWrap(true);
     if (type) typeLabel->setToolTip(QString::fromStdString(type->info.help));
@@ -94,7 +99,6 @@ void PropertyPanel::rebuild() {
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color: #c62828"));
     layout->addWidget(m_status);
-    m_layout->addWidget(m_content);
 }
 
 void PropertyPanel::commit() {

@@ -4,6 +4,8 @@
 // a count. Nothing: the model's size.
 #pragma once
 
+#include "core/model/model.hpp"
+
 #include <QWidget>
 
 class QLabel;
@@ -28,6 +30,8 @@ public:
 private:
     void scheduleRebuild();
     void rebuild();
+    void showSummary(int selected, QVBoxLayout* layout);
+    void showBlock(const core::BlockSpec& spec, QVBoxLayout* layout);
     void commit();
 
     Document& m_doc;

@@ -33,6 +33,13 @@ public:
     void clear() { m_horizontal.clear(); m_vertical.clear(); }
 
 private:
+    struct Cell {
+        int x = 0, y = 0;
+    };
+    struct Grid;
+    Grid grid(Cell start, Cell goal, int margin) const;
+    static std::pair<std::vector<int>, int> search(const Grid& grid);
+
     std::function<Obstacles(const QRectF&)> m_obstacles;
     QHash<quint64, int> m_horizontal, m_vertical;   // cell -> wires running through it that way
 };
