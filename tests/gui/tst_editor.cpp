@@ -179,8 +179,8 @@ private Q_SLOTS:
     }
 
     void movingASelectionIsOneUndoStep() {
-        QThreadPool::globalInstance()->waitForDone();
-        QTest::qWait(300);   // let the initial validation finish
+        // let the validation of the freshly loaded model run and finish
+        QTRY_VERIFY(m_window->diagnostics()->validationsStarted() >= 1 && !m_window->diagnostics()->busy());
         const int validations = m_window->diagnostics()->validationsStarted();
         const QByteArray before = test::bytes(doc());
         scene()->selectBlocks({"mass1", "spring1"});
@@ -342,9 +342,12 @@ private Q_SLOTS:
         const QPointF label = item->mapToScene(item->labelRect().center());
         QTest::mouseDClick(view()->viewport(), Qt::LeftButton, {}, view()->mapFromScene(label));
         QVERIFY(scene()->renameEditor());
-        QTest::keyClicks(view(), "wall");
+        QTest::keyClicks(view(), "wall_rh");   // R and H type letters here, they do not rotate or flip
         QTest::keyClick(view(), Qt::Key_Return);
-        QVERIFY(doc().model().find("wall"));
+        QVERIFY(doc().model().find("wall_rh"));
+        QCOMPARE(doc().model().find("wall_rh")->ui.rotation, 0);
+        QVERIFY(!doc().model().find("wall_rh")->ui.flipped);
+        QCOMPARE(doc().undoStack()->count(), 1);
     }
 
     void clickingADiagnosticSelectsItsBlock() {
