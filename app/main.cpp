@@ -11,6 +11,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QThreadPool>
 #include <QTimer>
 
 int main(int argc, char** argv) {
@@ -54,5 +55,7 @@ int main(int argc, char** argv) {
             QApplication::exit(ok ? 0 : 1);
         });
     }
-    return QApplication::exec();
+    const int rc = QApplication::exec();
+    QThreadPool::globalInstance()->waitForDone();   // a validation still running holds a model copy
+    return rc;
 }
