@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/diagram_view.hpp"
 
+#include "gui/block_item.hpp"
 #include "gui/diagram_scene.hpp"
 
 #include <QDragEnterEvent>
 #include <QGraphicsItem>
+#include <QContextMenuEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMimeData>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -138,6 +141,24 @@ void DiagramView::dropEvent(QDropEvent* event) {
     m_scene->addBlock(QString::fromUtf8(type), mapToScene(event->position().toPoint()));
     event->acceptProposedAction();
     setFocus();
+}
+
+// the canvas actions (added to this view by the main window), for the block under the mouse
+void DiagramView::contextMenuEvent(QContextMenuEvent* event) {
+    for (QGraphicsItem* i : items(event->pos())) {
+        if (i->type() != BlockItem::Type) continue;
+        if (!i->isSelected()) m_scene->selectBlocks({static_cast<BlockItem*>(i)->name()});
+        break;
+    }
+    if (actions().isEmpty()) return;
+    QMenu menu(this);
+    for (const char* name : {"parameters", "rename", "", "cut", "copy", "paste", "duplicate", "delete", "", "rotate", "rotateBack",
+                             "flip", "", "selectAll"}) {
+        if (!*name) menu.addSeparator();
+        for (QAction* a : actions())
+            if (a->objectName() == QLatin1String(name)) menu.addAction(a);
+    }
+    menu.exec(event->globalPos());
 }
 
 }  // namespace endstop::gui

@@ -109,6 +109,7 @@ void MainWindow::createActions() {
     addViewAction("rotateBack", tr("Rotate Counterclock&wise"), QKeySequence(Qt::SHIFT | Qt::Key_R),
                   [this] { m_scene->rotateSelection(-90); });
     addViewAction("flip", tr("&Flip"), QKeySequence(Qt::Key_H), [this] { m_scene->flipSelection(); });
+    for (const char* name : {"cut", "copy", "paste", "duplicate"}) m_view->addAction(action(QString::fromLatin1(name)));
     addViewAction("selectAll", tr("Select &All"), QKeySequence::SelectAll, [this] {
         for (QGraphicsItem* i : m_scene->items()) i->setSelected(i->flags() & QGraphicsItem::ItemIsSelectable);
     });
