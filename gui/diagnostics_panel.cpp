@@ -104,9 +104,14 @@ void DiagnosticsPanel::show(int generation, core::Diagnostics diagnostics) {
     }
     m_list->addTopLevelItems(items);
     const int infos = static_cast<int>(m_diagnostics.size()) - errors - warnings;
-    m_summary->setText(errors == 0 && warnings == 0
-                           ? tr("Ready to simulate (%n note(s))", nullptr, infos)
-                           : tr("%1 error(s), %2 warning(s), %3 note(s)").arg(errors).arg(warnings).arg(infos));
+    const auto count = [](int n, const char* one, const char* many) {
+        return QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(n == 1 ? one : many));
+    };
+    if (errors == 0 && warnings == 0)
+        m_summary->setText(infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes")));
+    else
+        m_summary->setText(QStringLiteral("%1, %2, %3").arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
+                                                            count(infos, "note", "notes")));
     Q_EMIT validated(errorBlocks);
 }
 
