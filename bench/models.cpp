@@ -61,22 +61,23 @@ core::Model modelB(int n) {
     add(m, "ground", "translational.reference", {}, 0, 200);
     wire(m, "drive.y", "force.S");
     wire(m, "force.C", "ground.R");
-    wire(m, "force.R", "m1.M");
     for (int i = 1; i <= n; ++i) {
-        const std::string s = std::to_string(i), next = std::to_string(i + 1);
+        const std::string s = std::to_string(i);
         const double x = 200.0 * i;
         add(m, "m" + s, "translational.mass", {{"mass", 1.0}}, x);
         add(m, "stop" + s, "translational.hard_stop", stop(0.01, 1e6, 10.0), x, 100);
         wire(m, "m" + s + ".M", "stop" + s + ".R");
         wire(m, "stop" + s + ".C", "ground.R");
-        if (i == n) continue;
-        add(m, "k" + s, "translational.spring", {{"stiffness", 1e4}}, x + 100, -50);
-        add(m, "d" + s, "translational.damper", {{"damping", 1.0}}, x + 100, 50);
-        wire(m, "m" + s + ".M", "k" + s + ".R");
-        wire(m, "k" + s + ".C", "m" + next + ".M");
-        wire(m, "m" + s + ".M", "d" + s + ".R");
-        wire(m, "d" + s + ".C", "m" + next + ".M");
+        if (i == 1) continue;
+        const std::string prev = std::to_string(i - 1);
+        add(m, "k" + prev, "translational.spring", {{"stiffness", 1e4}}, x - 100, -50);
+        add(m, "d" + prev, "translational.damper", {{"damping", 1.0}}, x - 100, 50);
+        wire(m, "m" + prev + ".M", "k" + prev + ".R");
+        wire(m, "k" + prev + ".C", "m" + s + ".M");
+        wire(m, "m" + prev + ".M", "d" + prev + ".R");
+        wire(m, "d" + prev + ".C", "m" + s + ".M");
     }
+    wire(m, "force.R", "m1.M");
     return m;
 }
 

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
     }
     const std::string exe = argv[1], dir = argv[2];
     const int reps = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);   // rows appear as they are measured
     const std::vector<std::string> models = {"a", "c", "b10", "b100", "b1000", "b10000"};
     std::map<std::string, double> wall;
     std::printf("%-8s %10s %9s %9s %8s %8s %7s %10s %8s %6s\n", "model", "wall_ms", "build_ms", "solve_ms", "steps",

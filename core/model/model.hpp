@@ -67,7 +67,7 @@ struct PlotSpec {
 struct Edit;
 struct AddBlock { BlockSpec block; int index = -1; };           // -1: append
 struct RemoveBlock { std::string name; };                       // with its connections
-struct Connect { Connection connection; int index = -1; };       // -1: append
+struct Connect { Connection connection; int index = -1; };   // -1: append; undo puts it back in place
 struct Disconnect { Connection connection; };
 struct SetParameter { std::string block, key; std::optional<ParamValue> value; };   // nullopt: default
 struct RenameBlock { std::string from, to; };                   // connections and plots follow

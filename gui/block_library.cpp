@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/block_library.hpp"
+
+#include "gui/block_shape.hpp"
+#include "gui/diagram_view.hpp"
+#include "gui/icon_cache.hpp"
+
+#include <QHeaderView>
+#include <QIcon>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace endstop::gui {
+
+namespace {
+constexpr int kTypeRole = Qt::UserRole + 1;
+
+class LibraryTree final : public QTreeWidget {
+public:
+    using QTreeWidget::QTreeWidget;
+
+protected:
+    QStringList mimeTypes() const override { return {QString::fromLatin1(kBlockTypeMime)}; }
+    QMimeData* mimeData(const QList<QTreeWidgetItem*>& items) const override {
+        for (QTreeWidgetItem* i : items)
+            if (!i->data(0, kTypeRole).toString().isEmpty()) return BlockLibrary::mimeDataFor(i->data(0, kTypeRole).toString());
+        return nullptr;
+    }
+};
+
+QIcon iconFor(const QString& typeId) {
+    QIcon icon;
+    for (int px : {24, 48}) icon.addPixmap(iconCache().pixmap(iconPathFor(typeId), QSize(px * 3 / 2, px)));
+    return icon;
+}
+}  // namespace
+
+BlockLibrary::BlockLibrary(const core::Registry& registry, QWidget* parent)
+    : QWidget(parent), m_search(new QLineEdit(this)), m_tree(new LibraryTree(this)) {
+    m_search->setPlaceholderText(tr("Search blocks"));
+    m_search->setClearButtonEnabled(true);
+    m_tree->setHeaderHidden(true);
+    m_tree->setDragEnabled(true);
+    m_tree->setDragDropMode(QAbstractItemView::DragOnly);
+    m_tree->setIconSize(QSize(36, 24));
+    m_tree->setRootIsDecorated(true);
+    m_tree->setUniformRowHeights(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_search);
+    layout->addWidget(m_tree);
+
+    QMap<QString, QTreeWidgetItem*> categories;
+    for (const core::BlockType& t : registry.types()) {
+        const QString category = QString::fromStdString(t.info.category.empty() ? std::string("Other") : t.info.category);
+        QTreeWidgetItem*& cat = categories[category];
+        if (!cat) {
+            cat = new QTreeWidgetItem(m_tree, {category});
+            cat->setFlags(Qt::ItemIsEnabled);
+            QFont f = cat->font(0);
+            f.setBold(true);
+            cat->setFont(0, f);
+        }
+        const QString typeId = QString::fromStdString(t.info.typeId);
+        auto* item = new QTreeWidgetItem(cat, {QString::fromStdString(t.info.title)});
+        item->setData(0, kTypeRole, typeId);
+        item->setIcon(0, iconFor(typeId));
+        item->setToolTip(0, QStringLiteral("<b>%1</b> <i>(%2)</i><br>%3")
+                                .arg(QString::fromStdString(t.info.title), typeId, QString::fromStdString(t.info.help)));
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
+    }
+    m_tree->expandAll();
+    connect(m_search, &QLineEdit::textChanged, this, &BlockLibrary::filter);
+    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        const QString type = item->data(0, kTypeRole).toString();
+        if (!type.isEmpty()) Q_EMIT addRequested(type);
+    });
+}
+
+QTreeWidgetItem* BlockLibrary::itemFor(const QString& typeId) const {
+    for (QTreeWidgetItemIterator it(m_tree); *it; ++it)
+        if ((*it)->data(0, kTypeRole).toString() == typeId) return *it;
+    return nullptr;
+}
+
+QMimeData* BlockLibrary::mimeDataFor(const QString& typeId) {
+    auto* data = new QMimeData;
+    data->setData(QString::fromLatin1(kBlockTypeMime), typeId.toUtf8());
+    return data;
+}
+
+void BlockLibrary::filter(const QString& text) {
+    const QString needle = text.trimmed();
+    for (int c = 0; c < m_tree->topLevelItemCount(); ++c) {
+        QTreeWidgetItem* cat = m_tree->topLevelItem(c);
+        int shown = 0;
+        for (int i = 0; i < cat->childCount(); ++i) {
+            QTreeWidgetItem* item = cat->child(i);
+            const bool match = needle.isEmpty() || item->text(0).contains(needle, Qt::CaseInsensitive) ||
+                               item->data(0, kTypeRole).toString().contains(needle, Qt::CaseInsensitive) ||
+                               cat->text(0).contains(needle, Qt::CaseInsensitive);
+            item->setHidden(!match);
+            shown += match ? 1 : 0;
+        }
+        cat->setHidden(shown == 0);
+    }
+}
+
+}  // namespace endstop::gui

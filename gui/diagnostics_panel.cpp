@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/diagnostics_panel.hpp"
+
+#include "core/simulation/simulate.hpp"
+#include "gui/document.hpp"
+
+#include <QApplication>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QSet>
+#include <QStyle>
+#include <QThreadPool>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace endstop::gui {
+
+DiagnosticsPanel::DiagnosticsPanel(Document& doc, QWidget* parent)
+    : QWidget(parent), m_doc(doc), m_list(new QTreeWidget(this)), m_summary(new QLabel(this)), m_debounce(new QTimer(this)) {
+    m_list->setColumnCount(3);
+    m_list->setHeaderLabels({tr("Severity"), tr("Where"), tr("Message")});
+    m_list->setRootIsDecorated(false);
+    m_list->setUniformRowHeights(true);
+    m_list->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_list->header()->setStretchLastSection(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_list);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(150);
+    connect(m_debounce, &QTimer::timeout, this, &DiagnosticsPanel::start);
+    connect(&doc, &Document::structureChanged, this, &DiagnosticsPanel::schedule);
+    connect(m_list, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
+        const QString block = item->data(1, Qt::UserRole).toString();
+        if (!block.isEmpty()) Q_EMIT blockRequested(block);
+    });
+    schedule();
+}
+
+void DiagnosticsPanel::schedule() {
+    ++m_generation;
+    m_debounce->start();
+}
+
+void DiagnosticsPanel::validateNow() {
+    m_debounce->stop();
+    start();
+}
+
+void DiagnosticsPanel::start() {
+    if (m_running) {   // one worker at a time; the newest model is validated when it is done
+        m_again = true;
+        return;
+    }
+    m_running = true;
+    ++m_started;
+    m_summary->setText(tr("Checking\u2026"));
+    const int generation = m_generation;
+    QPointer<DiagnosticsPanel> self(this);
+    QThreadPool::globalInstance()->start([self, generation, model = m_doc.model(), &registry = m_doc.registry()] {
+        core::Diagnostics d = core::validateModel(model, registry);
+        QMetaObject::invokeMethod(qApp, [self, generation, d = std::move(d)]() mutable {
+            if (self) self->show(generation, std::move(d));
+        }, Qt::QueuedConnection);
+    });
+}
+
+void DiagnosticsPanel::show(int generation, core::Diagnostics diagnostics) {
+    m_running = false;
+    if (m_again || generation != m_generation) {
+        m_again = false;
+        start();
+        return;
+    }
+    m_diagnostics = std::move(diagnostics);
+    m_list->clear();
+    QSet<QString> errorBlocks;
+    int errors = 0, warnings = 0;
+    QList<QTreeWidgetItem*> items;
+    for (const core::Diagnostic& d : m_diagnostics) {
+        const QString block = QString::fromStdString(d.block);
+        QString where = block;
+        if (!d.port.empty()) where += QStringLiteral(".") + QString::fromStdString(d.port);
+        if (!d.param.empty()) where += (where.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(d.param);
+        QString message = QString::fromStdString(d.message);
+        if (!d.hint.empty()) message += QStringLiteral(" (") + QString::fromStdString(d.hint) + QStringLiteral(")");
+        auto* item = new QTreeWidgetItem({QString::fromLatin1(core::toString(d.severity)), where, message});
+        const auto icon = d.severity == core::Severity::Error     ? QStyle::SP_MessageBoxCritical
+                          : d.severity == core::Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                                  : QStyle::SP_MessageBoxInformation;
+        item->setIcon(0, style()->standardIcon(icon));
+        item->setData(1, Qt::UserRole, block);
+        item->setToolTip(2, QString::fromStdString(d.text()));
+        items << item;
+        if (d.severity == core::Severity::Error) {
+            ++errors;
+            if (!block.isEmpty()) errorBlocks.insert(block);
+        }
+        if (d.severity == core::Severity::Warning) ++warnings;
+    }
+    m_list->addTopLevelItems(items);
+    const int infos = static_cast<int>(m_diagnostics.size()) - errors - warnings;
+    const auto count = [](int n, const char* one, const char* many) {
+        return QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(n == 1 ? one : many));
+    };
+    if (errors == 0 && warnings == 0)
+        m_summary->setText(infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes")));
+    else
+        m_summary->setText(QStringLiteral("%1, %2, %3").arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
+                                                            count(infos, "note", "notes")));
+    Q_EMIT validated(errorBlocks);
+}
+
+}  // namespace endstop::gui

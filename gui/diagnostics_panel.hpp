@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// DiagnosticsPanel: what core::validateModel says about the model (parameter ranges, wiring,
+// structural analysis), refreshed after every non-cosmetic edit. Validation runs on a worker
+// thread on a copy of the model, debounced, so a large model never stalls editing; stale results
+// are dropped. Clicking an entry asks for its block to be selected.
+#pragma once
+
+#include "core/blockapi/diagnostic.hpp"
+
+#include <QSet>
+#include <QWidget>
+
+class QLabel;
+class QTimer;
+class QTreeWidget;
+
+namespace endstop::gui {
+
+class Document;
+
+class DiagnosticsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DiagnosticsPanel(Document& doc, QWidget* parent = nullptr);
+
+    QTreeWidget* list() const { return m_list; }
+    const core::Diagnostics& diagnostics() const { return m_diagnostics; }
+    int validationsStarted() const { return m_started; }
+    bool busy() const { return m_running; }
+    void validateNow();   // skips the debounce (tests, file open)
+
+Q_SIGNALS:
+    void blockRequested(const QString& name);
+    void validated(const QSet<QString>& blocksWithErrors);
+
+private:
+    void schedule();
+    void start();
+    void show(int generation, core::Diagnostics diagnostics);
+
+    Document& m_doc;
+    QTreeWidget* m_list;
+    QLabel* m_summary;
+    QTimer* m_debounce;
+    core::Diagnostics m_diagnostics;
+    int m_generation = 0;
+    int m_started = 0;
+    bool m_running = false;
+    bool m_again = false;
+};
+
+}  // namespace endstop::gui

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// DiagramScene: the canvas, built from the model and never the reverse. Items are created and
+// destroyed only in reaction to Document signals; user gestures become core Edits applied through
+// the Document (one undo step each: a drag of many blocks is one Move batch on release).
+//   diagram_scene.cpp   items <-> model synchronisation, grid, selection helpers
+//   scene_input.cpp     mouse: wire drawing and detaching, move commit, double-click, rename editor
+//   scene_commands.cpp  edits: add, delete, rotate, flip, copy/paste/duplicate, rename
+#pragma once
+
+#include "core/model/model.hpp"
+#include "gui/block_shape.hpp"
+#include "gui/router.hpp"
+
+#include <QGraphicsScene>
+#include <QHash>
+#include <QSet>
+
+#include <optional>
+
+class QMimeData;
+class QGraphicsPathItem;
+class QTimer;
+
+namespace endstop::gui {
+
+class BlockItem;
+class Document;
+class RenameEditor;
+class WireItem;
+
+struct PortEnd {
+    QPointF pos, dir;
+    core::PortKind kind = core::PortKind::Conserving;
+    core::Domain domain = core::Domain::Translational;
+    bool present = true;   // false: the block exists but has no such port now
+};
+
+inline constexpr const char* kBlocksMime = "application/x-endstop-blocks";
+
+class DiagramScene : public QGraphicsScene {
+    Q_OBJECT
+public:
+    explicit DiagramScene(Document& doc, QObject* parent = nullptr);
+    ~DiagramScene() override;
+
+    Document& document() const { return m_doc; }
+    BlockItem* blockItem(const QString& name) const { return m_blocks.value(name); }
+    const QHash<QString, BlockItem*>& blockItems() const { return m_blocks; }
+    WireItem* wireItem(const core::Connection& c) const;
+    std::optional<PortEnd> portEnd(const core::PortRef& ref) const;
+    int wireCountAt(const core::PortRef& ref) const;
+
+    QStringList selectedBlockNames() const;
+    std::vector<core::Connection> selectedConnections() const;
+    void selectBlocks(const QStringList& names);
+    void setErrorBlocks(const QSet<QString>& names);
+    const QString& lastStatus() const { return m_lastStatus; }
+
+    // edits (scene_commands.cpp); each is one undo step, refusals go to statusMessage
+    bool addBlock(const QString& typeId, QPointF scenePos);
+    void deleteSelection();
+    void rotateSelection(int degrees);
+    void flipSelection();
+    QMimeData* copySelection() const;   // nullptr if nothing is selected
+    void cutSelection(QMimeData** copied);
+    bool paste(const QMimeData* data, std::optional<QPointF> at = std::nullopt);
+    void duplicateSelection();
+    bool renameBlock(const QString& from, const QString& to);
+    void beginRename(const QString& name);   // inline editor on the label (F2, double-click)
+    RenameEditor* renameEditor() const { return m_renameEditor; }
+    void clearRenameEditor() { m_renameEditor = nullptr; }
+
+    // called by BlockItem when it moves (during a drag, before the Move edit)
+    void blockItemMoved(const BlockItem& item);
+    // final wire routes (A*) are laid when nothing is being dragged
+    void scheduleRoute(WireItem& wire);
+    void liftRoute(WireItem& wire);
+    // lays scheduled routes: all of them, or as many as fit in budgetMs (the rest on the next tick)
+    void routePending(int budgetMs = -1);
+    bool routesPending() const { return !m_pendingRoutes.empty(); }
+
+Q_SIGNALS:
+    void statusMessage(const QString& message);
+    void blockActivated(const QString& name);   // double-click on a body: parameters
+
+protected:
+    void drawBackground(QPainter* painter, const QRectF& rect) override;
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+    void mouseMoveEvent(QGraphicsSceneMouseEvent* event) override;
+    void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+
+private:
+    struct WireDrag {
+        core::PortRef from;
+        PortEnd fromEnd;
+        std::optional<core::Connection> detaching;   // dragging an existing wire's end away
+        QGraphicsPathItem* preview = nullptr;
+        BlockItem* hot = nullptr;
+    };
+
+    void rebuild();
+    void addBlockItem(const QString& name);
+    void removeBlockItem(const QString& name);
+    void renameBlockItem(const QString& from, const QString& to);
+    void addWire(const core::Connection& c);
+    void removeWire(const core::Connection& c);
+    void updateWiresOf(const QString& block);
+    void updateWiresAt(const core::PortRef& ref);
+    void status(const QString& message);
+
+    // scene_input.cpp
+    std::optional<std::pair<BlockItem*, const PortShape*>> portUnder(QPointF scenePos) const;
+    bool startWireDrag(QGraphicsSceneMouseEvent* event);
+    void updateWireDrag(QPointF scenePos);
+    void finishWireDrag(QPointF scenePos);
+    void commitMoves();
+    std::optional<QString> refusal(const core::PortRef& a, const core::PortRef& b,
+                                   const std::optional<core::Connection>& ignoring) const;
+
+    Document& m_doc;
+    QHash<QString, BlockItem*> m_blocks;
+    QHash<QString, QList<WireItem*>> m_blockWires;   // block name -> wires touching it
+    QHash<QString, int> m_portWires;                 // "block.port" -> wire count
+    QSet<QString> m_errorBlocks;
+    QHash<BlockItem*, QPointF> m_pressPositions;     // selection at mouse press, for the Move edit
+    std::optional<WireDrag> m_drag;
+    Router m_router;
+    std::vector<WireItem*> m_pendingRoutes;
+    QTimer* m_routeTimer;
+    bool m_mouseDown = false;
+    RenameEditor* m_renameEditor = nullptr;
+    QString m_lastStatus;
+    bool m_building = false;
+    mutable int m_pasteCount = 0;   // consecutive pastes of one copy move further along
+};
+
+}  // namespace endstop::gui

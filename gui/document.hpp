@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Document: the open project. Owns the core Model, its file path and the one QUndoStack whose
+// commands wrap core Edit values (apply() returns the inverse, so undo is data). Every change goes
+// through apply(); the fine-grained signals tell views what changed, and structureChanged() fires
+// only for non-cosmetic edits, so moving a block never re-validates anything.
+#pragma once
+
+#include "core/blockapi/registry.hpp"
+#include "core/model/model.hpp"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+class QUndoStack;
+
+namespace endstop::gui {
+
+class Document : public QObject {
+    Q_OBJECT
+public:
+    explicit Document(const core::Registry& registry, QObject* parent = nullptr);
+    ~Document() override;
+
+    const core::Model& model() const { return m_model; }
+    const core::Registry& registry() const { return m_registry; }
+    QUndoStack* undoStack() const { return m_undo; }
+
+    // Applies an edit as one undo step. Returns the error message (and changes nothing) if the
+    // model refuses it.
+    std::optional<QString> apply(const core::Edit& edit, const QString& label);
+
+    // Replaces the whole model (New, Open, recovery): clears the undo history.
+    void reset(core::Model model, const QString& path);
+    const QString& path() const { return m_path; }
+    void setPath(const QString& path);
+    QString displayName() const;   // file name or "untitled"
+    bool isDirty() const;
+    void markClean();
+    void markDirty();   // a recovered document has unsaved changes
+
+    // The parameter values the block holds, migrated to the registered typeVersion (absent keys
+    // take their defaults when a Block is created from them).
+    core::ParamValues currentParams(const core::BlockSpec& spec) const;
+    // The block instantiated with its current values (its present ports, its descriptors), or
+    // nullptr for an unknown type.
+    std::unique_ptr<core::Block> instantiate(const core::BlockSpec& spec) const;
+
+Q_SIGNALS:
+    void modelReset();
+    void blockAdded(const QString& name);
+    void blockRemoved(const QString& name);   // its connections are gone too
+    void blockRenamed(const QString& from, const QString& to);
+    void blockParamsChanged(const QString& name);   // ports may have changed
+    void blockUiChanged(const QString& name);        // position, rotation, flip, display units
+    void connectionAdded(const core::Connection& c);
+    void connectionRemoved(const core::Connection& c);
+    void simulationChanged();
+    void plotsChanged();
+    void structureChanged();     // after any non-cosmetic change (validation, results)
+    void pathChanged();
+    void dirtyChanged(bool dirty);
+
+private:
+    friend class EditCommand;
+    void applied(const core::Edit& edit);   // emits the signals for an edit just applied
+    void dispatch(const core::Edit& edit);
+
+    const core::Registry& m_registry;
+    core::Model m_model;
+    QString m_path;
+    QUndoStack* m_undo = nullptr;
+    bool m_forcedDirty = false;
+};
+
+}  // namespace endstop::gui

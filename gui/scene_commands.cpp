@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Canvas commands as core Edits, one undo step each: add, delete, rotate, flip, rename, and the
+// clipboard (a fragment of a project file: the selected blocks and the wires between them).
+#include "core/io/project_file.hpp"
+#include "core/model/errors.hpp"
+#include "gui/block_item.hpp"
+#include "gui/diagram_scene.hpp"
+#include "gui/document.hpp"
+
+#include <QMimeData>
+
+#include <cmath>
+#include <map>
+
+namespace endstop::gui {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+double snap(double x) { return std::round(x / kGrid) * kGrid; }
+}  // namespace
+
+bool DiagramScene::addBlock(const QString& typeId, QPointF pos) {
+    const core::BlockType* type = m_doc.registry().find(typeId.toStdString());
+    if (!type) {
+        status(tr("Unknown block type %1").arg(typeId));
+        return false;
+    }
+    core::BlockSpec spec;
+    spec.type = type->info.typeId;
+    spec.typeVersion = type->info.typeVersion;
+    spec.name = m_doc.model().uniqueName(typeId.section('.', -1).toStdString() + "1");
+    spec.ui.x = snap(pos.x());
+    spec.ui.y = snap(pos.y());
+    if (const auto error = m_doc.apply(core::AddBlock{spec}, tr("Add %1").arg(qs(type->info.title)))) {
+        status(*error);
+        return false;
+    }
+    selectBlocks({qs(spec.name)});
+    return true;
+}
+
+void DiagramScene::deleteSelection() {
+    const QStringList blocks = selectedBlockNames();
+    core::EditBatch batch{{}, "delete"};
+    for (const core::Connection& c : selectedConnections())
+        if (!blocks.contains(qs(c.a.block)) && !blocks.contains(qs(c.b.block))) batch.edits.emplace_back(core::Disconnect{c});
+    for (const QString& b : blocks) batch.edits.emplace_back(core::RemoveBlock{b.toStdString()});
+    if (batch.edits.empty()) return;
+    if (const auto error = m_doc.apply(batch, tr("Delete"))) status(*error);
+}
+
+void DiagramScene::rotateSelection(int degrees) {
+    core::EditBatch batch{{}, "rotate"};
+    for (const QString& name : selectedBlockNames()) {
+        core::BlockUi ui = m_doc.model().find(name.toStdString())->ui;
+        ui.rotation = ((ui.rotation + degrees) % 360 + 360) % 360;
+        batch.edits.emplace_back(core::SetBlockUi{name.toStdString(), ui});
+    }
+    if (!batch.edits.empty()) m_doc.apply(batch, tr("Rotate"));
+}
+
+void DiagramScene::flipSelection() {
+    core::EditBatch batch{{}, "flip"};
+    for (const QString& name : selectedBlockNames()) {
+        core::BlockUi ui = m_doc.model().find(name.toStdString())->ui;
+        ui.flipped = !ui.flipped;
+        batch.edits.emplace_back(core::SetBlockUi{name.toStdString(), ui});
+    }
+    if (!batch.edits.empty()) m_doc.apply(batch, tr("Flip"));
+}
+
+bool DiagramScene::renameBlock(const QString& from, const QString& to) {
+    if (from == to) return true;
+    if (!core::Model::validName(to.toStdString())) {
+        status(tr("Cannot rename %1 to \"%2\": a name uses letters, digits and _ and does not start with a digit").arg(from, to));
+        return false;
+    }
+    if (m_doc.model().find(to.toStdString())) {
+        status(tr("Cannot rename %1: a block named %2 already exists").arg(from, to));
+        return false;
+    }
+    if (const auto error = m_doc.apply(core::RenameBlock{from.toStdString(), to.toStdString()}, tr("Rename %1 to %2").arg(from, to))) {
+        status(*error);
+        return false;
+    }
+    return true;
+}
+
+QMimeData* DiagramScene::copySelection() const {
+    const QStringList names = selectedBlockNames();
+    if (names.isEmpty()) return nullptr;
+    m_pasteCount = 0;
+    const core::Model& m = m_doc.model();
+    core::Model fragment;
+    for (const QString& n : names) fragment.apply(core::AddBlock{*m.find(n.toStdString())});
+    for (const core::Connection& c : m.connections())
+        if (names.contains(qs(c.a.block)) && names.contains(qs(c.b.block))) fragment.apply(core::Connect{c});
+    auto* data = new QMimeData;
+    const QByteArray bytes = core::io::serializeProject(fragment);
+    data->setData(QString::fromLatin1(kBlocksMime), bytes);
+    data->setText(QString::fromUtf8(bytes));
+    return data;
+}
+
+void DiagramScene::cutSelection(QMimeData** copied) {
+    *copied = copySelection();
+    if (*copied) deleteSelection();
+}
+
+bool DiagramScene::paste(const QMimeData* data, std::optional<QPointF> at) {
+    if (!data) return false;
+    QByteArray bytes = data->data(QString::fromLatin1(kBlocksMime));
+    if (bytes.isEmpty() && data->hasText()) bytes = data->text().toUtf8();   // a project pasted as text
+    core::Model fragment;
+    try {
+        fragment = core::io::parseProject(bytes, QStringLiteral("clipboard"), m_doc.registry());
+    } catch (const core::Error& e) {
+        status(tr("Nothing to paste: %1").arg(qs(e.what())));
+        return false;
+    }
+    if (fragment.blocks().empty()) return false;
+
+    QPointF offset(2 * kGrid * (m_pasteCount + 1), 2 * kGrid * (m_pasteCount + 1));
+    if (at) {
+        QRectF box;
+        for (const core::BlockSpec& b : fragment.blocks()) box |= QRectF(b.ui.x, b.ui.y, 1, 1);
+        offset = QPointF(snap(at->x() - box.center().x()), snap(at->y() - box.center().y()));
+    } else {
+        ++m_pasteCount;
+    }
+    core::Model names = m_doc.model();   // scratch copy: fresh names against the model and each other
+    std::map<std::string, std::string> renamed;
+    core::EditBatch batch{{}, "paste"};
+    QStringList added;
+    for (core::BlockSpec b : fragment.blocks()) {
+        const std::string fresh = names.find(b.name) ? names.uniqueName(b.name) : b.name;
+        renamed[b.name] = fresh;
+        b.name = fresh;
+        b.ui.x += offset.x();
+        b.ui.y += offset.y();
+        names.apply(core::AddBlock{b});
+        batch.edits.emplace_back(core::AddBlock{b});
+        added << qs(fresh);
+    }
+    for (core::Connection c : fragment.connections()) {
+        c.a.block = renamed[c.a.block];
+        c.b.block = renamed[c.b.block];
+        batch.edits.emplace_back(core::Connect{c});
+    }
+    if (const auto error = m_doc.apply(batch, tr("Paste %n block(s)", nullptr, static_cast<int>(added.size())))) {
+        status(*error);
+        return false;
+    }
+    selectBlocks(added);
+    return true;
+}
+
+void DiagramScene::duplicateSelection() {
+    std::unique_ptr<QMimeData> data(copySelection());
+    if (!data) return;
+    const int keep = m_pasteCount;
+    m_pasteCount = 0;
+    paste(data.get());
+    m_pasteCount = keep;
+}
+
+}  // namespace endstop::gui
