@@ -84,8 +84,8 @@ void MainWindow::createRunControls() {
     connect(m_runs, &RunController::frame, this, &MainWindow::updateRunStatus);
     connect(m_runs, &RunController::runFinished, this, &MainWindow::runFinished);
     connect(m_runs, &RunController::runStarted, this, [this] { m_diagnostics->setRunDiagnostics({}); });
-    connect(m_doc, &Document::modelReset, m_runs, [this] {
-        m_runs->stop();
+    connect(m_doc, &Document::modelReset, m_runs, [this] {   // the runs belong to the previous document
+        m_runs->clear();
         m_diagnostics->setRunDiagnostics({});
     });
     connect(m_view, &DiagramView::contextMenuAboutToShow, this, &MainWindow::addBlockMenus);
@@ -117,7 +117,7 @@ void MainWindow::createRunDocks() {
     QTimer::singleShot(0, this, [this, plots, diagnostics, properties, tuning] {
         if (QSettings().contains("window/state")) return;
         resizeDocks({plots}, {height() * 2 / 5}, Qt::Vertical);
-        resizeDocks({plots, diagnostics}, {width() * 7 / 10, width() * 3 / 10}, Qt::Horizontal);
+        resizeDocks({plots, diagnostics}, {width() * 3 / 4, width() / 4}, Qt::Horizontal);
         resizeDocks({properties, tuning}, {3, 2}, Qt::Vertical);
     });
 

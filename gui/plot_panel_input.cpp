@@ -106,6 +106,8 @@ void PlotPanel::onMouseMove(QMouseEvent* event) {
         return;
     }
     const Subplot& s = *m_subplots[static_cast<std::size_t>(i)];
+    for (int k = 0; k < subplotCount(); ++k)
+        m_subplots[static_cast<std::size_t>(k)]->setLevel(s.rect()->axis(QCPAxis::atLeft)->pixelToCoord(pos.y()), k == i);
     showCursor(s.rect()->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()));
     const QString events = pos.y() > s.rect()->bottom() - kEventStripPx ? s.eventsNear(pos.x(), kEventTolerancePx) : QString();
     if (events.isEmpty()) QToolTip::hideText();
@@ -118,7 +120,10 @@ void PlotPanel::showCursor(double t) {
 }
 
 void PlotPanel::hideCursor() {
-    for (const auto& s : m_subplots) s->setCursor(0, false);
+    for (const auto& s : m_subplots) {
+        s->setCursor(0, false);
+        s->setLevel(0, false);
+    }
     m_cursorLayer->replot();
 }
 

@@ -94,6 +94,17 @@ void RunController::clearPrevious() {
     Q_EMIT runsChanged();
 }
 
+void RunController::clear() {
+    stop();
+    m_running = false;
+    m_current.reset();
+    m_previous.clear();
+    m_tracked.clear();
+    m_timer->stop();
+    Q_EMIT runsChanged();
+    Q_EMIT stateChanged();
+}
+
 void RunController::trim() {
     int unpinned = 0;
     std::erase_if(m_previous, [&](const auto& r) { return !r->pinned() && ++unpinned > m_keep; });

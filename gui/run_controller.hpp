@@ -53,6 +53,7 @@ public:
     void setKeepRuns(int n);
     void setPinned(int runId, bool pinned);
     void clearPrevious();   // pinned runs stay
+    void clear();           // every run, pinned or not (another document)
     // Follows a column in every run (the plots call it for each signal they show).
     void track(const std::string& column);
     double lastPullSeconds() const { return m_lastPull; }   // the last frame's pull (benchmark)

@@ -72,6 +72,13 @@ Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margin
         p->setAxes(m_rect->axis(QCPAxis::atBottom), markers);
         p->setCoords(0, p == m_cursor->point1 ? 0 : 1);
     }
+    m_level = new QCPItemStraightLine(plot);
+    m_level->setLayer(cursorLayer);
+    m_level->setClipAxisRect(m_rect);
+    m_level->setPen(m_cursor->pen());
+    for (QCPItemPosition* p : {m_level->point1, m_level->point2})
+        p->setAxes(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
+    setLevel(0, false);
     m_readout = new QCPItemText(plot);
     m_readout->setLayer(cursorLayer);
     m_readout->setClipAxisRect(m_rect);
@@ -107,6 +114,10 @@ void Subplot::setTraces(const std::vector<TraceSpec>& specs, const RunSeries* cu
         for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], previous[age - 1], static_cast<int>(i), static_cast<int>(age));
     for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], current, static_cast<int>(i), 0);
     m_legend->setVisible(!specs.empty());
+    QString unit = specs.empty() ? QString() : specs.front().unit;   // one unit for all: the axis says it
+    for (const TraceSpec& t : specs)
+        if (t.unit != unit) unit.clear();
+    m_rect->axis(QCPAxis::atLeft)->setLabel(unit.isEmpty() ? QString() : QStringLiteral("[%1]").arg(unit));
     if (specs.empty()) {
         m_hint = new QCPItemText(m_plot);
         m_hint->setClipAxisRect(m_rect);
@@ -251,6 +262,12 @@ void Subplot::setCursor(double t, bool visible) {
     m_cursor->point1->setCoords(t, 0);
     m_cursor->point2->setCoords(t, 1);
     m_readout->setText(readout(t));
+}
+
+void Subplot::setLevel(double value, bool visible) {
+    m_level->setVisible(visible);
+    m_level->point1->setCoords(0, value);
+    m_level->point2->setCoords(1, value);
 }
 
 QString Subplot::readout(double t) const {

@@ -51,6 +51,7 @@ public:
 
     // cursor
     void setCursor(double t, bool visible);
+    void setLevel(double value, bool visible);   // the crosshair's horizontal line (hovered subplot)
     QString readout(double t) const;   // "t = 0.25 s" and each current trace's value there
     QString eventsNear(double pixelX, double tolerancePx) const;   // tooltip text, empty if none
     const QCPItemText* readoutItem() const { return m_readout; }
@@ -78,6 +79,7 @@ private:
     QCPTextElement* m_title;
     QCPLegend* m_legend;
     QCPItemStraightLine* m_cursor;
+    QCPItemStraightLine* m_level;
     QCPItemText* m_readout;
     std::vector<TraceSpec> m_specs;
     QCPItemText* m_hint = nullptr;

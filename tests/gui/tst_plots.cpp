@@ -96,8 +96,38 @@ private Q_SLOTS:
         QCOMPARE(lastValue(f), last[3].toDouble());
         QVERIFY(m_window->runStatus()->text().contains("Finished"));
         QVERIFY(!m_window->action("stop")->isEnabled());
-        // the events of the run are marked on the time axis (one graph per marker kind)
+        // the events of the run are marked on the time axis, and say what they are
         QVERIFY(plots().plot()->graphCount() > 5);
+        const core::EventRecord& e = run->events().front();
+        const QString tip = plots().subplot(1)->eventsNear(plots().subplot(1)->rect()->axis(QCPAxis::atBottom)->coordToPixel(e.time), 3);
+        QVERIFY2(tip.contains("stops: ") && tip.contains(core::toString(e.kind)), qPrintable(tip));
+    }
+
+    void mouseCursorZoomAndFit() {
+        QVERIFY(m_window->openFile(example("rattling_mass.endstop")));
+        QVERIFY(runAndWait());
+        QCustomPlot* plot = plots().plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QRect area = plots().subplot(0)->rect()->rect();
+        const QPointF at = area.center();
+        QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(plot, &move);
+        const double t = plots().subplot(0)->rect()->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
+        QVERIFY(plots().subplot(1)->readoutItem()->visible());   // the cursor runs through every subplot
+        QCOMPARE(plots().subplot(1)->readoutItem()->text(), plots().subplot(1)->readout(t));
+
+        const QCPRange before = plots().timeRange();
+        QWheelEvent wheel(at, plot->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(plot, &wheel);
+        const QCPRange zoomed = plots().timeRange();
+        QVERIFY2(zoomed.size() < before.size() * 0.9, qPrintable(QString("%1 -> %2").arg(before.size()).arg(zoomed.size())));
+        QVERIFY(zoomed.contains(t));
+        QVERIFY(!plots().autoScaling());
+        QCOMPARE(plots().subplot(1)->rect()->axis(QCPAxis::atBottom)->range(), zoomed);   // linked
+        QMouseEvent twice(QEvent::MouseButtonDblClick, at, plot->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(plot, &twice);
+        QVERIFY(plots().autoScaling());
+        QCOMPARE(plots().timeRange(), QCPRange(0, 1.0));
     }
 
     void longResultIsDrawnThroughItsEnvelope() {
@@ -282,16 +312,20 @@ private Q_SLOTS:
         const std::vector<core::PlotSpec> expected{{"Mass", {"mass1.x", "mass1.v", "spring1.f"}}, {"Damper", {"damper1.power"}}};
         QCOMPARE(doc().model().plots(), expected);
         QVERIFY(plots().subplot(1)->graph("damper1.power", 0));   // not run yet: an empty trace in the legend
+        QVERIFY(runAndWait());
+        QVERIFY(runs().current());
 
         const QString path = m_dir.filePath("plots.endstop");
         QVERIFY(m_window->saveTo(path));
         QVERIFY(m_window->openFile(example("rattling_mass.endstop")));
+        QVERIFY(!runs().current());   // the runs belonged to the other document
         QVERIFY(m_window->openFile(path));
         QCOMPARE(doc().model().plots(), expected);
         QCOMPARE(plots().subplotCount(), 2);
         QCOMPARE(plots().subplot(1)->signalNames(), std::vector<std::string>{"damper1.power"});
         QVERIFY(runAndWait());
         QVERIFY(currentGraph(1, "damper1.power")->dataCount() > 0);
+        QCOMPARE(plots().subplot(1)->rect()->axis(QCPAxis::atLeft)->label(), QString("[W]"));
 
         // each change was one undo step
         plots().removeSignal(0, "spring1.f");
