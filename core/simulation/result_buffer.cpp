@@ -7,6 +7,10 @@
 namespace endstop::core {
 
 namespace {
+// room for `more` values; geometric, as readers append frame after frame to the same vector
+void grow(std::vector<double>& v, std::size_t more) {
+    if (v.capacity() < v.size() + more) v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+}
 constexpr std::size_t kChunkDoubles = std::size_t{1} << 17;   // 1 MiB of doubles a chunk
 constexpr std::size_t kMinChunkRows = 16;
 }  // namespace
@@ -69,12 +73,32 @@ void ResultBuffer::read(int column, std::size_t from, std::size_t to, std::vecto
     to = std::min(to, rows());
     if (from >= to || column < kTime || column >= static_cast<int>(m_stride) - 1) return;
     const std::size_t offset = static_cast<std::size_t>(column + 1);
-    out.reserve(out.size() + (to - from));
+    grow(out, to - from);
     const std::lock_guard lock(m_chunksMutex);   // the chunk list, not the rows below rows()
     for (std::size_t r = from; r < to;) {
         const double* base = m_chunks[r / m_chunkRows].get();
         const std::size_t end = std::min(to, (r / m_chunkRows + 1) * m_chunkRows);
         for (std::size_t i = r % m_chunkRows; r < end; ++r, ++i) out.push_back(base[i * m_stride + offset]);
+    }
+}
+
+void ResultBuffer::read(std::span<const int> columns, std::size_t from, std::size_t to,
+                        std::span<std::vector<double>* const> out) const {
+    to = std::min(to, rows());
+    const std::size_t n = std::min(columns.size(), out.size());
+    if (from >= to || n == 0) return;
+    std::vector<std::size_t> offsets(n);
+    for (std::size_t c = 0; c < n; ++c) {
+        if (columns[c] < kTime || columns[c] >= static_cast<int>(m_stride) - 1) return;
+        offsets[c] = static_cast<std::size_t>(columns[c] + 1);
+        grow(*out[c], to - from);
+    }
+    const std::lock_guard lock(m_chunksMutex);
+    for (std::size_t r = from; r < to;) {   // chunk by chunk: no division per row
+        const std::size_t end = std::min(to, (r / m_chunkRows + 1) * m_chunkRows);
+        const double* row = rowPtr(r);
+        for (; r < end; ++r, row += m_stride)
+            for (std::size_t c = 0; c < n; ++c) out[c]->push_back(row[offsets[c]]);
     }
 }
 

@@ -37,6 +37,9 @@ public:
     std::size_t rows() const { return m_rows.load(std::memory_order_acquire); }
     // Appends rows [from, to) of one column (kTime: the time) to `out`; `to` is clamped to rows().
     void read(int column, std::size_t from, std::size_t to, std::vector<double>& out) const;
+    // The same for several columns at once (out[i] receives columns[i]): one pass over the rows,
+    // so each row is fetched from memory once however many columns are read.
+    void read(std::span<const int> columns, std::size_t from, std::size_t to, std::span<std::vector<double>* const> out) const;
     double value(std::size_t row, int column) const;   // row < rows()
     double lastTime() const;                           // time of the last row, 0 if none
     // Appends events [from, ...) to `out`; returns the total number of events.

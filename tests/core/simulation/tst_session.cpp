@@ -71,20 +71,24 @@ private Q_SLOTS:
             }
             buffer.end({});
         });
-        std::vector<double> t, x;
+        std::vector<double> t, x, v;
         std::size_t have = 0;
-        while (have < kRows) {   // pull what is there, as the plots do
+        while (have < kRows) {   // pull what is there, as the plots do: one column, or several at once
             const std::size_t n = buffer.rows();
             buffer.read(core::ResultBuffer::kTime, have, n, t);
-            buffer.read(0, have, n, x);
+            const int columns[] = {0, 1};
+            std::vector<double>* out[] = {&x, &v};
+            buffer.read(columns, have, n, out);
             have = n;
         }
         writer.join();
         QVERIFY(buffer.ended());
         QCOMPARE(t.size(), kRows);
         QCOMPARE(x.size(), kRows);
+        QCOMPARE(v.size(), kRows);
         for (std::size_t r = 0; r < kRows; ++r)
-            if (t[r] != static_cast<double>(r) || x[r] != 2.0 * static_cast<double>(r)) QFAIL(qPrintable(QString("row %1 torn").arg(r)));
+            if (t[r] != static_cast<double>(r) || x[r] != 2.0 * static_cast<double>(r) || v[r] != -static_cast<double>(r))
+                QFAIL(qPrintable(QString("row %1 torn").arg(r)));
         QCOMPARE(buffer.value(kRows - 1, 1), -static_cast<double>(kRows - 1));
         QCOMPARE(buffer.columnIndex("a.v"), 1);
         QCOMPARE(buffer.columnIndex("nope"), -1);
