@@ -109,7 +109,8 @@ void MinMaxCache::addNode(std::size_t level, const Node& n) {
 }
 
 void MinMaxCache::append(std::span<const double> values) {
-    m_values.reserve(m_values.size() + values.size());
+    if (m_values.capacity() < m_values.size() + values.size())   // geometric: appended every frame
+        m_values.reserve(std::max(m_values.size() + values.size(), 2 * m_values.capacity()));
     for (const double v : values) {
         m_values.push_back(v);
         if (std::isfinite(v)) {

@@ -48,13 +48,22 @@ bool RunSeries::pull() {
     const std::size_t eventsBefore = m_events.size();
     buffer.readEvents(eventsBefore, m_events);
     if (n <= have) return m_events.size() != eventsBefore;
-    buffer.read(core::ResultBuffer::kTime, have, n, m_time);
-    for (auto& [name, t] : m_tracked) {
-        if (t.index < 0) continue;
-        m_scratch.clear();
-        buffer.read(t.index, have, n, m_scratch);
-        t.cache.append(m_scratch);
+    std::vector<int> columns{core::ResultBuffer::kTime};
+    std::vector<MinMaxCache*> caches{nullptr};
+    for (auto& [name, t] : m_tracked)
+        if (t.index >= 0) {
+            columns.push_back(t.index);
+            caches.push_back(&t.cache);
+        }
+    m_pulled.resize(columns.size());
+    std::vector<std::vector<double>*> out;
+    for (std::vector<double>& v : m_pulled) {
+        v.clear();
+        out.push_back(&v);
     }
+    out[0] = &m_time;   // the time goes straight to its place
+    buffer.read(columns, have, n, out);
+    for (std::size_t i = 1; i < caches.size(); ++i) caches[i]->append(m_pulled[i]);
     return true;
 }
 

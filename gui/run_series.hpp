@@ -57,6 +57,7 @@ private:
     std::map<std::string, Tracked> m_tracked;
     std::vector<core::EventRecord> m_events;
     std::vector<double> m_scratch;
+    std::vector<std::vector<double>> m_pulled;   // per tracked column, reused by pull()
 };
 
 }  // namespace endstop::gui

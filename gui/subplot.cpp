@@ -141,7 +141,7 @@ void Subplot::addTrace(const TraceSpec& spec, const RunSeries* run, int colour, 
     t.graph = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
     QColor c = traceColour(colour);
     if (!t.current) c.setAlpha(std::max(45, 120 - 30 * (age - 1)));
-    t.graph->setPen(QPen(c, t.current ? 1.6 : 1.2));
+    t.graph->setPen(QPen(c, 1.0));
     t.graph->removeFromLegend();
     if (t.current) {
         QString name = QString::fromStdString(signal);
