@@ -24,6 +24,19 @@ RunController::RunController(Document& doc, QObject* parent)
 
 RunController::~RunController() = default;
 
+core::SimulationOptions RunController::recordingFor(const core::Model& model, const core::Registry& registry) {
+    core::SimulationOptions options;
+    const std::vector<core::Column> all = core::recordableVariables(model, registry);
+    if (all.size() <= kRecordAllLimit) return options;   // empty: everything
+    for (const core::PlotSpec& p : model.plots())
+        for (const std::string& s : p.signals)
+            if (std::find(options.signals.begin(), options.signals.end(), s) == options.signals.end() &&
+                std::any_of(all.begin(), all.end(), [&](const core::Column& c) { return c.name == s; }))
+                options.signals.push_back(s);
+    if (options.signals.empty()) options.signals.push_back(all.front().name);   // a row still tells the time
+    return options;
+}
+
 void RunController::run() { runModel(m_doc.model(), QString(), false); }
 
 void RunController::runModel(const core::Model& model, const QString& label, bool replaceCurrent) {
@@ -43,7 +56,7 @@ void RunController::start(const core::Model& model, const QString& label, bool r
         m_previous.insert(m_previous.begin(), std::move(m_current));
         trim();
     }
-    m_current = std::make_unique<RunSeries>(m_session->start(model));
+    m_current = std::make_unique<RunSeries>(m_session->start(model, recordingFor(model, m_doc.registry())));
     m_running = true;
     if (!label.isEmpty()) m_current->label += QStringLiteral(" (") + label + ')';
     for (const std::string& c : m_tracked) m_current->track(c);

@@ -9,6 +9,10 @@
 // stopped, failed) becomes the newest previous run when the next one starts. If two workers are
 // still winding down, a new start waits for one of them (only the newest request is kept), so a
 // fast slider on a slow model never piles up threads.
+//
+// A run records every variable of the model (any signal can be plotted afterwards) unless the model
+// has more than kRecordAllLimit of them: a large model records only the plotted signals, or every
+// row would hold thousands of columns (a 1,000-mass chain: 15,000 doubles a step).
 #pragma once
 
 #include "core/simulation/session.hpp"
@@ -31,6 +35,10 @@ class RunController : public QObject {
 public:
     static constexpr int kFrameMs = 33;
     static constexpr int kFirstRowsMs = 5;   // until the first rows arrive: a fast first picture
+    static constexpr std::size_t kRecordAllLimit = 400;
+
+    // What a run of `model` records (the benchmark runs its headless reference with the same).
+    static core::SimulationOptions recordingFor(const core::Model& model, const core::Registry& registry);
 
     explicit RunController(Document& doc, QObject* parent = nullptr);
     ~RunController() override;
