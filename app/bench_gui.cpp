@@ -6,6 +6,7 @@
 #include "core/io/project_file.hpp"
 #include "core/simulation/simulate.hpp"
 #include "gui/diagnostics_panel.hpp"
+#include "gui/diagram_scene.hpp"
 #include "gui/document.hpp"
 #include "gui/main_window.hpp"
 #include "gui/plot_panel.hpp"
@@ -16,6 +17,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QThreadPool>
 #include <QTimer>
 
@@ -72,9 +74,6 @@ core::Model buildModel(const BenchGuiOptions& o) {
 
 int runBenchGui(const BenchGuiOptions& o) {
     const core::Model model = buildModel(o);
-    core::MemorySink headless;
-    const core::RunStats reference = core::simulate(model, blocks::registry(), {}, headless);
-
     gui::MainWindow window(blocks::registry());
     window.resize(1280, 800);
     window.show();
@@ -85,17 +84,22 @@ int runBenchGui(const BenchGuiOptions& o) {
     std::vector<core::PlotSpec> plots{{"A", {signalList.begin(), signalList.begin() + static_cast<std::ptrdiff_t>(half)}}};
     if (half < signalList.size()) plots.push_back({"B", {signalList.begin() + static_cast<std::ptrdiff_t>(half), signalList.end()}});
     doc.apply(core::SetPlots{plots}, QStringLiteral("bench plots"));
+    const core::RunStats reference = [&] {   // headless, recording what the window's run records
+        core::MemorySink headless;
+        return core::simulate(doc.model(), blocks::registry(), gui::RunController::recordingFor(doc.model(), blocks::registry()),
+                              headless);
+    }();
     window.diagnostics()->validateNow();
-    while (window.diagnostics()->busy()) QApplication::processEvents(QEventLoop::AllEvents, 10);
+    // the editor's own background work (validation, wire routing) is done before Run is pressed
+    while (window.diagnostics()->busy() || window.scene()->routesPending()) QApplication::processEvents(QEventLoop::WaitForMoreEvents);
     QThreadPool::globalInstance()->waitForDone();
     QApplication::processEvents();
 
     QElapsedTimer clock;
     clock.start();
-    std::vector<double> stalls, frames, replots;
+    std::vector<double> stalls, frames, replots, pulls;
     qint64 lastProbe = clock.nsecsElapsed(), frameStart = -1, runPressed = 0;
     double ttfp = -1;
-    bool finished = false;
     QTimer probe;
     probe.setTimerType(Qt::PreciseTimer);
     probe.setInterval(1);
@@ -106,6 +110,7 @@ int runBenchGui(const BenchGuiOptions& o) {
     });
     gui::RunController& runs = *window.runs();
     QObject::connect(&runs, &gui::RunController::frame, [&] {
+        pulls.push_back(runs.lastPullSeconds() * 1e3);
         if (frameStart < 0) frameStart = clock.nsecsElapsed() - static_cast<qint64>(runs.lastPullSeconds() * 1e9);
     });
     QCustomPlot* plot = window.plots()->plot();
@@ -118,12 +123,13 @@ int runBenchGui(const BenchGuiOptions& o) {
         const QCPGraph* g = cur && !signalList.empty() ? window.plots()->subplot(0)->graph(signalList.front(), cur->id()) : nullptr;
         if (ttfp < 0 && g && g->dataCount() > 0) ttfp = static_cast<double>(now - runPressed) * 1e-6;
     });
-    QObject::connect(&runs, &gui::RunController::runFinished, [&] { QTimer::singleShot(100, [&] { finished = true; }); });
+    QEventLoop loop;   // a blocking wait: a processEvents() loop would spin and steal the solver's core
+    QObject::connect(&runs, &gui::RunController::runFinished, &loop, [&] { QTimer::singleShot(100, &loop, &QEventLoop::quit); });
 
     probe.start();
     runPressed = clock.nsecsElapsed();
     window.action(QStringLiteral("run"))->trigger();
-    while (!finished) QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    loop.exec();
     probe.stop();
 
     const core::Run& run = runs.current()->run();
@@ -131,10 +137,11 @@ int runBenchGui(const BenchGuiOptions& o) {
     const double rows = static_cast<double>(run.results().rows());
     std::string json = "{\"model\":\"" + o.model.toStdString() + "\",\"N\":" + std::to_string(o.n) +
                        ",\"traces\":" + std::to_string(signalList.size()) + ",\"rows\":" + std::to_string(run.results().rows()) +
+                       ",\"columns\":" + std::to_string(run.results().columns().size()) +
                        ",\"state\":\"" + core::toString(run.state()) + "\",\"ttfp_ms\":" + num(ttfp) +
                        ",\"frame_ms_p50\":" + num(percentile(frames, 50)) + ",\"frame_ms_p95\":" + num(percentile(frames, 95)) +
                        ",\"frame_ms_p99\":" + num(percentile(frames, 99)) + ",\"frames\":" + std::to_string(frames.size()) +
-                       ",\"replot_ms_p50\":" + num(percentile(replots, 50)) +
+                       ",\"pull_ms_p50\":" + num(percentile(pulls, 50)) + ",\"replot_ms_p50\":" + num(percentile(replots, 50)) +
                        ",\"samples_per_s\":" + num(rows * static_cast<double>(signalList.size()) / std::max(1e-9, stats.wallSeconds)) +
                        ",\"solver_slowdown\":" + num(stats.wallSeconds / std::max(1e-9, reference.wallSeconds)) +
                        ",\"headless_wall_s\":" + num(reference.wallSeconds) + ",\"gui_wall_s\":" + num(stats.wallSeconds) +
