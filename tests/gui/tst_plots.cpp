@@ -287,6 +287,43 @@ private Q_SLOTS:
         QCOMPARE(last[5].toDouble(), r.value(r.rows() - 1, r.columnIndex("stops.energy_dissipated")));
     }
 
+    void previousRunsAreKeptPinnedAndCleared() {
+        QVERIFY(m_window->openFile(example("mass_spring_damper.endstop")));
+        std::vector<int> ids;
+        for (int i = 0; i < 4; ++i) {
+            QVERIFY(runAndWait());
+            ids.push_back(runs().current()->id());
+        }
+        QCOMPARE(runs().keepRuns(), 3);
+        QCOMPARE(runs().previous().size(), std::size_t{3});   // newest first
+        QCOMPARE(runs().previous().front()->id(), ids[2]);
+        QVERIFY(plots().subplot(0)->graph("mass1.x", ids[0]) && plots().subplot(0)->graph("mass1.x", ids[0])->dataCount() > 0);
+        runs().setPinned(ids[0], true);
+        runs().setKeepRuns(1);
+        QCOMPARE(runs().previous().size(), std::size_t{2});   // the newest one and the pinned one
+        QVERIFY(runs().find(ids[0]) && runs().find(ids[2]) && !runs().find(ids[1]));
+        QVERIFY(!plots().subplot(0)->graph("mass1.x", ids[1]));
+        runs().clearPrevious();
+        QCOMPARE(runs().previous().size(), std::size_t{1});
+        QCOMPARE(runs().previous().front()->id(), ids[0]);
+        QCOMPARE(plots().subplot(0)->graphCount(), 2 * 2);   // two signals, two runs (the markers are separate graphs)
+    }
+
+    void largeModelsRecordOnlyThePlottedSignals() {
+        core::Model big;
+        for (int i = 0; i < 60; ++i) {   // 60 stops of 7 recorded variables each
+            core::BlockSpec b;
+            b.name = "stop" + std::to_string(i);
+            b.type = "translational.hard_stop";
+            big.apply(core::AddBlock{b});
+        }
+        QVERIFY(gui::RunController::recordingFor(big, blocks::registry()).signals.size() == 1);   // the time and one column
+        big.apply(core::SetPlots{{{"p", {"stop3.f", "stop7.x", "stop3.f", "nope.x"}}}});
+        QCOMPARE(gui::RunController::recordingFor(big, blocks::registry()).signals, (std::vector<std::string>{"stop3.f", "stop7.x"}));
+        const core::Model small = test::loadExample("rattling_mass.endstop");
+        QVERIFY(gui::RunController::recordingFor(small, blocks::registry()).signals.empty());   // everything
+    }
+
     void plotSetupSurvivesSaveAndOpen() {
         QVERIFY(m_window->openFile(example("mass_spring_damper.endstop")));
         QCOMPARE(plots().subplotCount(), 1);
