@@ -4,7 +4,9 @@
 // file is loaded and quits; --size WxH sets the window size first; --select NAME selects a block
 // first (the property panel shows it) and also saves its parameter dialog to OUT-dialog.png;
 // --run presses Run first and grabs when the run has ended (--run-for MS: that long after Run,
-// while it may still be running); --cursor T shows the plot cursor at time T.
+// while it may still be running); --cursor T shows the plot cursor at time T; --tune NAME.KEY[=V]
+// pins a parameter to the tuning panel and, with --run, sets it to V (display unit) after the first
+// run, so the picture shows the tuned run over the faded first one.
 // --bench-gui [--model chain|FILE] [--N n] [--traces k] [--stop-time T] [--points P] measures the
 // live plots offscreen and prints one JSON line (app/bench_gui.hpp).
 #include "app/bench_gui.hpp"
@@ -15,6 +17,8 @@
 #include "gui/param_dialog.hpp"
 #include "gui/plot_panel.hpp"
 #include "gui/run_controller.hpp"
+#include "gui/tuning_panel.hpp"
+#include "gui/tuning_row.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -69,16 +73,17 @@ int main(int argc, char** argv) {
     QCommandLineOption run("run", "run the model before the screenshot");
     QCommandLineOption runFor("run-for", "take the screenshot this long after Run", "MS");
     QCommandLineOption cursor("cursor", "show the plot cursor at this time (screenshots)", "T");
+    QCommandLineOption tune("tune", "pin NAME.KEY to the tuning panel; with --run, set it to V after the first run", "NAME.KEY[=V]");
     QCommandLineOption benchGui("bench-gui", "measure the live plots offscreen and print one JSON line");
     QCommandLineOption benchModel("model", "--bench-gui: chain or a project file", "MODEL", "chain");
     QCommandLineOption benchN("N", "--bench-gui: masses in the chain", "N", "10");
     QCommandLineOption benchTraces("traces", "--bench-gui: plotted signals", "K", "8");
     QCommandLineOption benchStop("stop-time", "--bench-gui: stop time", "T", "0");
     QCommandLineOption benchPoints("points", "--bench-gui: record about P rows, then zoom and pan", "P", "0");
-    for (QCommandLineOption* o : {&screenshot, &size, &select, &run, &runFor, &cursor, &benchGui, &benchModel, &benchN, &benchTraces,
-                                  &benchStop, &benchPoints})
+    for (QCommandLineOption* o : {&screenshot, &size, &select, &run, &runFor, &cursor, &tune, &benchGui, &benchModel, &benchN,
+                                  &benchTraces, &benchStop, &benchPoints})
         o->setFlags(QCommandLineOption::HiddenFromHelp);
-    cli.addOptions({screenshot, size, select, run, runFor, cursor, benchGui, benchModel, benchN, benchTraces, benchStop, benchPoints});
+    cli.addOptions({screenshot, size, select, run, runFor, cursor, tune, benchGui, benchModel, benchN, benchTraces, benchStop, benchPoints});
     cli.process(app);
 
     if (cli.isSet(benchGui)) {
@@ -102,6 +107,14 @@ int main(int argc, char** argv) {
     if (!cli.positionalArguments().isEmpty()) window.openFile(cli.positionalArguments().front());
     else if (!cli.isSet(screenshot)) QTimer::singleShot(0, &window, &endstop::gui::MainWindow::offerRecovery);
     if (cli.isSet(select)) window.scene()->selectBlocks({cli.value(select)});
+    endstop::gui::TuningRow* tuned = nullptr;
+    QString tuneValue;
+    if (cli.isSet(tune)) {
+        const QStringList target = cli.value(tune).split('=');
+        const QStringList nameKey = target.front().split('.');
+        if (nameKey.size() == 2 && window.tuning()->pin(nameKey[0], nameKey[1])) tuned = window.tuning()->row(nameKey[0], nameKey[1]);
+        if (target.size() == 2) tuneValue = target[1];
+    }
     if (cli.isSet(screenshot)) {
         const QString out = cli.value(screenshot);
         const QString block = cli.value(select);
@@ -112,7 +125,15 @@ int main(int argc, char** argv) {
                 grabLater(window, out, block, at, 800 + cli.value(runFor).toInt());
             } else {
                 QObject::connect(window.runs(), &endstop::gui::RunController::runFinished, &window,
-                                 [&window, out, block, at] { grabLater(window, out, block, at, 400); });
+                                 [&window, out, block, at, tuned, tuneValue]() mutable {
+                                     if (tuned && !tuneValue.isEmpty()) {   // a second, tuned run first
+                                         tuned->spinBox()->setValue(tuneValue.toDouble());
+                                         Q_EMIT tuned->spinBox()->editingFinished();
+                                         tuneValue.clear();
+                                         return;
+                                     }
+                                     grabLater(window, out, block, at, 400);
+                                 });
             }
         } else {
             grabLater(window, out, block, at, 1200);

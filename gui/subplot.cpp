@@ -62,7 +62,6 @@ Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margin
     small.setPointSizeF(small.pointSizeF() * 0.85);
     m_legend->setFont(small);
     m_legend->setIconSize(18, 8);
-    m_legend->setRowSpacing(0);
 
     m_cursor = new QCPItemStraightLine(plot);
     m_cursor->setLayer(cursorLayer);

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QToolButton>
@@ -52,7 +53,7 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
     m_slider->setPageStep(kSteps / 20);
     m_spin->setDecimals(15);   // text is 'g' format; this only keeps small values from rounding
     m_spin->setKeyboardTracking(false);
-    m_spin->setMinimumWidth(90);
+    m_spin->setMinimumWidth(120);
     const QString unit = QString::fromStdString(m_unit.symbol);
     m_spin->setSuffix(unit.isEmpty() ? QString() : QStringLiteral(" ") + unit);
     for (QLineEdit* e : {m_minEdit, m_maxEdit}) {
@@ -62,9 +63,18 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
     m_minEdit->setToolTip(tr("Lower end of the slider (%1)").arg(unit));
     m_maxEdit->setToolTip(tr("Upper end of the slider (%1)").arg(unit));
     m_logBox->setToolTip(tr("Logarithmic slider (positive ranges)"));
-    m_mode->setText(QStringLiteral("\u2195"));
-    m_mode->setCheckable(true);
-    m_mode->setToolTip(tr("Spin box only"));
+    // the row's options: spin box only, a fresh range around the value, unpin
+    auto* menu = new QMenu(m_mode);
+    m_spinOnly = menu->addAction(tr("Spin box only"), this, &TuningRow::setSpinOnly);
+    m_spinOnly->setCheckable(true);
+    menu->addAction(tr("Range around the value"), this, [this] { defaultRange(m_spin->value()); });
+    menu->addSeparator();
+    menu->addAction(tr("Unpin"), this, &TuningRow::removeRequested);
+    m_mode->setText(QStringLiteral("\u22ef"));
+    m_mode->setToolTip(tr("Spin box only, range, unpin"));
+    m_mode->setMenu(menu);
+    m_mode->setPopupMode(QToolButton::InstantPopup);
+    m_mode->setAutoRaise(true);
     auto* remove = new QToolButton(this);
     remove->setText(QStringLiteral("\u2715"));
     remove->setToolTip(tr("Unpin"));
@@ -98,7 +108,6 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
     connect(m_minEdit, &QLineEdit::editingFinished, this, &TuningRow::readRange);
     connect(m_maxEdit, &QLineEdit::editingFinished, this, &TuningRow::readRange);
     connect(m_logBox, &QCheckBox::toggled, this, &TuningRow::readRange);
-    connect(m_mode, &QToolButton::toggled, this, &TuningRow::setSpinOnly);
     connect(remove, &QToolButton::clicked, this, &TuningRow::removeRequested);
 }
 
@@ -208,9 +217,11 @@ void TuningRow::onSpin() {
 
 void TuningRow::setSpinOnly(bool spinOnly) {
     m_rangeRow->setVisible(!spinOnly);
-    const QSignalBlocker block(m_mode);
-    m_mode->setChecked(spinOnly);
+    const QSignalBlocker block(m_spinOnly);
+    m_spinOnly->setChecked(spinOnly);
 }
+
+bool TuningRow::spinOnly() const { return m_spinOnly->isChecked(); }
 
 void TuningRow::setError(const QString& reason) {
     setStyleSheet(reason.isEmpty() ? QString() : QStringLiteral("QDoubleSpinBox { color: #b00020; }"));

@@ -2,7 +2,7 @@
 // TuningRow: one pinned numeric parameter in the tuning panel: a slider over an editable range
 // (linear or logarithmic) and a spin box, both in the parameter's display unit. Moving the slider
 // reports every position (tuned); releasing it, a keyboard step or a typed value commits (committed).
-// The row can be reduced to its spin box.
+// Its ⋯ menu reduces the row to its spin box or puts the range back around the value.
 #pragma once
 
 #include "core/blockapi/descriptor.hpp"
@@ -10,6 +10,7 @@
 #include <QDoubleSpinBox>
 #include <QWidget>
 
+class QAction;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
@@ -56,6 +57,11 @@ public:
     bool sliderDown() const;
     QSlider* slider() const { return m_slider; }
     ValueSpinBox* spinBox() const { return m_spin; }
+    QLineEdit* minEdit() const { return m_minEdit; }
+    QLineEdit* maxEdit() const { return m_maxEdit; }
+    QCheckBox* logBox() const { return m_logBox; }
+    QAction* spinOnlyAction() const { return m_spinOnly; }
+    bool spinOnly() const;
     void setError(const QString& reason);   // shown on the row; empty clears it
 
 Q_SIGNALS:
@@ -85,6 +91,7 @@ private:
     QLineEdit* m_maxEdit;
     QCheckBox* m_logBox;
     QToolButton* m_mode;
+    QAction* m_spinOnly = nullptr;
     QWidget* m_rangeRow;
 };
 

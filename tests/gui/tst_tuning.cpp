@@ -16,6 +16,8 @@
 #include "support/test_support.hpp"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QLineEdit>
 #include <QElapsedTimer>
 #include <QMenu>
 #include <QSlider>
@@ -179,6 +181,39 @@ private Q_SLOTS:
         Q_EMIT row->spinBox()->editingFinished();
         QCOMPARE(runs().current()->id(), runId);
         QCOMPARE(doc().undoStack()->count(), steps);
+    }
+
+    void rangeScaleAndSpinBoxModeAreEditable() {
+        gui::TuningRow* row = pinFromCanvasMenu("stop", "upper_stiffness");
+        QVERIFY(row);
+        row->minEdit()->setText("2000");
+        Q_EMIT row->minEdit()->editingFinished();
+        row->maxEdit()->setText("3000");
+        Q_EMIT row->maxEdit()->editingFinished();
+        row->logBox()->setChecked(false);
+        QCOMPARE(row->rangeMin(), 2000.0);
+        QCOMPARE(row->rangeMax(), 3000.0);
+        QVERIFY(!row->logScale());
+        QCOMPARE(row->value(), 1e4);   // the value outside the new range stays until the slider moves
+        QCOMPARE(row->slider()->value(), gui::TuningRow::kSteps);
+        row->slider()->setSliderDown(true);
+        row->slider()->setValue(gui::TuningRow::kSteps / 4);
+        row->slider()->setSliderDown(false);
+        QCOMPARE(row->value(), 2250.0);   // linear
+        QVERIFY(idle());
+        QCOMPARE(stiffness(), 2250.0);
+        row->logBox()->setChecked(true);
+        row->slider()->setSliderDown(true);
+        row->slider()->setValue(gui::TuningRow::kSteps / 2);
+        row->slider()->setSliderDown(false);
+        QCOMPARE(row->value(), std::sqrt(2000.0 * 3000.0));   // the geometric middle
+        QVERIFY(idle());
+
+        QVERIFY(row->slider()->isVisibleTo(row));
+        row->spinOnlyAction()->trigger();
+        QVERIFY(row->spinOnly());
+        QVERIFY(!row->slider()->isVisibleTo(row));
+        QVERIFY(row->spinBox()->isVisibleTo(row));
     }
 
     void outOfRangeValueRunsNothing() {
