@@ -61,7 +61,7 @@ Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margin
     QFont small = plot->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     m_legend->setFont(small);
-    m_legend->setIconSize(18, 8);
+    m_legend->setIconSize(18, 12);
 
     m_cursor = new QCPItemStraightLine(plot);
     m_cursor->setLayer(cursorLayer);
@@ -147,6 +147,8 @@ void Subplot::addTrace(const TraceSpec& spec, const RunSeries* run, int colour, 
         if (!spec.unit.isEmpty()) name += QStringLiteral(" [%1]").arg(spec.unit);
         t.graph->setName(name);
         t.graph->addToLegend(m_legend);
+        if (QCPAbstractLegendItem* item = m_legend->itemWithPlottable(t.graph))
+            item->setMargins(QMargins(0, 0, 0, 3));   // item clipping would cut underscores off
     } else {
         t.graph->setName(QString::fromStdString(signal) + QStringLiteral(" (") + run->label + ')');
     }

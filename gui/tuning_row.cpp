@@ -53,11 +53,10 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
     m_slider->setPageStep(kSteps / 20);
     m_spin->setDecimals(15);   // text is 'g' format; this only keeps small values from rounding
     m_spin->setKeyboardTracking(false);
-    m_spin->setMinimumWidth(120);
     const QString unit = QString::fromStdString(m_unit.symbol);
     m_spin->setSuffix(unit.isEmpty() ? QString() : QStringLiteral(" ") + unit);
     for (QLineEdit* e : {m_minEdit, m_maxEdit}) {
-        e->setMaximumWidth(70);
+        e->setMaximumWidth(64);
         e->setAlignment(Qt::AlignRight);
     }
     m_minEdit->setToolTip(tr("Lower end of the slider (%1)").arg(unit));
@@ -89,11 +88,11 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(4, 4, 4, 4);
     grid->setVerticalSpacing(2);
-    grid->addWidget(m_name, 0, 0);
-    grid->addWidget(m_spin, 0, 1);
-    grid->addWidget(m_mode, 0, 2);
-    grid->addWidget(remove, 0, 3);
-    grid->addWidget(m_rangeRow, 1, 0, 1, 4);
+    grid->addWidget(m_name, 0, 0);   // a dock's width: name, value, range on three lines
+    grid->addWidget(m_mode, 0, 1);
+    grid->addWidget(remove, 0, 2);
+    grid->addWidget(m_spin, 1, 0, 1, 3);
+    grid->addWidget(m_rangeRow, 2, 0, 1, 3);
     grid->setColumnStretch(0, 1);
 
     defaultRange(m_unit.fromSI(siValue));
