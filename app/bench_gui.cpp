@@ -13,11 +13,14 @@
 #include "gui/run_controller.hpp"
 #include "gui/signal_catalog.hpp"
 #include "gui/subplot.hpp"
+#include "gui/tuning_panel.hpp"
+#include "gui/tuning_row.hpp"
 
 #include <QAction>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QSlider>
 #include <QThreadPool>
 #include <QTimer>
 
@@ -68,6 +71,31 @@ core::Model buildModel(const BenchGuiOptions& o) {
     if (o.points > 0) s.outputInterval = s.stopTime / static_cast<double>(o.points);
     model.apply(core::SetSimulation{s});
     return model;
+}
+
+// slider moves on a pinned parameter: the time from the move to the replot showing the new run
+std::string measureTuning(gui::MainWindow& window, const QString& target) {
+    const QStringList nameKey = target.split('.');
+    if (nameKey.size() != 2 || !window.tuning()->pin(nameKey[0], nameKey[1])) return ",\"tune_error\":\"cannot pin\"";
+    QSlider* slider = window.tuning()->row(nameKey[0], nameKey[1])->slider();
+    const gui::RunController& runs = *window.runs();
+    std::vector<double> latencies;
+    for (int i = 0; i < 10; ++i) {
+        bool drawn = false;
+        const QMetaObject::Connection c = QObject::connect(window.plots()->plot(), &QCustomPlot::afterReplot, [&] {
+            drawn = drawn || !runs.active();
+        });
+        QElapsedTimer clock;
+        clock.start();
+        slider->setSliderDown(true);
+        slider->setValue(i % 2 == 0 ? 300 : 700);
+        while (!drawn) QApplication::processEvents(QEventLoop::WaitForMoreEvents);
+        latencies.push_back(static_cast<double>(clock.nsecsElapsed()) * 1e-6);
+        slider->setSliderDown(false);
+        QObject::disconnect(c);
+    }
+    return ",\"tune_ms_p50\":" + num(percentile(latencies, 50)) +
+           ",\"tune_ms_max\":" + num(*std::max_element(latencies.begin(), latencies.end()));
 }
 
 }  // namespace
@@ -135,7 +163,8 @@ int runBenchGui(const BenchGuiOptions& o) {
     const core::Run& run = runs.current()->run();
     const core::RunStats stats = run.stats();
     const double rows = static_cast<double>(run.results().rows());
-    std::string json = "{\"model\":\"" + o.model.toStdString() + "\",\"N\":" + std::to_string(o.n) +
+    const bool chain = o.model == QLatin1String("chain");
+    std::string json = "{\"model\":\"" + o.model.toStdString() + "\"" + (chain ? ",\"N\":" + std::to_string(o.n) : std::string()) +
                        ",\"traces\":" + std::to_string(signalList.size()) + ",\"rows\":" + std::to_string(run.results().rows()) +
                        ",\"columns\":" + std::to_string(run.results().columns().size()) +
                        ",\"state\":\"" + core::toString(run.state()) + "\",\"ttfp_ms\":" + num(ttfp) +
@@ -163,6 +192,7 @@ int runBenchGui(const BenchGuiOptions& o) {
         json += ",\"zoom_ms_p50\":" + num(percentile(redraws, 50)) + ",\"zoom_ms_p95\":" + num(percentile(redraws, 95)) +
                 ",\"zoom_ms_max\":" + num(*std::max_element(redraws.begin(), redraws.end()));
     }
+    if (!o.tune.isEmpty()) json += measureTuning(window, o.tune);
     json += "}";
     std::printf("%s\n", json.c_str());
     std::fflush(stdout);

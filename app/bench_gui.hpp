@@ -8,7 +8,9 @@
 //   solver_slowdown        the run's wall time in the window / headless
 //   max_stall_ms, stall_ms_p99   gaps of a 1 ms timer on the GUI thread beyond its period
 // With --points P the model is recorded on a grid of about P rows and, after the run, the time
-// axis is zoomed and panned in steps: zoom_ms_p50/p95/max per redraw of all traces.
+// axis is zoomed and panned in steps: zoom_ms_p50/p95/max per redraw of all traces. With --tune
+// NAME.KEY the parameter is pinned and its slider moved ten times: tune_ms_p50/max from the move to
+// the replot that shows the finished re-run.
 #pragma once
 
 #include <QString>
@@ -21,6 +23,7 @@ struct BenchGuiOptions {
     int traces = 8;
     double stopTime = 0.0;   // 0: the model's
     long points = 0;         // 0: a row per solver step
+    QString tune;            // NAME.KEY: after the run, time slider moves to the redrawn result
 };
 
 int runBenchGui(const BenchGuiOptions& options);

@@ -7,7 +7,7 @@
 // while it may still be running); --cursor T shows the plot cursor at time T; --tune NAME.KEY[=V]
 // pins a parameter to the tuning panel and, with --run, sets it to V (display unit) after the first
 // run, so the picture shows the tuned run over the faded first one.
-// --bench-gui [--model chain|FILE] [--N n] [--traces k] [--stop-time T] [--points P] measures the
+// --bench-gui [--model chain|FILE] [--N n] [--traces k] [--stop-time T] [--points P] [--tune NAME.KEY] measures the
 // live plots offscreen and prints one JSON line (app/bench_gui.hpp).
 #include "app/bench_gui.hpp"
 #include "blocks/registry.hpp"
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
         o.traces = cli.value(benchTraces).toInt();
         o.stopTime = cli.value(benchStop).toDouble();
         o.points = cli.value(benchPoints).toLong();
+        o.tune = cli.value(tune);
         const int rc = endstop::app::runBenchGui(o);
         QThreadPool::globalInstance()->waitForDone();
         return rc;
