@@ -117,18 +117,26 @@ void PlotPanel::rebuild() {
     if (m_auto || y.size() != m_subplots.size()) {
         applyAuto();
     } else {
+        m_programmatic = true;
         m_subplots.front()->rect()->axis(QCPAxis::atBottom)->setRange(x);   // linked
         for (std::size_t i = 0; i < y.size(); ++i) m_subplots[i]->rect()->axis(QCPAxis::atLeft)->setRange(y[i]);
+        m_programmatic = false;
     }
     for (const auto& s : m_subplots) s->stream();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// Time axes move together; any range change the panel did not make itself (drag, wheel) ends
+// auto-scaling until Fit or a double-click.
 void PlotPanel::linkTimeAxes() {
     for (const auto& s : m_subplots) {
         QCPAxis* axis = s->rect()->axis(QCPAxis::atBottom);
+        connect(s->rect()->axis(QCPAxis::atLeft), qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
+            if (!m_programmatic) m_auto = false;
+        });
         connect(axis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this, axis](const QCPRange& r) {
             if (m_linking) return;
+            if (!m_programmatic) m_auto = false;
             m_linking = true;
             for (const auto& other : m_subplots)
                 if (QCPAxis* a = other->rect()->axis(QCPAxis::atBottom); a != axis) a->setRange(r);
@@ -176,6 +184,7 @@ void PlotPanel::autoscale() {
 void PlotPanel::applyAuto() {
     const QCPRange x = fullTimeRange();
     if (m_subplots.empty()) return;
+    m_programmatic = true;
     m_subplots.front()->rect()->axis(QCPAxis::atBottom)->setRange(x);
     for (const auto& s : m_subplots) {
         QCPRange y = s->valueRange(x);
@@ -183,6 +192,7 @@ void PlotPanel::applyAuto() {
         const double pad = y.size() > 0 ? 0.06 * y.size() : std::max(1e-9, 0.1 * std::abs(y.center()));
         s->rect()->axis(QCPAxis::atLeft)->setRange(y.lower - pad, y.upper + pad);
     }
+    m_programmatic = false;
 }
 
 }  // namespace endstop::gui

@@ -94,6 +94,7 @@ private:
     int m_selected = -1;
     bool m_auto = true;
     bool m_linking = false;
+    bool m_programmatic = false;   // the panel itself is setting ranges (auto-scale, rebuild)
     bool m_rebuildPending = false;
 };
 

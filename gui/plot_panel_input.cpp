@@ -86,7 +86,6 @@ int PlotPanel::subplotAt(const QPointF& pos) const {
 void PlotPanel::onMousePress(QMouseEvent* event) {
     const int i = subplotAt(event->position());
     if (i >= 0 && i != m_selected) selectSubplot(i);
-    if (i >= 0 && event->button() == Qt::LeftButton) m_auto = false;   // a pan begins
 }
 
 void PlotPanel::onWheel(QWheelEvent* event) {
@@ -94,7 +93,6 @@ void PlotPanel::onWheel(QWheelEvent* event) {
     if (i < 0) return;
     const bool value = event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier);
     for (const auto& s : m_subplots) s->rect()->setRangeZoom(value ? Qt::Vertical : Qt::Horizontal);
-    m_auto = false;
 }
 
 void PlotPanel::onMouseMove(QMouseEvent* event) {
