@@ -14,6 +14,7 @@
 // nodes) are preferred as dummies.
 #pragma once
 
+#include "core/dae/block_structure.hpp"
 #include "core/graph/topology.hpp"
 
 #include <string>
@@ -76,6 +77,8 @@ struct DaeSystem {
     int eventCount = 0;
     Pattern pattern;                    // union over all modes
     std::vector<int> impulsiveBlocks;   // blocks with constraint forces that may carry impulses
+    std::vector<BlockStructure> structures;   // distinct block structures (block_structure.hpp)
+    std::vector<int> structureOf;             // per block: its structure
 
     int size() const { return static_cast<int>(unknowns.size()); }
     std::string describeUnknown(int u) const;   // "velocity of node {m.M, k.R}", "x of spring1"

@@ -154,57 +154,6 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
     return out;
 }
 
-Incidence Evaluator::incidence(const State& s) {
-    Incidence inc;
-    inc.vars = m_sys.size();
-    inc.rows.resize(m_sys.rows.size());
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) addIncidence(static_cast<int>(bi), s, inc);
-    normalise(inc);
-    return inc;
-}
-
-void Evaluator::addIncidence(int block, const State& s, Incidence& inc) {
-    const Binding& b = m_sys.bindings[at(block)];
-    const auto local = blockIncidence(block, s);
-    auto put = [&](int row, const std::vector<std::pair<int, int>>& entries) {
-        if (row < 0) return;
-        for (const auto& [k, o] : entries) inc.rows[at(row)].emplace_back(b.slot[at(k)], o);
-    };
-    auto putDerivative = [&](int row, const std::vector<std::pair<int, int>>& entries) {
-        if (row < 0) return;
-        for (const auto& [k, o] : entries) {
-            const int u = b.slot[at(k)];
-            inc.rows[at(row)].emplace_back(u, 0);
-            const int du = m_sys.dummyOf[at(u)];
-            inc.rows[at(row)].emplace_back(du >= 0 ? du : u, du >= 0 ? 0 : 1);
-        }
-    };
-    const std::size_t nv = b.ownRow.size();
-    for (std::size_t v = 0; v < nv; ++v) {
-        put(b.ownRow[v], local[v]);
-        putDerivative(b.ownDiff[v], local[v]);
-    }
-    for (std::size_t p = 0; p < b.portRow.size(); ++p) {
-        put(b.portRow[p], local[nv + p]);
-        putDerivative(b.portDiff[p], local[nv + p]);
-    }
-}
-
-void Evaluator::normalise(Incidence& inc) {
-    for (auto& row : inc.rows) {
-        std::sort(row.begin(), row.end());
-        row.erase(std::unique(row.begin(), row.end()), row.end());
-    }
-}
-
-void Evaluator::differentialMask(const State& s, std::vector<double>& id) {
-    id.assign(at(m_sys.size()), 0.0);
-    const Incidence inc = incidence(s);
-    for (const auto& row : inc.rows)
-        for (const auto& [u, o] : row)
-            if (o == 1) id[at(u)] = 1.0;
-}
-
 std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, const State& s) {
     const Binding& b = m_sys.bindings[at(block)];
     const Block& blk = *m_sys.topo.blocks[at(block)].block;

@@ -35,16 +35,8 @@ public:
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
     void eventFunctions(const State& s, double* g);
-    // Incidence of all rows: (unknown, 0) where y enters, (unknown, 1) where y' enters.
-    Incidence incidence(const State& s);
-    // Adds one block's entries (in the discrete state of s) to inc; normalise() sorts them and
-    // drops duplicates. Used to take the union over modes.
-    void addIncidence(int block, const State& s, Incidence& inc);
-    static void normalise(Incidence& inc);
     // Local incidence of one block: per local row, a list of (local slot, order).
     std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s);
-    // id vector for IDA under the current modes: 1 where y' enters some row
-    void differentialMask(const State& s, std::vector<double>& id);
     // d(row)/dy at s for the rows of one block, as (local row, unknown, value); no y' terms
     std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
     // Calls f with the block's Eq<double> at s (events, recording, settle)

@@ -208,7 +208,7 @@ private:
 
     void calcIC(double t) {
         void* mem = m_mem.get();
-        m_ev.differentialMask(state(t), m_idValues);
+        dae::differentialMask(m_sys, m_disc.data(), m_idValues);
         std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
         accumulate();
         check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
