@@ -10,11 +10,14 @@ Unit acrossUnit(Domain d) { return Unit::parse(d == Domain::Rotational ? "rad/s"
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 }  // namespace
 
-Block::Block(BlockInfo info, ParamValues given) : m_info(std::move(info)), m_given(std::move(given)) {}
+Block::Block(BlockInfo info, ParamValues given) : m_d(std::make_unique<Descriptor>()) {
+    m_d->info = std::move(info);
+    m_d->given = std::move(given);
+}
 
 int Block::portIndex(std::string_view name) const {
-    for (std::size_t i = 0; i < m_ports.size(); ++i)
-        if (m_ports[i].name == name && m_portPresent[i]) return static_cast<int>(i);
+    for (std::size_t i = 0; i < m_d->ports.size(); ++i)
+        if (m_d->ports[i].name == name && m_d->portPresent[i]) return static_cast<int>(i);
     return -1;
 }
 
@@ -25,8 +28,8 @@ Block::ParamBuilder Block::real(std::string key, std::string label, std::string 
     d.type = ParamType::Real;
     d.unit = unit.empty() ? Unit{} : Unit::parse(unit);
     d.defaultValue = def;
-    m_params.push_back(std::move(d));
-    return {*this, static_cast<int>(m_params.size()) - 1};
+    m_d->params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_d->params.size()) - 1};
 }
 
 Block::Builder<Choice> Block::choice(std::string key, std::string label, std::string def,
@@ -38,8 +41,8 @@ Block::Builder<Choice> Block::choice(std::string key, std::string label, std::st
     d.defaultValue = std::move(def);
     d.choices = std::move(options);
     d.tunable = false;
-    m_params.push_back(std::move(d));
-    return {*this, static_cast<int>(m_params.size()) - 1};
+    m_d->params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_d->params.size()) - 1};
 }
 
 Block::Builder<VecParam> Block::vector(std::string key, std::string label, std::string unit, std::vector<double> def) {
@@ -50,8 +53,8 @@ Block::Builder<VecParam> Block::vector(std::string key, std::string label, std::
     d.unit = unit.empty() ? Unit{} : Unit::parse(unit);
     d.defaultValue = std::move(def);
     d.tunable = false;
-    m_params.push_back(std::move(d));
-    return {*this, static_cast<int>(m_params.size()) - 1};
+    m_d->params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_d->params.size()) - 1};
 }
 
 Block::Builder<TextParam> Block::text(std::string key, std::string label, std::string def) {
@@ -61,62 +64,62 @@ Block::Builder<TextParam> Block::text(std::string key, std::string label, std::s
     d.type = ParamType::Text;
     d.defaultValue = std::move(def);
     d.tunable = false;
-    m_params.push_back(std::move(d));
-    return {*this, static_cast<int>(m_params.size()) - 1};
+    m_d->params.push_back(std::move(d));
+    return {*this, static_cast<int>(m_d->params.size()) - 1};
 }
 
 Block::PortBuilder Block::conserving(std::string name, Domain d, std::string label) {
     PortDesc p{std::move(name), std::move(label), PortKind::Conserving, d, acrossUnit(d), false, {}};
-    m_ports.push_back(std::move(p));
-    m_portPresent.push_back(true);
-    m_outputVar.push_back(-1);
-    return {*this, static_cast<int>(m_ports.size()) - 1};
+    m_d->ports.push_back(std::move(p));
+    m_d->portPresent.push_back(true);
+    m_d->outputVar.push_back(-1);
+    return {*this, static_cast<int>(m_d->ports.size()) - 1};
 }
 
 Block::PortBuilder Block::input(std::string name, std::string label, std::string unit) {
     PortDesc p{std::move(name), std::move(label), PortKind::Input, Domain::Signal,
                unit.empty() ? Unit{} : Unit::parse(unit), false, {}};
-    m_ports.push_back(std::move(p));
-    m_portPresent.push_back(true);
-    m_outputVar.push_back(-1);
-    return {*this, static_cast<int>(m_ports.size()) - 1};
+    m_d->ports.push_back(std::move(p));
+    m_d->portPresent.push_back(true);
+    m_d->outputVar.push_back(-1);
+    return {*this, static_cast<int>(m_d->ports.size()) - 1};
 }
 
 Block::PortBuilder Block::output(std::string name, std::string label, std::string unit) {
     PortDesc p{name, label, PortKind::Output, Domain::Signal, unit.empty() ? Unit{} : Unit::parse(unit), false, {}};
-    m_vars.push_back({std::move(name), std::move(label), p.unit, VarKind::Algebraic, false});
-    m_initial.push_back(0.0);
-    m_ports.push_back(std::move(p));
-    m_portPresent.push_back(true);
-    m_outputVar.push_back(static_cast<int>(m_vars.size()) - 1);
-    return {*this, static_cast<int>(m_ports.size()) - 1};
+    m_d->vars.push_back({std::move(name), std::move(label), p.unit, VarKind::Algebraic, false});
+    m_d->initial.push_back(0.0);
+    m_d->ports.push_back(std::move(p));
+    m_d->portPresent.push_back(true);
+    m_d->outputVar.push_back(static_cast<int>(m_d->vars.size()) - 1);
+    return {*this, static_cast<int>(m_d->ports.size()) - 1};
 }
 
 Block::VarBuilder Block::state(std::string name, std::string label, std::string unit) {
-    m_vars.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::State, false});
-    m_initial.push_back(0.0);
-    return {*this, static_cast<int>(m_vars.size()) - 1};
+    m_d->vars.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::State, false});
+    m_d->initial.push_back(0.0);
+    return {*this, static_cast<int>(m_d->vars.size()) - 1};
 }
 
 Block::VarBuilder Block::algebraic(std::string name, std::string label, std::string unit) {
-    m_vars.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::Algebraic, false});
-    m_initial.push_back(0.0);
-    return {*this, static_cast<int>(m_vars.size()) - 1};
+    m_d->vars.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::Algebraic, false});
+    m_d->initial.push_back(0.0);
+    return {*this, static_cast<int>(m_d->vars.size()) - 1};
 }
 
 Computed Block::computed(std::string name, std::string label, std::string unit) {
-    m_computed.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::Computed, true});
-    m_recorded.push_back({true, static_cast<int>(m_computed.size()) - 1});
-    return Computed{static_cast<int>(m_computed.size()) - 1};
+    m_d->computed.push_back({std::move(name), std::move(label), unit.empty() ? Unit{} : Unit::parse(unit), VarKind::Computed, true});
+    m_d->recorded.push_back({true, static_cast<int>(m_d->computed.size()) - 1});
+    return Computed{static_cast<int>(m_d->computed.size()) - 1};
 }
 
 Discrete Block::discrete(std::string name, double initial, int modes) {
-    m_discretes.push_back({std::move(name), initial, modes});
-    return Discrete{static_cast<int>(m_discretes.size()) - 1};
+    m_d->discretes.push_back({std::move(name), initial, modes});
+    return Discrete{static_cast<int>(m_d->discretes.size()) - 1};
 }
 
 void Block::fail(std::string param, std::string message) const {
-    m_buildErrors.push_back(paramError(param, std::move(message)));
+    m_d->buildErrors.push_back(paramError(param, std::move(message)));
 }
 
 Diagnostic Block::paramError(const std::string& key, std::string message) const {
@@ -128,8 +131,8 @@ Diagnostic Block::paramError(const std::string& key, std::string message) const 
 }
 
 ParamValue Block::resolved(const ParamDesc& d) const {
-    const auto it = m_given.find(d.key);
-    return it == m_given.end() ? d.defaultValue : it->second;
+    const auto it = m_d->given.find(d.key);
+    return it == m_d->given.end() ? d.defaultValue : it->second;
 }
 
 void Block::checkType(const ParamDesc& d) {
@@ -155,14 +158,16 @@ void Block::checkType(const ParamDesc& d) {
             v = d.defaultValue;
         }
     }
-    const auto index = static_cast<std::size_t>(&d - m_params.data());
-    if (m_byIndex.size() <= index) m_byIndex.resize(index + 1);
-    m_byIndex[index] = v;
-    m_values[d.key] = std::move(v);
+    const auto index = static_cast<std::size_t>(&d - m_d->params.data());
+    if (m_d->byIndex.size() <= index) m_d->byIndex.resize(index + 1);
+    if (m_reals.size() <= index) m_reals.resize(index + 1, std::numeric_limits<double>::quiet_NaN());
+    if (const double* x = std::get_if<double>(&v)) m_reals[index] = *x;
+    m_d->byIndex[index] = v;
+    m_d->values[d.key] = std::move(v);
 }
 
 Block::ParamBuilder& Block::ParamBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {
-    Visibility v{m_b.m_params[at(c.index)].key, {}};
+    Visibility v{m_b.m_d->params[at(c.index)].key, {}};
     for (const char* s : values) v.values.emplace_back(s);
     d().visibleWhen = std::move(v);
     return *this;
@@ -174,40 +179,40 @@ Block::ParamBuilder::operator Param() {
 }
 
 Block::PortBuilder& Block::PortBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {
-    Visibility v{m_b.m_params[at(c.index)].key, {}};
+    Visibility v{m_b.m_d->params[at(c.index)].key, {}};
     for (const char* s : values) v.values.emplace_back(s);
     p().visibleWhen = std::move(v);
     return *this;
 }
 
 Block::PortBuilder& Block::PortBuilder::recorded() {
-    const int v = m_b.m_outputVar[at(m_i)];
-    if (v >= 0 && !m_b.m_vars[at(v)].recorded) {
-        m_b.m_vars[at(v)].recorded = true;
-        m_b.m_recorded.push_back({false, v});
+    const int v = m_b.m_d->outputVar[at(m_i)];
+    if (v >= 0 && !m_b.m_d->vars[at(v)].recorded) {
+        m_b.m_d->vars[at(v)].recorded = true;
+        m_b.m_d->recorded.push_back({false, v});
     }
     return *this;
 }
 
 Block::PortBuilder::operator Port() const {
-    const PortDesc& d = m_b.m_ports[at(m_i)];
-    const bool present = isVisible(d.visibleWhen, m_b.m_values, m_b.m_params);
-    m_b.m_portPresent[at(m_i)] = present;
+    const PortDesc& d = m_b.m_d->ports[at(m_i)];
+    const bool present = isVisible(d.visibleWhen, m_b.m_d->values, m_b.m_d->params);
+    m_b.m_d->portPresent[at(m_i)] = present;
     int conserving = -1;
-    if (d.kind == PortKind::Conserving) conserving = m_b.m_conserving++;
+    if (d.kind == PortKind::Conserving) conserving = m_b.m_d->conserving++;
     return Port{m_i, conserving, present};
 }
 
 Diagnostics Block::validate() const {
-    Diagnostics out = m_buildErrors;
-    for (const auto& [key, value] : m_given) {
+    Diagnostics out = m_d->buildErrors;
+    for (const auto& [key, value] : m_d->given) {
         bool known = false;
-        for (const ParamDesc& d : m_params) known = known || d.key == key;
-        if (!known) out.push_back(paramError(key, "unknown parameter for block type " + m_info.typeId));
+        for (const ParamDesc& d : m_d->params) known = known || d.key == key;
+        if (!known) out.push_back(paramError(key, "unknown parameter for block type " + m_d->info.typeId));
     }
-    for (const ParamDesc& d : m_params) {
-        if (!isVisible(d.visibleWhen, m_values, m_params)) continue;   // hidden: ignored
-        const ParamValue& v = m_values.at(d.key);
+    for (const ParamDesc& d : m_d->params) {
+        if (!isVisible(d.visibleWhen, m_d->values, m_d->params)) continue;   // hidden: ignored
+        const ParamValue& v = m_d->values.at(d.key);
         if (const double* x = std::get_if<double>(&v)) {
             if (!std::isfinite(*x)) out.push_back(paramError(d.key, "must be a finite number"));
             else if (std::string e = d.rangeError(*x); !e.empty()) out.push_back(paramError(d.key, e));

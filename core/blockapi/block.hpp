@@ -17,6 +17,7 @@
 
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,26 +44,26 @@ public:
     Block(const Block&) = delete;
     Block& operator=(const Block&) = delete;
 
-    const BlockInfo& info() const { return m_info; }
-    const std::vector<PortDesc>& ports() const { return m_ports; }
-    bool portPresent(int index) const { return m_portPresent[static_cast<std::size_t>(index)]; }
+    const BlockInfo& info() const { return m_d->info; }
+    const std::vector<PortDesc>& ports() const { return m_d->ports; }
+    bool portPresent(int index) const { return m_d->portPresent[static_cast<std::size_t>(index)]; }
     int portIndex(std::string_view name) const;   // -1 if none (or hidden)
-    int conservingCount() const { return m_conserving; }
-    const std::vector<ParamDesc>& params() const { return m_params; }
-    const ParamValues& values() const { return m_values; }
-    const std::vector<VarDesc>& vars() const { return m_vars; }
-    const std::vector<VarDesc>& computed() const { return m_computed; }
-    const std::vector<DiscreteDesc>& discretes() const { return m_discretes; }
-    const std::vector<RecordedVar>& recorded() const { return m_recorded; }
+    int conservingCount() const { return m_d->conserving; }
+    const std::vector<ParamDesc>& params() const { return m_d->params; }
+    const ParamValues& values() const { return m_d->values; }
+    const std::vector<VarDesc>& vars() const { return m_d->vars; }
+    const std::vector<VarDesc>& computed() const { return m_d->computed; }
+    const std::vector<DiscreteDesc>& discretes() const { return m_d->discretes; }
+    const std::vector<RecordedVar>& recorded() const { return m_d->recorded; }
     const VarDesc& describe(const RecordedVar& r) const {
-        return r.computed ? m_computed[static_cast<std::size_t>(r.index)] : m_vars[static_cast<std::size_t>(r.index)];
+        return r.computed ? m_d->computed[static_cast<std::size_t>(r.index)] : m_d->vars[static_cast<std::size_t>(r.index)];
     }
-    int outputVar(int portIndex) const { return m_outputVar[static_cast<std::size_t>(portIndex)]; }
-    const std::vector<InitialAcross>& initialAcross() const { return m_initialAcross; }
-    double initialValue(int var) const { return m_initial[static_cast<std::size_t>(var)]; }
-    bool grounds() const { return m_grounds; }   // a reference: its node has across value 0
+    int outputVar(int portIndex) const { return m_d->outputVar[static_cast<std::size_t>(portIndex)]; }
+    const std::vector<InitialAcross>& initialAcross() const { return m_d->initialAcross; }
+    double initialValue(int var) const { return m_d->initial[static_cast<std::size_t>(var)]; }
+    bool grounds() const { return m_d->grounds; }   // a reference: its node has across value 0
 
-    double real(Param p) const { return std::get<double>(valueAt(p.index)); }
+    double real(Param p) const { return m_reals[static_cast<std::size_t>(p.index)]; }
     const std::vector<double>& vec(VecParam p) const { return std::get<std::vector<double>>(valueAt(p.index)); }
     const std::string& key(Choice c) const { return std::get<std::string>(valueAt(c.index)); }
     bool is(Choice c, std::string_view choiceKey) const { return key(c) == choiceKey; }
@@ -120,9 +121,9 @@ protected:
     Computed computed(std::string name, std::string label, std::string unit);
     Discrete discrete(std::string name, double initial = 0.0, int modes = 0);
     Var outVar(Port p) const { return Var{outputVar(p.index)}; }
-    void startAcross(Port p, double value, double weight) { m_initialAcross.push_back({p, value, weight}); }
-    void makeReference() { m_grounds = true; }
-    void setInitial(Var v, double value) { m_initial[static_cast<std::size_t>(v.index)] = value; }
+    void startAcross(Port p, double value, double weight) { m_d->initialAcross.push_back({p, value, weight}); }
+    void makeReference() { m_d->grounds = true; }
+    void setInitial(Var v, double value) { m_d->initial[static_cast<std::size_t>(v.index)] = value; }
     void fail(std::string param, std::string message) const;   // a construction-time error
     virtual void validateMore(Diagnostics& /*out*/) const {}
     Diagnostic paramError(const std::string& key, std::string message) const;
@@ -130,25 +131,31 @@ protected:
 private:
     ParamValue resolved(const ParamDesc& d) const;
     void checkType(const ParamDesc& d);
-    const ParamValue& valueAt(int index) const { return m_byIndex[static_cast<std::size_t>(index)]; }
+    const ParamValue& valueAt(int index) const { return m_d->byIndex[static_cast<std::size_t>(index)]; }
 
-    BlockInfo m_info;
-    ParamValues m_given;
-    ParamValues m_values;
-    std::vector<ParamValue> m_byIndex;   // resolved values by parameter index: the equations' fast path
-    std::vector<PortDesc> m_ports;
-    std::vector<bool> m_portPresent;
-    std::vector<int> m_outputVar;
-    int m_conserving = 0;
-    std::vector<ParamDesc> m_params;
-    std::vector<VarDesc> m_vars;
-    std::vector<double> m_initial;
-    std::vector<VarDesc> m_computed;
-    std::vector<DiscreteDesc> m_discretes;
-    std::vector<RecordedVar> m_recorded;
-    std::vector<InitialAcross> m_initialAcross;
-    mutable Diagnostics m_buildErrors;
-    bool m_grounds = false;
+    // The evaluator touches every block at every residual: keep the object small, with the real
+    // parameter values right after the vtable pointer and the descriptors out of line.
+    struct Descriptor {
+        BlockInfo info;
+        ParamValues given;
+        ParamValues values;
+        std::vector<ParamValue> byIndex;   // resolved values by parameter index
+        std::vector<PortDesc> ports;
+        std::vector<bool> portPresent;
+        std::vector<int> outputVar;
+        int conserving = 0;
+        std::vector<ParamDesc> params;
+        std::vector<VarDesc> vars;
+        std::vector<double> initial;
+        std::vector<VarDesc> computed;
+        std::vector<DiscreteDesc> discretes;
+        std::vector<RecordedVar> recorded;
+        std::vector<InitialAcross> initialAcross;
+        Diagnostics buildErrors;
+        bool grounds = false;
+    };
+    std::vector<double> m_reals;          // real parameters by index (NaN for the other kinds)
+    std::unique_ptr<Descriptor> m_d;
 };
 
 // ---- declaration builders --------------------------------------------------------------------
@@ -167,7 +174,7 @@ public:
     ParamBuilder& anyUnit() { d().anyDimension = true; return *this; }   // a signal's value
     operator Param();   // NOLINT: ends the declaration
 private:
-    ParamDesc& d() { return m_b.m_params[static_cast<std::size_t>(m_i)]; }
+    ParamDesc& d() { return m_b.m_d->params[static_cast<std::size_t>(m_i)]; }
     Block& m_b;
     int m_i;
 };
@@ -179,7 +186,7 @@ public:
     Builder& group(std::string g) { d().group = std::move(g); return *this; }
     Builder& help(std::string h) { d().help = std::move(h); return *this; }
     Builder& visibleWhen(Choice c, std::initializer_list<const char*> values) {
-        Visibility v{m_b.m_params[static_cast<std::size_t>(c.index)].key, {}};
+        Visibility v{m_b.m_d->params[static_cast<std::size_t>(c.index)].key, {}};
         for (const char* s : values) v.values.emplace_back(s);
         d().visibleWhen = std::move(v);
         return *this;
@@ -191,7 +198,7 @@ public:
         return H{m_i};
     }
 private:
-    ParamDesc& d() { return m_b.m_params[static_cast<std::size_t>(m_i)]; }
+    ParamDesc& d() { return m_b.m_d->params[static_cast<std::size_t>(m_i)]; }
     Block& m_b;
     int m_i;
 };
@@ -200,15 +207,15 @@ class Block::VarBuilder {
 public:
     VarBuilder(Block& b, int i) : m_b(b), m_i(i) {}
     VarBuilder& recorded() {
-        auto& v = m_b.m_vars[static_cast<std::size_t>(m_i)];
-        if (!v.recorded) m_b.m_recorded.push_back({false, m_i});
+        auto& v = m_b.m_d->vars[static_cast<std::size_t>(m_i)];
+        if (!v.recorded) m_b.m_d->recorded.push_back({false, m_i});
         v.recorded = true;
         return *this;
     }
-    VarBuilder& startsAt(double value) { m_b.m_initial[static_cast<std::size_t>(m_i)] = value; return *this; }
+    VarBuilder& startsAt(double value) { m_b.m_d->initial[static_cast<std::size_t>(m_i)] = value; return *this; }
     // A state that only accumulates (x' = power): left out of IDA's local error test, so it is
     // integrated on the steps the other unknowns need instead of dictating tiny ones near zero.
-    VarBuilder& quadrature() { m_b.m_vars[static_cast<std::size_t>(m_i)].quadrature = true; return *this; }
+    VarBuilder& quadrature() { m_b.m_d->vars[static_cast<std::size_t>(m_i)].quadrature = true; return *this; }
     operator Var() const { return Var{m_i}; }   // NOLINT
 private:
     Block& m_b;
@@ -223,7 +230,7 @@ public:
     PortBuilder& recorded();   // an output port whose value is recorded under the port's name
     operator Port() const;     // NOLINT
 private:
-    PortDesc& p() { return m_b.m_ports[static_cast<std::size_t>(m_i)]; }
+    PortDesc& p() { return m_b.m_d->ports[static_cast<std::size_t>(m_i)]; }
     Block& m_b;
     int m_i;
 };
