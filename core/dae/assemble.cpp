@@ -75,8 +75,10 @@ void layOut(DaeSystem& s) {
         b.derSlot.assign(b.slot.size(), -1);
         b.ownDiff.assign(b.ownRow.size(), -1);
         b.portDiff.assign(b.portRow.size(), -1);
+        b.block = &blk;
+        b.discreteCount = static_cast<int>(blk.discretes().size());
         b.discreteOffset = discrete;
-        discrete += static_cast<int>(blk.discretes().size());
+        discrete += b.discreteCount;
         b.eventOffset = events;
         events += blk.eventCount();
     }

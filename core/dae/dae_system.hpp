@@ -39,6 +39,8 @@ struct Row {
 // One block's window on the unknowns: local slots (its nodes, own variables and the signal outputs
 // it reads, then the dummy derivatives of those) and where its rows go.
 struct Binding {
+    const Block* block = nullptr;   // the hot path reads these, not the block's descriptors
+    int discreteCount = 0;
     int baseSlots = 0;
     std::vector<int> slot;        // local slot -> unknown
     std::vector<int> derSlot;     // per base slot: local slot of its dummy derivative, or -1

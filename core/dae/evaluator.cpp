@@ -36,7 +36,7 @@ void Evaluator::residual(const State& s, double* F) {
     std::fill(F, F + m_sys.size(), 0.0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
         const Binding& b = m_sys.bindings[bi];
-        const Block& blk = *m_sys.topo.blocks[bi].block;
+        const Block& blk = *m_sys.bindings[bi].block;
         if (!b.tangent) {
             Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,
                                     [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
@@ -69,7 +69,7 @@ void Evaluator::jacobian(const State& s, double cj, double* values) {
     std::fill(values, values + m_sys.pattern.nnz(), 0.0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
         const Binding& b = m_sys.bindings[bi];
-        const Block& blk = *m_sys.topo.blocks[bi].block;
+        const Block& blk = *m_sys.bindings[bi].block;
         const int ns = static_cast<int>(b.slot.size());
         const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
         auto scatter = [&](int localRow, const Jet& g, int c0) {
@@ -117,7 +117,7 @@ void Evaluator::withEq(int block, const State& s, const std::function<void(const
 
 void Evaluator::eventFunctions(const State& s, double* g) {
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
-        const Block& blk = *m_sys.topo.blocks[bi].block;
+        const Block& blk = *m_sys.bindings[bi].block;
         const int n = blk.eventCount();
         if (n == 0) continue;
         Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,

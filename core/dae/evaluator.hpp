@@ -63,7 +63,6 @@ private:
 template <class S, class Seed, class TimeSeed>
 Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed) {
     const Binding& b = m_sys.bindings[static_cast<std::size_t>(block)];
-    const Block& blk = *m_sys.topo.blocks[static_cast<std::size_t>(block)].block;
     const std::size_t ns = b.slot.size();
     w.y.resize(ns);
     w.yp.resize(ns);
@@ -75,13 +74,13 @@ Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed
             dk = b.derSlot[k] >= 0 ? s.y[b.slot[static_cast<std::size_t>(b.derSlot[k])]] : (s.yp ? s.yp[u] : 0.0);
         seed(static_cast<int>(k), yk, dk, w.y[k], w.yp[k]);
     }
-    w.res.assign(blk.vars().size(), S(0.0));
-    w.thr.assign(static_cast<std::size_t>(blk.conservingCount()), S(0.0));
+    w.res.assign(b.ownRow.size(), S(0.0));
+    w.thr.assign(b.portRow.size(), S(0.0));
     w.data.y = w.y;
     w.data.yp = w.yp;
     w.data.portSlot = b.portSlot;
     w.data.varSlot = b.varSlot;
-    w.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, blk.discretes().size());
+    w.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
     w.data.residual = w.res;
     w.data.through = w.thr;
     w.data.time = timeSeed(s.t);
