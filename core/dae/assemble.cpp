@@ -450,6 +450,13 @@ DaeSystem assemble(Topology topo) {
     }
     chooseDummies(s, red, all);
     buildPattern(s);
+    for (Binding& b : s.bindings) {
+        b.direct = std::all_of(b.derSlot.begin(), b.derSlot.end(), [](int d) { return d < 0; });
+        b.portUnknown.clear();
+        for (int k : b.portSlot) b.portUnknown.push_back(k < 0 ? -1 : b.slot[at(k)]);
+        b.varUnknown.clear();
+        for (int k : b.varSlot) b.varUnknown.push_back(b.slot[at(k)]);
+    }
     checkNodeContinuity(s);
     findImpulsive(s);
     return s;

@@ -54,6 +54,11 @@ struct Binding {
     int discreteOffset = 0;       // into the discrete state vector
     int eventOffset = 0;          // into the event function vector
     std::vector<int> jac;         // [local row][slot] -> index into the CSC values, or -1
+    // Direct access for double evaluation: without dummy derivatives a block's Eq<double> reads the
+    // global y and y' through these (unknown indices), with no copy into scratch slots.
+    bool direct = false;
+    std::vector<int> portUnknown;   // per port: unknown, or -1
+    std::vector<int> varUnknown;    // per own variable: unknown
     int localRows() const {
         return static_cast<int>(ownRow.size() + portRow.size() + ownDiff.size() + portDiff.size());
     }

@@ -32,15 +32,32 @@ struct JetSeed {
 
 }  // namespace
 
+Eq<double> Evaluator::doubles(int block, const State& s) {
+    const Binding& b = m_sys.bindings[at(block)];
+    if (!b.direct || !s.yp)
+        return prepare(m_d, block, s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
+                       [](double t) { return t; });
+    const std::size_t n = static_cast<std::size_t>(m_sys.size());
+    m_d.res.assign(b.ownRow.size(), 0.0);
+    m_d.thr.assign(b.portRow.size(), 0.0);
+    m_d.data.y = std::span<const double>(s.y, n);
+    m_d.data.yp = std::span<const double>(s.yp, n);
+    m_d.data.portSlot = b.portUnknown;
+    m_d.data.varSlot = b.varUnknown;
+    m_d.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
+    m_d.data.residual = m_d.res;
+    m_d.data.through = m_d.thr;
+    m_d.data.time = s.t;
+    return Eq<double>(m_d.data);
+}
+
 void Evaluator::residual(const State& s, double* F) {
     std::fill(F, F + m_sys.size(), 0.0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
         const Binding& b = m_sys.bindings[bi];
         const Block& blk = *m_sys.bindings[bi].block;
         if (!b.tangent) {
-            Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,
-                                    [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                                    [](double t) { return t; });
+            Eq<double> eq = doubles(static_cast<int>(bi), s);
             blk.eval(eq);
             for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = m_d.res[v];
             for (std::size_t p = 0; p < b.portRow.size(); ++p)
@@ -110,8 +127,7 @@ void Evaluator::jacobian(const State& s, double cj, double* values) {
 }
 
 void Evaluator::withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f) {
-    Eq<double> eq = prepare(m_d, block, s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                            [](double t) { return t; });
+    const Eq<double> eq = doubles(block, s);
     f(eq);
 }
 
@@ -120,9 +136,7 @@ void Evaluator::eventFunctions(const State& s, double* g) {
         const Block& blk = *m_sys.bindings[bi].block;
         const int n = blk.eventCount();
         if (n == 0) continue;
-        Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,
-                                [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                                [](double t) { return t; });
+        const Eq<double> eq = doubles(static_cast<int>(bi), s);
         blk.eventFunctions(eq, std::span<double>(g + m_sys.bindings[bi].eventOffset, at(n)));
     }
 }

@@ -47,6 +47,10 @@ public:
     template <class S, class Seed, class TimeSeed>
     Eq<S> prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed);
 
+    // Eq<double> of a block at s: reads the global vectors directly when the block has no dummy
+    // derivatives (and s has y'), else through the scratch slots.
+    Eq<double> doubles(int block, const State& s);
+
     Workspace<double>& doubles() { return m_d; }
     Workspace<Jet>& jets() { return m_j; }
     Workspace<ad::Sym>& syms() { return m_s; }
