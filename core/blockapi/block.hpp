@@ -64,6 +64,7 @@ public:
     bool grounds() const { return m_d->grounds; }   // a reference: its node has across value 0
 
     double real(Param p) const { return m_reals[static_cast<std::size_t>(p.index)]; }
+    const double* realsData() const { return m_reals.data(); }   // for the evaluator to prefetch
     const std::vector<double>& vec(VecParam p) const { return std::get<std::vector<double>>(valueAt(p.index)); }
     const std::string& key(Choice c) const { return std::get<std::string>(valueAt(c.index)); }
     bool is(Choice c, std::string_view choiceKey) const { return key(c) == choiceKey; }

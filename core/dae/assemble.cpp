@@ -371,6 +371,36 @@ void findImpulsive(DaeSystem& s) {
             s.impulsiveBlocks.push_back(static_cast<int>(bi));
 }
 
+void packHotPath(DaeSystem& s) {
+    s.hot.clear();
+    s.hotIndex.clear();
+    s.eventBlocks.clear();
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        Binding& b = s.bindings[bi];
+        b.direct = std::all_of(b.derSlot.begin(), b.derSlot.end(), [](int d) { return d < 0; });
+        b.portUnknown.clear();
+        for (int k : b.portSlot) b.portUnknown.push_back(k < 0 ? -1 : b.slot[at(k)]);
+        b.varUnknown.clear();
+        for (int k : b.varSlot) b.varUnknown.push_back(b.slot[at(k)]);
+        HotBlock h;
+        h.block = b.block;
+        h.parameters = b.block->realsData();
+        h.first = static_cast<int>(s.hotIndex.size());
+        h.ports = static_cast<int>(b.portUnknown.size());
+        h.vars = static_cast<int>(b.varUnknown.size());
+        h.conserving = static_cast<int>(b.portRow.size());
+        h.discreteOffset = b.discreteOffset;
+        h.discreteCount = b.discreteCount;
+        h.events = b.block->eventCount();
+        h.eventOffset = b.eventOffset;
+        h.direct = b.direct && !b.tangent;
+        for (const std::vector<int>* v : {&b.portUnknown, &b.varUnknown, &b.ownRow, &b.portRow})
+            s.hotIndex.insert(s.hotIndex.end(), v->begin(), v->end());
+        if (h.events > 0) s.eventBlocks.push_back(static_cast<int>(bi));
+        s.hot.push_back(h);
+    }
+}
+
 }  // namespace
 
 int Pattern::find(int row, int col) const {
@@ -450,13 +480,7 @@ DaeSystem assemble(Topology topo) {
     }
     chooseDummies(s, red, all);
     buildPattern(s);
-    for (Binding& b : s.bindings) {
-        b.direct = std::all_of(b.derSlot.begin(), b.derSlot.end(), [](int d) { return d < 0; });
-        b.portUnknown.clear();
-        for (int k : b.portSlot) b.portUnknown.push_back(k < 0 ? -1 : b.slot[at(k)]);
-        b.varUnknown.clear();
-        for (int k : b.varSlot) b.varUnknown.push_back(b.slot[at(k)]);
-    }
+    packHotPath(s);
     checkNodeContinuity(s);
     findImpulsive(s);
     return s;

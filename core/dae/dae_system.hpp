@@ -64,6 +64,19 @@ struct Binding {
     }
 };
 
+// The double-precision hot path reads this, contiguous over all blocks: one HotBlock each and
+// their index arrays packed in model order in DaeSystem::hotIndex, so evaluating a residual walks
+// memory in order instead of chasing every binding's vectors.
+struct HotBlock {
+    const Block* block = nullptr;
+    const double* parameters = nullptr;   // the block's real parameters, prefetched
+    int first = 0;                        // hotIndex: ports' unknowns, own unknowns, own rows, port rows
+    int ports = 0, vars = 0, conserving = 0;
+    int discreteOffset = 0, discreteCount = 0;
+    int events = 0, eventOffset = 0;
+    bool direct = false;                  // evaluable on the global vectors (no dummies, no Tan<>)
+};
+
 struct Pattern {   // compressed sparse columns
     int n = 0;
     std::vector<int> colPtr;   // n + 1
@@ -86,6 +99,9 @@ struct DaeSystem {
     std::vector<int> impulsiveBlocks;   // blocks with constraint forces that may carry impulses
     std::vector<BlockStructure> structures;   // distinct block structures (block_structure.hpp)
     std::vector<int> structureOf;             // per block: its structure
+    std::vector<HotBlock> hot;                // per block
+    std::vector<int> hotIndex;
+    std::vector<int> eventBlocks;             // blocks with event functions
 
     int size() const { return static_cast<int>(unknowns.size()); }
     std::string describeUnknown(int u) const;   // "velocity of node {m.M, k.R}", "x of spring1"

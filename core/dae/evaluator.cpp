@@ -51,11 +51,54 @@ Eq<double> Evaluator::doubles(int block, const State& s) {
     return Eq<double>(m_d.data);
 }
 
+Eq<double> Evaluator::hotEq(const HotBlock& h, const State& s) {
+    const int* idx = m_sys.hotIndex.data() + h.first;
+    std::fill_n(m_hotRes.begin(), h.vars, 0.0);
+    std::fill_n(m_hotThr.begin(), h.conserving, 0.0);
+    EqData<double>& d = m_d.data;
+    d.y = std::span<const double>(s.y, static_cast<std::size_t>(m_sys.size()));
+    d.yp = std::span<const double>(s.yp, static_cast<std::size_t>(m_sys.size()));
+    d.portSlot = std::span<const int>(idx, static_cast<std::size_t>(h.ports));
+    d.varSlot = std::span<const int>(idx + h.ports, static_cast<std::size_t>(h.vars));
+    d.discrete = std::span<const double>(s.discrete + h.discreteOffset, static_cast<std::size_t>(h.discreteCount));
+    d.residual = std::span<double>(m_hotRes.data(), static_cast<std::size_t>(h.vars));
+    d.through = std::span<double>(m_hotThr.data(), static_cast<std::size_t>(h.conserving));
+    d.time = s.t;
+    return Eq<double>(d);
+}
+
+void Evaluator::reserveHot() {
+    if (!m_hotRes.empty()) return;
+    std::size_t vars = 1, ports = 1;
+    for (const HotBlock& h : m_sys.hot) {
+        vars = std::max(vars, static_cast<std::size_t>(h.vars));
+        ports = std::max(ports, static_cast<std::size_t>(h.conserving));
+    }
+    m_hotRes.assign(vars, 0.0);
+    m_hotThr.assign(ports, 0.0);
+}
+
 void Evaluator::residual(const State& s, double* F) {
     std::fill(F, F + m_sys.size(), 0.0);
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+    reserveHot();
+    const std::size_t nb = m_sys.hot.size();
+    for (std::size_t bi = 0; bi < nb; ++bi) {
+        if (bi + 4 < nb) {   // the next blocks' objects and parameters are scattered on the heap
+            __builtin_prefetch(m_sys.hot[bi + 4].block);
+            __builtin_prefetch(m_sys.hot[bi + 4].parameters);
+        }
+        const HotBlock& h = m_sys.hot[bi];
+        if (h.direct && s.yp) {
+            Eq<double> eq = hotEq(h, s);
+            h.block->eval(eq);
+            const int* rows = m_sys.hotIndex.data() + h.first + h.ports + h.vars;
+            for (int v = 0; v < h.vars; ++v) F[rows[v]] = m_hotRes[at(v)];
+            for (int p = 0; p < h.conserving; ++p)
+                if (rows[h.vars + p] >= 0) F[rows[h.vars + p]] += m_hotThr[at(p)];
+            continue;
+        }
         const Binding& b = m_sys.bindings[bi];
-        const Block& blk = *m_sys.bindings[bi].block;
+        const Block& blk = *b.block;
         if (!b.tangent) {
             Eq<double> eq = doubles(static_cast<int>(bi), s);
             blk.eval(eq);
@@ -132,12 +175,13 @@ void Evaluator::withEq(int block, const State& s, const std::function<void(const
 }
 
 void Evaluator::eventFunctions(const State& s, double* g) {
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
-        const Block& blk = *m_sys.bindings[bi].block;
-        const int n = blk.eventCount();
-        if (n == 0) continue;
-        const Eq<double> eq = doubles(static_cast<int>(bi), s);
-        blk.eventFunctions(eq, std::span<double>(g + m_sys.bindings[bi].eventOffset, at(n)));
+    reserveHot();
+    for (std::size_t i = 0; i < m_sys.eventBlocks.size(); ++i) {
+        if (i + 4 < m_sys.eventBlocks.size()) __builtin_prefetch(m_sys.hot[at(m_sys.eventBlocks[i + 4])].block);
+        const int bi = m_sys.eventBlocks[i];
+        const HotBlock& h = m_sys.hot[at(bi)];
+        const Eq<double> eq = h.direct && s.yp ? hotEq(h, s) : doubles(bi, s);
+        h.block->eventFunctions(eq, std::span<double>(g + h.eventOffset, at(h.events)));
     }
 }
 

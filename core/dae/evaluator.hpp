@@ -56,7 +56,11 @@ public:
     Workspace<ad::Sym>& syms() { return m_s; }
 
 private:
+    Eq<double> hotEq(const HotBlock& h, const State& s);
+    void reserveHot();
+
     const DaeSystem& m_sys;
+    std::vector<double> m_hotRes, m_hotThr;
     Workspace<double> m_d;
     Workspace<ad::Tan<double>> m_t;
     Workspace<Jet> m_j;
