@@ -2,13 +2,66 @@
 #include "core/blockapi/block.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <mutex>
+#include <new>
 
 namespace endstop::core {
 
 namespace {
 Unit acrossUnit(Domain d) { return Unit::parse(d == Domain::Rotational ? "rad/s" : "m/s"); }
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
+// A size-class pool for block objects: chunks of 256 KiB cut into 64-byte multiples, freed
+// objects kept on per-class lists. Blocks are created at build time on any thread, so one mutex.
+class BlockPool {
+public:
+    void* allocate(std::size_t size) {
+        const std::size_t cls = (size + kGrain - 1) / kGrain;
+        std::lock_guard lock(m_mutex);
+        if (cls >= m_free.size()) m_free.resize(cls + 1);
+        if (void* p = m_free[cls]) {
+            m_free[cls] = *static_cast<void**>(p);
+            return p;
+        }
+        const std::size_t bytes = cls * kGrain;
+        if (bytes > kChunk) return ::operator new(bytes);
+        if (m_left < bytes) {
+            m_next = static_cast<char*>(::operator new(kChunk));   // chunks live as long as the program
+            m_left = kChunk;
+        }
+        void* p = m_next;
+        m_next += bytes;
+        m_left -= bytes;
+        return p;
+    }
+    void release(void* p, std::size_t size) {
+        const std::size_t cls = (size + kGrain - 1) / kGrain;
+        if (cls * kGrain > kChunk) {
+            ::operator delete(p);
+            return;
+        }
+        std::lock_guard lock(m_mutex);
+        *static_cast<void**>(p) = m_free[cls];
+        m_free[cls] = p;
+    }
+
+private:
+    static constexpr std::size_t kGrain = 64, kChunk = 256 * 1024;
+    std::mutex m_mutex;
+    std::vector<void*> m_free;
+    char* m_next = nullptr;
+    std::size_t m_left = 0;
+};
+
+BlockPool& pool() {
+    static BlockPool* p = new BlockPool;   // never destroyed: blocks may outlive static destruction order
+    return *p;
+}
+
 }  // namespace
+
+void* Block::operator new(std::size_t size) { return pool().allocate(size); }
+void Block::operator delete(void* p, std::size_t size) noexcept { pool().release(p, size); }
 
 Block::Block(BlockInfo info, ParamValues given) : m_d(std::make_unique<Descriptor>()) {
     m_d->info = std::move(info);
@@ -160,8 +213,13 @@ void Block::checkType(const ParamDesc& d) {
     }
     const auto index = static_cast<std::size_t>(&d - m_d->params.data());
     if (m_d->byIndex.size() <= index) m_d->byIndex.resize(index + 1);
-    if (m_reals.size() <= index) m_reals.resize(index + 1, std::numeric_limits<double>::quiet_NaN());
-    if (const double* x = std::get_if<double>(&v)) m_reals[index] = *x;
+    const double x = std::holds_alternative<double>(v) ? std::get<double>(v) : std::numeric_limits<double>::quiet_NaN();
+    if (index < kInlineReals) {
+        m_reals[index] = x;
+    } else {
+        if (m_moreReals.size() <= index - kInlineReals) m_moreReals.resize(index - kInlineReals + 1, std::numeric_limits<double>::quiet_NaN());
+        m_moreReals[index - kInlineReals] = x;
+    }
     m_d->byIndex[index] = v;
     m_d->values[d.key] = std::move(v);
 }

@@ -63,8 +63,16 @@ public:
     double initialValue(int var) const { return m_d->initial[static_cast<std::size_t>(var)]; }
     bool grounds() const { return m_d->grounds; }   // a reference: its node has across value 0
 
-    double real(Param p) const { return m_reals[static_cast<std::size_t>(p.index)]; }
+    double real(Param p) const {
+        const auto i = static_cast<std::size_t>(p.index);
+        return i < kInlineReals ? m_reals[i] : m_moreReals[i - kInlineReals];
+    }
     const double* realsData() const { return m_reals.data(); }   // for the evaluator to prefetch
+
+    // Blocks live in a pool of their own, packed together: the evaluator visits every block at
+    // every residual, and the cold descriptors allocated in between would scatter them.
+    static void* operator new(std::size_t size);
+    static void operator delete(void* p, std::size_t size) noexcept;
     const std::vector<double>& vec(VecParam p) const { return std::get<std::vector<double>>(valueAt(p.index)); }
     const std::string& key(Choice c) const { return std::get<std::string>(valueAt(c.index)); }
     bool is(Choice c, std::string_view choiceKey) const { return key(c) == choiceKey; }
@@ -155,8 +163,10 @@ private:
         Diagnostics buildErrors;
         bool grounds = false;
     };
-    std::vector<double> m_reals;          // real parameters by index (NaN for the other kinds)
     std::unique_ptr<Descriptor> m_d;
+    static constexpr std::size_t kInlineReals = 14;
+    std::vector<double> m_moreReals;                 // real parameters from index kInlineReals on
+    std::array<double, kInlineReals> m_reals{};      // real parameters by index (NaN for the other kinds)
 };
 
 // ---- declaration builders --------------------------------------------------------------------
