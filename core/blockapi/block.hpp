@@ -16,8 +16,10 @@
 #include "core/blockapi/handles.hpp"
 
 #include <initializer_list>
+#include <array>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,24 +46,26 @@ public:
     Block(const Block&) = delete;
     Block& operator=(const Block&) = delete;
 
-    const BlockInfo& info() const { return m_d->info; }
-    const std::vector<PortDesc>& ports() const { return m_d->ports; }
-    bool portPresent(int index) const { return m_d->portPresent[static_cast<std::size_t>(index)]; }
+    const BlockInfo& info() const { return m_shape->info; }
+    const std::vector<PortDesc>& ports() const { return m_shape->ports; }
+    bool portPresent(int index) const { return m_i->portPresent[static_cast<std::size_t>(index)]; }
     int portIndex(std::string_view name) const;   // -1 if none (or hidden)
-    int conservingCount() const { return m_d->conserving; }
-    const std::vector<ParamDesc>& params() const { return m_d->params; }
-    const ParamValues& values() const { return m_d->values; }
-    const std::vector<VarDesc>& vars() const { return m_d->vars; }
-    const std::vector<VarDesc>& computed() const { return m_d->computed; }
-    const std::vector<DiscreteDesc>& discretes() const { return m_d->discretes; }
-    const std::vector<RecordedVar>& recorded() const { return m_d->recorded; }
+    int conservingCount() const { return m_shape->conserving; }
+    const std::vector<ParamDesc>& params() const { return m_shape->params; }
+    const ParamValues& values() const;   // resolved (given or default), SI
+    const std::vector<VarDesc>& vars() const { return m_shape->vars; }
+    const std::vector<VarDesc>& computed() const { return m_shape->computed; }
+    const std::vector<DiscreteDesc>& discretes() const { return m_shape->discretes; }
+    const std::vector<RecordedVar>& recorded() const { return m_shape->recorded; }
     const VarDesc& describe(const RecordedVar& r) const {
-        return r.computed ? m_d->computed[static_cast<std::size_t>(r.index)] : m_d->vars[static_cast<std::size_t>(r.index)];
+        return r.computed ? m_shape->computed[static_cast<std::size_t>(r.index)] : m_shape->vars[static_cast<std::size_t>(r.index)];
     }
-    int outputVar(int portIndex) const { return m_d->outputVar[static_cast<std::size_t>(portIndex)]; }
-    const std::vector<InitialAcross>& initialAcross() const { return m_d->initialAcross; }
-    double initialValue(int var) const { return m_d->initial[static_cast<std::size_t>(var)]; }
-    bool grounds() const { return m_d->grounds; }   // a reference: its node has across value 0
+    int outputVar(int portIndex) const { return m_shape->outputVar[static_cast<std::size_t>(portIndex)]; }
+    const std::vector<InitialAcross>& initialAcross() const { return m_i->initialAcross; }
+    double initialValue(int var) const { return m_i->initial[static_cast<std::size_t>(var)]; }
+    bool grounds() const { return m_shape->grounds; }   // a reference: its node has across value 0
+    // Blocks of one type built from the same parameters share their descriptors; this names them.
+    const std::string& shapeKey() const { return m_i->key; }
 
     double real(Param p) const {
         const auto i = static_cast<std::size_t>(p.index);
@@ -80,6 +84,9 @@ public:
 
     // Range checks of visible parameters, construction errors, then validateMore().
     Diagnostics validate() const;
+    // Called by the registry once the block is constructed: shares its descriptors with the next
+    // block of the same shape key.
+    void publishShape();
 
     virtual void eval(Eq<double>& e) const = 0;
     virtual void eval(Eq<Jet>& e) const = 0;
@@ -115,55 +122,76 @@ protected:
     template <class H> class Builder;
     class VarBuilder;
     class PortBuilder;
+    struct ChoiceView {
+        std::string_view key, label;
+    };
 
-    // declarations, used in member initialisers
-    ParamBuilder real(std::string key, std::string label, std::string unit, double def);
-    Builder<Choice> choice(std::string key, std::string label, std::string def,
-                           std::vector<ChoiceOption> options);
-    Builder<VecParam> vector(std::string key, std::string label, std::string unit, std::vector<double> def);
-    Builder<TextParam> text(std::string key, std::string label, std::string def);
-    PortBuilder conserving(std::string name, Domain d, std::string label);
-    PortBuilder input(std::string name, std::string label, std::string unit);
-    PortBuilder output(std::string name, std::string label, std::string unit);
-    VarBuilder state(std::string name, std::string label, std::string unit);
-    VarBuilder algebraic(std::string name, std::string label, std::string unit);
-    Computed computed(std::string name, std::string label, std::string unit);
-    Discrete discrete(std::string name, double initial = 0.0, int modes = 0);
+    // declarations, used in member initialisers (a block of a known shape only counts them)
+    ParamBuilder real(std::string_view key, std::string_view label, std::string_view unit, double def);
+    Builder<Choice> choice(std::string_view key, std::string_view label, std::string_view def,
+                           std::initializer_list<ChoiceView> options);
+    Builder<VecParam> vector(std::string_view key, std::string_view label, std::string_view unit, std::vector<double> def);
+    Builder<TextParam> text(std::string_view key, std::string_view label, std::string_view def);
+    PortBuilder conserving(std::string_view name, Domain d, std::string_view label);
+    PortBuilder input(std::string_view name, std::string_view label, std::string_view unit);
+    PortBuilder output(std::string_view name, std::string_view label, std::string_view unit);
+    VarBuilder state(std::string_view name, std::string_view label, std::string_view unit);
+    VarBuilder algebraic(std::string_view name, std::string_view label, std::string_view unit);
+    Computed computed(std::string_view name, std::string_view label, std::string_view unit);
+    Discrete discrete(std::string_view name, double initial = 0.0, int modes = 0);
     Var outVar(Port p) const { return Var{outputVar(p.index)}; }
-    void startAcross(Port p, double value, double weight) { m_d->initialAcross.push_back({p, value, weight}); }
-    void makeReference() { m_d->grounds = true; }
-    void setInitial(Var v, double value) { m_d->initial[static_cast<std::size_t>(v.index)] = value; }
+    void startAcross(Port p, double value, double weight) { m_i->initialAcross.push_back({p, value, weight}); }
+    void makeReference() { if (building()) m_shape->grounds = true; }
+    void setInitial(Var v, double value) { m_i->initial[static_cast<std::size_t>(v.index)] = value; }
     void fail(std::string param, std::string message) const;   // a construction-time error
     virtual void validateMore(Diagnostics& /*out*/) const {}
     Diagnostic paramError(const std::string& key, std::string message) const;
 
 private:
-    ParamValue resolved(const ParamDesc& d) const;
-    void checkType(const ParamDesc& d);
-    const ParamValue& valueAt(int index) const { return m_d->byIndex[static_cast<std::size_t>(index)]; }
-
-    // The evaluator touches every block at every residual: keep the object small, with the real
-    // parameter values right after the vtable pointer and the descriptors out of line.
-    struct Descriptor {
+    // What every block of one type built from the same parameters shares.
+    struct Shape {
         BlockInfo info;
-        ParamValues given;
-        ParamValues values;
-        std::vector<ParamValue> byIndex;   // resolved values by parameter index
+        std::vector<ParamDesc> params;
         std::vector<PortDesc> ports;
-        std::vector<bool> portPresent;
         std::vector<int> outputVar;
         int conserving = 0;
-        std::vector<ParamDesc> params;
         std::vector<VarDesc> vars;
-        std::vector<double> initial;
         std::vector<VarDesc> computed;
         std::vector<DiscreteDesc> discretes;
         std::vector<RecordedVar> recorded;
-        std::vector<InitialAcross> initialAcross;
-        Diagnostics buildErrors;
         bool grounds = false;
     };
-    std::unique_ptr<Descriptor> m_d;
+    // What is this block's own.
+    struct Instance {
+        std::string key;                   // shape key: type id and the given parameters
+        ParamValues given;
+        std::vector<ParamValue> byIndex;   // resolved values by parameter index
+        mutable std::optional<ParamValues> values;
+        std::vector<bool> portPresent;
+        std::vector<double> initial;
+        std::vector<InitialAcross> initialAcross;
+        Diagnostics buildErrors;
+        int params = 0, ports = 0, vars = 0, computed = 0, discretes = 0, conserving = 0;   // declared so far
+        ParamDesc scratchParam;            // what builders of a known shape write to
+        PortDesc scratchPort;
+        VarDesc scratchVar;
+    };
+
+    bool building() const { return !m_shared; }
+    ParamValue resolved(const ParamDesc& d) const;
+    void checkType(int index);
+    bool visible(const std::optional<Visibility>& rule) const;
+    const ParamValue& valueAt(int index) const { return m_i->byIndex[static_cast<std::size_t>(index)]; }
+    ParamDesc& paramAt(int index) {
+        return building() ? m_shape->params[static_cast<std::size_t>(index)] : m_i->scratchParam;
+    }
+    int declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit, ParamValue def);
+    int declarePort(std::string_view name, std::string_view label, PortKind kind, Domain d, std::string_view unit);
+    int declareVar(std::string_view name, std::string_view label, std::string_view unit, VarKind kind);
+
+    std::shared_ptr<Shape> m_shape;   // written only while building (not shared)
+    bool m_shared = false;            // m_shape came from the cache: declarations only count
+    std::unique_ptr<Instance> m_i;
     static constexpr std::size_t kInlineReals = 14;
     std::vector<double> m_moreReals;                 // real parameters from index kInlineReals on
     std::array<double, kInlineReals> m_reals{};      // real parameters by index (NaN for the other kinds)
@@ -178,14 +206,14 @@ public:
     ParamBuilder& atLeast(double x) { d().min = x; d().minExclusive = false; return *this; }
     ParamBuilder& below(double x) { d().max = x; d().maxExclusive = true; return *this; }
     ParamBuilder& atMost(double x) { d().max = x; d().maxExclusive = false; return *this; }
-    ParamBuilder& group(std::string g) { d().group = std::move(g); return *this; }
-    ParamBuilder& help(std::string h) { d().help = std::move(h); return *this; }
+    ParamBuilder& group(std::string_view g) { if (m_b.building()) d().group = g; return *this; }
+    ParamBuilder& help(std::string_view h) { if (m_b.building()) d().help = h; return *this; }
     ParamBuilder& visibleWhen(Choice c, std::initializer_list<const char*> values);
     ParamBuilder& structural() { d().tunable = false; return *this; }
     ParamBuilder& anyUnit() { d().anyDimension = true; return *this; }   // a signal's value
     operator Param();   // NOLINT: ends the declaration
 private:
-    ParamDesc& d() { return m_b.m_d->params[static_cast<std::size_t>(m_i)]; }
+    ParamDesc& d() { return m_b.paramAt(m_i); }
     Block& m_b;
     int m_i;
 };
@@ -194,10 +222,11 @@ template <class H>
 class Block::Builder {
 public:
     Builder(Block& b, int i) : m_b(b), m_i(i) {}
-    Builder& group(std::string g) { d().group = std::move(g); return *this; }
-    Builder& help(std::string h) { d().help = std::move(h); return *this; }
+    Builder& group(std::string_view g) { if (m_b.building()) d().group = g; return *this; }
+    Builder& help(std::string_view h) { if (m_b.building()) d().help = h; return *this; }
     Builder& visibleWhen(Choice c, std::initializer_list<const char*> values) {
-        Visibility v{m_b.m_d->params[static_cast<std::size_t>(c.index)].key, {}};
+        if (!m_b.building()) return *this;
+        Visibility v{m_b.m_shape->params[static_cast<std::size_t>(c.index)].key, {}};
         for (const char* s : values) v.values.emplace_back(s);
         d().visibleWhen = std::move(v);
         return *this;
@@ -205,11 +234,11 @@ public:
     Builder& atLeast(double x) { d().min = x; return *this; }
     Builder& above(double x) { d().min = x; d().minExclusive = true; return *this; }
     operator H() {   // NOLINT
-        m_b.checkType(d());
+        m_b.checkType(m_i);
         return H{m_i};
     }
 private:
-    ParamDesc& d() { return m_b.m_d->params[static_cast<std::size_t>(m_i)]; }
+    ParamDesc& d() { return m_b.paramAt(m_i); }
     Block& m_b;
     int m_i;
 };
@@ -218,15 +247,19 @@ class Block::VarBuilder {
 public:
     VarBuilder(Block& b, int i) : m_b(b), m_i(i) {}
     VarBuilder& recorded() {
-        auto& v = m_b.m_d->vars[static_cast<std::size_t>(m_i)];
-        if (!v.recorded) m_b.m_d->recorded.push_back({false, m_i});
+        if (!m_b.building()) return *this;
+        auto& v = m_b.m_shape->vars[static_cast<std::size_t>(m_i)];
+        if (!v.recorded) m_b.m_shape->recorded.push_back({false, m_i});
         v.recorded = true;
         return *this;
     }
-    VarBuilder& startsAt(double value) { m_b.m_d->initial[static_cast<std::size_t>(m_i)] = value; return *this; }
+    VarBuilder& startsAt(double value) { m_b.m_i->initial[static_cast<std::size_t>(m_i)] = value; return *this; }
     // A state that only accumulates (x' = power): left out of IDA's local error test, so it is
     // integrated on the steps the other unknowns need instead of dictating tiny ones near zero.
-    VarBuilder& quadrature() { m_b.m_d->vars[static_cast<std::size_t>(m_i)].quadrature = true; return *this; }
+    VarBuilder& quadrature() {
+        if (m_b.building()) m_b.m_shape->vars[static_cast<std::size_t>(m_i)].quadrature = true;
+        return *this;
+    }
     operator Var() const { return Var{m_i}; }   // NOLINT
 private:
     Block& m_b;
@@ -241,7 +274,7 @@ public:
     PortBuilder& recorded();   // an output port whose value is recorded under the port's name
     operator Port() const;     // NOLINT
 private:
-    PortDesc& p() { return m_b.m_d->ports[static_cast<std::size_t>(m_i)]; }
+    PortDesc& p() { return m_b.building() ? m_b.m_shape->ports[static_cast<std::size_t>(m_i)] : m_b.m_i->scratchPort; }
     Block& m_b;
     int m_i;
 };

@@ -17,8 +17,7 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 std::string signature(const DaeSystem& s, int bi) {
     const Block& blk = *s.topo.blocks[at(bi)].block;
     const Binding& b = s.bindings[at(bi)];
-    std::string sig = blk.info().typeId;
-    for (const auto& [key, value] : blk.values()) sig += ';' + key + '=' + toString(value);
+    std::string sig = blk.shapeKey();   // type id and parameters
     sig += '|';
     for (int k : b.portSlot) sig += std::to_string(k) + ',';
     sig += '|';
