@@ -125,9 +125,40 @@ void Evaluator::residual(const State& s, double* F) {
     }
 }
 
+// A block linear in its current mode: A + cj B from the structure's constant matrices (y' of a
+// slot with a dummy derivative goes to the dummy's column with coefficient 1).
+bool Evaluator::linearJacobian(int bi, const State& s, double cj, double* values) {
+    const Binding& b = m_sys.bindings[at(bi)];
+    if (b.tangent) return false;
+    const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[at(bi)])];
+    const int c = st.combination({s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
+    const std::vector<double>& A = st.linearY[at(c)];
+    if (A.empty()) return false;
+    const std::vector<double>& B = st.linearYp[at(c)];
+    const int ns = static_cast<int>(b.slot.size()), nb = b.baseSlots;
+    const int rows = static_cast<int>(b.ownRow.size() + b.portRow.size());
+    for (int r = 0; r < rows; ++r) {
+        const int* pos = &b.jac[at(r * ns)];
+        const double* a = &A[at(r * nb)];
+        const double* d = &B[at(r * nb)];
+        for (int k = 0; k < nb; ++k) {
+            const int ds = b.derSlot[at(k)];
+            if (ds < 0) {
+                const double v = a[k] + cj * d[k];
+                if (v != 0.0 && pos[k] >= 0) values[pos[k]] += v;
+                continue;
+            }
+            if (a[k] != 0.0 && pos[k] >= 0) values[pos[k]] += a[k];
+            if (d[k] != 0.0 && pos[ds] >= 0) values[pos[ds]] += d[k];
+        }
+    }
+    return true;
+}
+
 void Evaluator::jacobian(const State& s, double cj, double* values) {
     std::fill(values, values + m_sys.pattern.nnz(), 0.0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        if (linearJacobian(static_cast<int>(bi), s, cj, values)) continue;
         const Binding& b = m_sys.bindings[bi];
         const Block& blk = *m_sys.bindings[bi].block;
         const int ns = static_cast<int>(b.slot.size());
@@ -185,7 +216,7 @@ void Evaluator::eventFunctions(const State& s, double* g) {
     }
 }
 
-std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int block, const State& s) {
+std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int block, const State& s, bool* linear) {
     const Binding& b = m_sys.bindings[at(block)];
     const Block& blk = *m_sys.topo.blocks[at(block)].block;
     if (2 * b.slot.size() > static_cast<std::size_t>(Sym::kMaxInputs))
@@ -199,7 +230,13 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
                              dout.deps.set(ds >= 0 ? at(2 * ds) : at(2 * k + 1));
                          },
                          [](double t) { return Sym(t); });
+    Sym::valueInspected() = false;
     blk.eval(eq);
+    if (linear) {
+        *linear = !Sym::valueInspected();
+        for (const Sym& r : m_s.res) *linear = *linear && !r.nonlinear;
+        for (const Sym& r : m_s.thr) *linear = *linear && !r.nonlinear;
+    }
     std::vector<std::vector<std::pair<int, int>>> out;
     auto add = [&](const Sym& x) {
         std::vector<std::pair<int, int>> row;

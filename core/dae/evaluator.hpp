@@ -35,8 +35,10 @@ public:
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
     void eventFunctions(const State& s, double* g);
-    // Local incidence of one block: per local row, a list of (local slot, order).
-    std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s);
+    // Local incidence of one block: per local row, a list of (local slot, order). With linear,
+    // also whether the rows are linear in the slots for this mode (no product of unknowns, no
+    // nonlinear function of one, no branch on their values).
+    std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s, bool* linear = nullptr);
     // d(row)/dy at s for the rows of one block, as (local row, unknown, value); no y' terms
     std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
     // Calls f with the block's Eq<double> at s (events, recording, settle)
@@ -57,6 +59,7 @@ public:
 
 private:
     Eq<double> hotEq(const HotBlock& h, const State& s);
+    bool linearJacobian(int block, const State& s, double cj, double* values);
     void reserveHot();
 
     const DaeSystem& m_sys;
