@@ -25,6 +25,7 @@ public:
         values.assign(v.begin(), v.end());
     }
     void end(const core::RunStats& s) override { stats = s; }   // also after a failure
+    bool wantsEveryRow() const override { return false; }
     std::vector<core::Column> columns;
     std::vector<double> values;
     double time = 0.0;

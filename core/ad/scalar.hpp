@@ -81,17 +81,38 @@ struct Sym {
     static constexpr int kMaxInputs = 128;
     double v = 0.0;
     std::bitset<kMaxInputs> deps;
+    bool nonlinear = false;   // some operation made the derivative depend on the inputs' values
 
     Sym() = default;
     Sym(double x) : v(x) {}   // NOLINT
-    Sym(double x, std::bitset<kMaxInputs> m) : v(x), deps(m) {}
-    Sym& operator+=(const Sym& o) { v += o.v; deps |= o.deps; return *this; }
-    Sym& operator-=(const Sym& o) { v -= o.v; deps |= o.deps; return *this; }
-    Sym& operator*=(const Sym& o) { v *= o.v; deps |= o.deps; return *this; }
-    Sym& operator/=(const Sym& o) { v /= o.v; deps |= o.deps; return *this; }
+    Sym(double x, std::bitset<kMaxInputs> m, bool nl = false) : v(x), deps(m), nonlinear(nl) {}
+    Sym& operator+=(const Sym& o) { v += o.v; deps |= o.deps; nonlinear = nonlinear || o.nonlinear; return *this; }
+    Sym& operator-=(const Sym& o) { v -= o.v; deps |= o.deps; nonlinear = nonlinear || o.nonlinear; return *this; }
+    Sym& operator*=(const Sym& o) {
+        nonlinear = nonlinear || o.nonlinear || (deps.any() && o.deps.any());
+        v *= o.v;
+        deps |= o.deps;
+        return *this;
+    }
+    Sym& operator/=(const Sym& o) {
+        nonlinear = nonlinear || o.nonlinear || o.deps.any();
+        v /= o.v;
+        deps |= o.deps;
+        return *this;
+    }
+    // Set when block code looked at the value of something that depends on the inputs (a
+    // comparison, min/max, abs, sign): the equations branch on the state, so their Jacobian is
+    // not constant even if every branch is linear. Reset and read by the structural analysis.
+    static bool& valueInspected() {
+        static thread_local bool flag = false;
+        return flag;
+    }
 };
-inline Sym chain(const Sym& x, double fx, double /*dfx*/) { return {fx, x.deps}; }
-inline double value(const Sym& x) { return x.v; }
+inline Sym chain(const Sym& x, double fx, double /*dfx*/) { return {fx, x.deps, x.nonlinear || x.deps.any()}; }
+inline double value(const Sym& x) {
+    if (x.deps.any()) Sym::valueInspected() = true;
+    return x.v;
+}
 
 // ---- arithmetic shared by the three types ----------------------------------------------------
 template <class X> concept Active = requires(X x) { x.v; } && !std::is_arithmetic_v<X>;
@@ -153,7 +174,7 @@ template <Active X> X sign(const X& x) { return x * 0.0 + ad::sign(value(x)); }
 
 // Piecewise selections. For Sym both branches count, so structure covers every branch.
 template <class X> X select(bool cond, const X& a, const X& b) { return cond ? a : b; }
-inline Sym select(bool cond, const Sym& a, const Sym& b) { return {cond ? a.v : b.v, a.deps | b.deps}; }
+inline Sym select(bool cond, const Sym& a, const Sym& b) { return {cond ? a.v : b.v, a.deps | b.deps, a.nonlinear || b.nonlinear}; }
 template <class X> X min(const X& a, const X& b) { return select(value(a) <= value(b), a, b); }
 template <class X> X max(const X& a, const X& b) { return select(value(a) >= value(b), a, b); }
 template <class X> X clamp(const X& x, const X& lo, const X& hi) { return min(max(x, lo), hi); }

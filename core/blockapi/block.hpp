@@ -16,7 +16,10 @@
 #include "core/blockapi/handles.hpp"
 
 #include <initializer_list>
+#include <array>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,26 +46,37 @@ public:
     Block(const Block&) = delete;
     Block& operator=(const Block&) = delete;
 
-    const BlockInfo& info() const { return m_info; }
-    const std::vector<PortDesc>& ports() const { return m_ports; }
-    bool portPresent(int index) const { return m_portPresent[static_cast<std::size_t>(index)]; }
+    const BlockInfo& info() const { return m_shape->info; }
+    const std::vector<PortDesc>& ports() const { return m_shape->ports; }
+    bool portPresent(int index) const { return m_i->portPresent[static_cast<std::size_t>(index)]; }
     int portIndex(std::string_view name) const;   // -1 if none (or hidden)
-    int conservingCount() const { return m_conserving; }
-    const std::vector<ParamDesc>& params() const { return m_params; }
-    const ParamValues& values() const { return m_values; }
-    const std::vector<VarDesc>& vars() const { return m_vars; }
-    const std::vector<VarDesc>& computed() const { return m_computed; }
-    const std::vector<DiscreteDesc>& discretes() const { return m_discretes; }
-    const std::vector<RecordedVar>& recorded() const { return m_recorded; }
+    int conservingCount() const { return m_shape->conserving; }
+    const std::vector<ParamDesc>& params() const { return m_shape->params; }
+    const ParamValues& values() const;   // resolved (given or default), SI
+    const std::vector<VarDesc>& vars() const { return m_shape->vars; }
+    const std::vector<VarDesc>& computed() const { return m_shape->computed; }
+    const std::vector<DiscreteDesc>& discretes() const { return m_shape->discretes; }
+    const std::vector<RecordedVar>& recorded() const { return m_shape->recorded; }
     const VarDesc& describe(const RecordedVar& r) const {
-        return r.computed ? m_computed[static_cast<std::size_t>(r.index)] : m_vars[static_cast<std::size_t>(r.index)];
+        return r.computed ? m_shape->computed[static_cast<std::size_t>(r.index)] : m_shape->vars[static_cast<std::size_t>(r.index)];
     }
-    int outputVar(int portIndex) const { return m_outputVar[static_cast<std::size_t>(portIndex)]; }
-    const std::vector<InitialAcross>& initialAcross() const { return m_initialAcross; }
-    double initialValue(int var) const { return m_initial[static_cast<std::size_t>(var)]; }
-    bool grounds() const { return m_grounds; }   // a reference: its node has across value 0
+    int outputVar(int portIndex) const { return m_shape->outputVar[static_cast<std::size_t>(portIndex)]; }
+    const std::vector<InitialAcross>& initialAcross() const { return m_i->initialAcross; }
+    double initialValue(int var) const { return m_i->initial[static_cast<std::size_t>(var)]; }
+    bool grounds() const { return m_shape->grounds; }   // a reference: its node has across value 0
+    // Blocks of one type built from the same parameters share their descriptors; this names them.
+    const std::string& shapeKey() const { return m_i->key; }
 
-    double real(Param p) const { return std::get<double>(valueAt(p.index)); }
+    double real(Param p) const {
+        const auto i = static_cast<std::size_t>(p.index);
+        return i < kInlineReals ? m_reals[i] : m_moreReals[i - kInlineReals];
+    }
+    const double* realsData() const { return m_reals.data(); }   // for the evaluator to prefetch
+
+    // Blocks live in a pool of their own, packed together: the evaluator visits every block at
+    // every residual, and the cold descriptors allocated in between would scatter them.
+    static void* operator new(std::size_t size);
+    static void operator delete(void* p, std::size_t size) noexcept;
     const std::vector<double>& vec(VecParam p) const { return std::get<std::vector<double>>(valueAt(p.index)); }
     const std::string& key(Choice c) const { return std::get<std::string>(valueAt(c.index)); }
     bool is(Choice c, std::string_view choiceKey) const { return key(c) == choiceKey; }
@@ -70,6 +84,9 @@ public:
 
     // Range checks of visible parameters, construction errors, then validateMore().
     Diagnostics validate() const;
+    // Called by the registry once the block is constructed: shares its descriptors with the next
+    // block of the same shape key.
+    void publishShape();
 
     virtual void eval(Eq<double>& e) const = 0;
     virtual void eval(Eq<Jet>& e) const = 0;
@@ -105,50 +122,79 @@ protected:
     template <class H> class Builder;
     class VarBuilder;
     class PortBuilder;
+    struct ChoiceView {
+        std::string_view key, label;
+    };
 
-    // declarations, used in member initialisers
-    ParamBuilder real(std::string key, std::string label, std::string unit, double def);
-    Builder<Choice> choice(std::string key, std::string label, std::string def,
-                           std::vector<ChoiceOption> options);
-    Builder<VecParam> vector(std::string key, std::string label, std::string unit, std::vector<double> def);
-    Builder<TextParam> text(std::string key, std::string label, std::string def);
-    PortBuilder conserving(std::string name, Domain d, std::string label);
-    PortBuilder input(std::string name, std::string label, std::string unit);
-    PortBuilder output(std::string name, std::string label, std::string unit);
-    VarBuilder state(std::string name, std::string label, std::string unit);
-    VarBuilder algebraic(std::string name, std::string label, std::string unit);
-    Computed computed(std::string name, std::string label, std::string unit);
-    Discrete discrete(std::string name, double initial = 0.0, int modes = 0);
+    // declarations, used in member initialisers (a block of a known shape only counts them)
+    ParamBuilder real(std::string_view key, std::string_view label, std::string_view unit, double def);
+    Builder<Choice> choice(std::string_view key, std::string_view label, std::string_view def,
+                           std::initializer_list<ChoiceView> options);
+    Builder<VecParam> vector(std::string_view key, std::string_view label, std::string_view unit, std::vector<double> def);
+    Builder<TextParam> text(std::string_view key, std::string_view label, std::string_view def);
+    PortBuilder conserving(std::string_view name, Domain d, std::string_view label);
+    PortBuilder input(std::string_view name, std::string_view label, std::string_view unit);
+    PortBuilder output(std::string_view name, std::string_view label, std::string_view unit);
+    VarBuilder state(std::string_view name, std::string_view label, std::string_view unit);
+    VarBuilder algebraic(std::string_view name, std::string_view label, std::string_view unit);
+    Computed computed(std::string_view name, std::string_view label, std::string_view unit);
+    Discrete discrete(std::string_view name, double initial = 0.0, int modes = 0);
     Var outVar(Port p) const { return Var{outputVar(p.index)}; }
-    void startAcross(Port p, double value, double weight) { m_initialAcross.push_back({p, value, weight}); }
-    void makeReference() { m_grounds = true; }
-    void setInitial(Var v, double value) { m_initial[static_cast<std::size_t>(v.index)] = value; }
+    void startAcross(Port p, double value, double weight) { m_i->initialAcross.push_back({p, value, weight}); }
+    void makeReference() { if (building()) m_shape->grounds = true; }
+    void setInitial(Var v, double value) { m_i->initial[static_cast<std::size_t>(v.index)] = value; }
     void fail(std::string param, std::string message) const;   // a construction-time error
     virtual void validateMore(Diagnostics& /*out*/) const {}
     Diagnostic paramError(const std::string& key, std::string message) const;
 
 private:
-    ParamValue resolved(const ParamDesc& d) const;
-    void checkType(const ParamDesc& d);
-    const ParamValue& valueAt(int index) const { return m_byIndex[static_cast<std::size_t>(index)]; }
+    // What every block of one type built from the same parameters shares.
+    struct Shape {
+        BlockInfo info;
+        std::vector<ParamDesc> params;
+        std::vector<PortDesc> ports;
+        std::vector<int> outputVar;
+        int conserving = 0;
+        std::vector<VarDesc> vars;
+        std::vector<VarDesc> computed;
+        std::vector<DiscreteDesc> discretes;
+        std::vector<RecordedVar> recorded;
+        bool grounds = false;
+    };
+    // What is this block's own.
+    struct Instance {
+        std::string key;                   // shape key: type id and the given parameters
+        ParamValues given;
+        std::vector<ParamValue> byIndex;   // resolved values by parameter index
+        mutable std::optional<ParamValues> values;
+        std::vector<bool> portPresent;
+        std::vector<double> initial;
+        std::vector<InitialAcross> initialAcross;
+        Diagnostics buildErrors;
+        int params = 0, ports = 0, vars = 0, computed = 0, discretes = 0, conserving = 0;   // declared so far
+        ParamDesc scratchParam;            // what builders of a known shape write to
+        PortDesc scratchPort;
+        VarDesc scratchVar;
+    };
 
-    BlockInfo m_info;
-    ParamValues m_given;
-    ParamValues m_values;
-    std::vector<ParamValue> m_byIndex;   // resolved values by parameter index: the equations' fast path
-    std::vector<PortDesc> m_ports;
-    std::vector<bool> m_portPresent;
-    std::vector<int> m_outputVar;
-    int m_conserving = 0;
-    std::vector<ParamDesc> m_params;
-    std::vector<VarDesc> m_vars;
-    std::vector<double> m_initial;
-    std::vector<VarDesc> m_computed;
-    std::vector<DiscreteDesc> m_discretes;
-    std::vector<RecordedVar> m_recorded;
-    std::vector<InitialAcross> m_initialAcross;
-    mutable Diagnostics m_buildErrors;
-    bool m_grounds = false;
+    bool building() const { return !m_shared; }
+    ParamValue resolved(const ParamDesc& d) const;
+    void checkType(int index);
+    bool visible(const std::optional<Visibility>& rule) const;
+    const ParamValue& valueAt(int index) const { return m_i->byIndex[static_cast<std::size_t>(index)]; }
+    ParamDesc& paramAt(int index) {
+        return building() ? m_shape->params[static_cast<std::size_t>(index)] : m_i->scratchParam;
+    }
+    int declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit, ParamValue def);
+    int declarePort(std::string_view name, std::string_view label, PortKind kind, Domain d, std::string_view unit);
+    int declareVar(std::string_view name, std::string_view label, std::string_view unit, VarKind kind);
+
+    std::shared_ptr<Shape> m_shape;   // written only while building (not shared)
+    bool m_shared = false;            // m_shape came from the cache: declarations only count
+    std::unique_ptr<Instance> m_i;
+    static constexpr std::size_t kInlineReals = 14;
+    std::vector<double> m_moreReals;                 // real parameters from index kInlineReals on
+    std::array<double, kInlineReals> m_reals{};      // real parameters by index (NaN for the other kinds)
 };
 
 // ---- declaration builders --------------------------------------------------------------------
@@ -160,14 +206,14 @@ public:
     ParamBuilder& atLeast(double x) { d().min = x; d().minExclusive = false; return *this; }
     ParamBuilder& below(double x) { d().max = x; d().maxExclusive = true; return *this; }
     ParamBuilder& atMost(double x) { d().max = x; d().maxExclusive = false; return *this; }
-    ParamBuilder& group(std::string g) { d().group = std::move(g); return *this; }
-    ParamBuilder& help(std::string h) { d().help = std::move(h); return *this; }
+    ParamBuilder& group(std::string_view g) { if (m_b.building()) d().group = g; return *this; }
+    ParamBuilder& help(std::string_view h) { if (m_b.building()) d().help = h; return *this; }
     ParamBuilder& visibleWhen(Choice c, std::initializer_list<const char*> values);
     ParamBuilder& structural() { d().tunable = false; return *this; }
     ParamBuilder& anyUnit() { d().anyDimension = true; return *this; }   // a signal's value
     operator Param();   // NOLINT: ends the declaration
 private:
-    ParamDesc& d() { return m_b.m_params[static_cast<std::size_t>(m_i)]; }
+    ParamDesc& d() { return m_b.paramAt(m_i); }
     Block& m_b;
     int m_i;
 };
@@ -176,10 +222,11 @@ template <class H>
 class Block::Builder {
 public:
     Builder(Block& b, int i) : m_b(b), m_i(i) {}
-    Builder& group(std::string g) { d().group = std::move(g); return *this; }
-    Builder& help(std::string h) { d().help = std::move(h); return *this; }
+    Builder& group(std::string_view g) { if (m_b.building()) d().group = g; return *this; }
+    Builder& help(std::string_view h) { if (m_b.building()) d().help = h; return *this; }
     Builder& visibleWhen(Choice c, std::initializer_list<const char*> values) {
-        Visibility v{m_b.m_params[static_cast<std::size_t>(c.index)].key, {}};
+        if (!m_b.building()) return *this;
+        Visibility v{m_b.m_shape->params[static_cast<std::size_t>(c.index)].key, {}};
         for (const char* s : values) v.values.emplace_back(s);
         d().visibleWhen = std::move(v);
         return *this;
@@ -187,11 +234,11 @@ public:
     Builder& atLeast(double x) { d().min = x; return *this; }
     Builder& above(double x) { d().min = x; d().minExclusive = true; return *this; }
     operator H() {   // NOLINT
-        m_b.checkType(d());
+        m_b.checkType(m_i);
         return H{m_i};
     }
 private:
-    ParamDesc& d() { return m_b.m_params[static_cast<std::size_t>(m_i)]; }
+    ParamDesc& d() { return m_b.paramAt(m_i); }
     Block& m_b;
     int m_i;
 };
@@ -200,15 +247,19 @@ class Block::VarBuilder {
 public:
     VarBuilder(Block& b, int i) : m_b(b), m_i(i) {}
     VarBuilder& recorded() {
-        auto& v = m_b.m_vars[static_cast<std::size_t>(m_i)];
-        if (!v.recorded) m_b.m_recorded.push_back({false, m_i});
+        if (!m_b.building()) return *this;
+        auto& v = m_b.m_shape->vars[static_cast<std::size_t>(m_i)];
+        if (!v.recorded) m_b.m_shape->recorded.push_back({false, m_i});
         v.recorded = true;
         return *this;
     }
-    VarBuilder& startsAt(double value) { m_b.m_initial[static_cast<std::size_t>(m_i)] = value; return *this; }
+    VarBuilder& startsAt(double value) { m_b.m_i->initial[static_cast<std::size_t>(m_i)] = value; return *this; }
     // A state that only accumulates (x' = power): left out of IDA's local error test, so it is
     // integrated on the steps the other unknowns need instead of dictating tiny ones near zero.
-    VarBuilder& quadrature() { m_b.m_vars[static_cast<std::size_t>(m_i)].quadrature = true; return *this; }
+    VarBuilder& quadrature() {
+        if (m_b.building()) m_b.m_shape->vars[static_cast<std::size_t>(m_i)].quadrature = true;
+        return *this;
+    }
     operator Var() const { return Var{m_i}; }   // NOLINT
 private:
     Block& m_b;
@@ -223,7 +274,7 @@ public:
     PortBuilder& recorded();   // an output port whose value is recorded under the port's name
     operator Port() const;     // NOLINT
 private:
-    PortDesc& p() { return m_b.m_ports[static_cast<std::size_t>(m_i)]; }
+    PortDesc& p() { return m_b.building() ? m_b.m_shape->ports[static_cast<std::size_t>(m_i)] : m_b.m_i->scratchPort; }
     Block& m_b;
     int m_i;
 };

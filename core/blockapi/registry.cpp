@@ -19,7 +19,9 @@ const BlockType* Registry::find(std::string_view typeId) const {
 std::unique_ptr<Block> Registry::create(std::string_view typeId, const ParamValues& params) const {
     const BlockType* t = find(typeId);
     if (!t) throw ModelError("unknown block type '" + std::string(typeId) + "'");
-    return t->create(params);
+    std::unique_ptr<Block> b = t->create(params);
+    b->publishShape();
+    return b;
 }
 
 }  // namespace endstop::core

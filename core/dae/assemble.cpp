@@ -75,8 +75,10 @@ void layOut(DaeSystem& s) {
         b.derSlot.assign(b.slot.size(), -1);
         b.ownDiff.assign(b.ownRow.size(), -1);
         b.portDiff.assign(b.portRow.size(), -1);
+        b.block = &blk;
+        b.discreteCount = static_cast<int>(blk.discretes().size());
         b.discreteOffset = discrete;
-        discrete += static_cast<int>(blk.discretes().size());
+        discrete += b.discreteCount;
         b.eventOffset = events;
         events += blk.eventCount();
     }
@@ -250,111 +252,97 @@ void chooseDummies(DaeSystem& s, const Reduction& red, const Incidence& original
     }
 }
 
-// Every combination of a block's mode discretes, applied in turn to `disc`; f() sees each.
-template <class F>
-void forEachMode(const Block& blk, int offset, std::vector<double>& disc, F&& f) {
-    std::vector<int> which;
-    for (std::size_t i = 0; i < blk.discretes().size(); ++i)
-        if (blk.discretes()[i].modes > 0) which.push_back(static_cast<int>(i));
-    const std::vector<double> saved = disc;
-    std::vector<int> value(which.size(), 0);
-    for (;;) {
-        for (std::size_t i = 0; i < which.size(); ++i) disc[at(offset + which[i])] = value[i];
-        f();
-        std::size_t i = 0;
-        for (; i < which.size(); ++i) {
-            if (++value[i] < blk.discretes()[at(which[i])].modes) break;
-            value[i] = 0;
-        }
-        if (i == which.size()) break;
+// Where y' of each unknown enters a row, for one block in one mode: unknown -> number of rows.
+void derivativeUse(const DaeSystem& s, int bi, const LocalIncidence& inc, std::vector<std::pair<int, int>>& out) {
+    const Binding& b = s.bindings[at(bi)];
+    const std::size_t nv = b.ownRow.size();
+    out.clear();
+    for (std::size_t r = 0; r < inc.size(); ++r) {
+        if ((r < nv ? b.ownRow[r] : b.portRow[r - nv]) < 0) continue;
+        const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
+        for (const auto& [k, o] : inc[r])
+            if (b.derSlot[at(k)] < 0 && (o == 1 || differentiated)) out.emplace_back(b.slot[at(k)], 1);
     }
-    disc = saved;
 }
 
 // The dummy derivatives are chosen once, so a node velocity is differential (continuous across
 // events) or algebraic for good. A node without inertia next to a block whose modes make its
 // velocity differential in some modes and algebraic in others (a contact at acceleration level on
 // a massless node behind a spring) would let the wrong quantity jump at that block's events: the
-// spring's deformation instead of the node's velocity, creating energy. Refused here.
+// spring's deformation instead of the node's velocity, creating energy. Refused here. Only the
+// switching block's own rows change with its modes, so each mode is checked against the count of
+// rows using y' of the node in the initial modes.
 void checkNodeContinuity(const DaeSystem& s) {
-    Evaluator ev(s);
-    std::vector<double> disc = s.discrete0, id0, id;
-    ev.differentialMask(State{0.0, s.y0.data(), nullptr, s.discrete0.data()}, id0);
+    std::vector<int> count(at(s.size()), 0);
+    std::vector<std::pair<int, int>> use, initial;
+    auto combinationOf = [&](std::size_t bi) {
+        const BlockStructure& st = s.structures[at(s.structureOf[bi])];
+        return st.combination({s.discrete0.data() + s.bindings[bi].discreteOffset, s.topo.blocks[bi].block->discretes().size()});
+    };
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        derivativeUse(s, static_cast<int>(bi), s.structures[at(s.structureOf[bi])].perMode[at(combinationOf(bi))], use);
+        for (const auto& [u, n] : use) count[at(u)] += n;
+    }
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const BlockStructure& st = s.structures[at(s.structureOf[bi])];
+        if (!st.derivativesChange) continue;
         const TopoBlock& tb = s.topo.blocks[bi];
-        forEachMode(*tb.block, s.bindings[bi].discreteOffset, disc, [&] {
-            ev.differentialMask(State{0.0, s.y0.data(), nullptr, disc.data()}, id);
+        derivativeUse(s, static_cast<int>(bi), st.perMode[at(combinationOf(bi))], initial);
+        for (const LocalIncidence& mode : st.perMode) {
+            derivativeUse(s, static_cast<int>(bi), mode, use);
             for (const int n : tb.portNode) {
                 const int u = n >= 0 ? s.nodeUnknown[at(n)] : -1;
-                if (u < 0 || id[at(u)] == id0[at(u)]) continue;
+                if (u < 0) continue;
+                int c = count[at(u)];
+                for (const auto& [v, k] : initial) c -= v == u ? k : 0;
+                for (const auto& [v, k] : use) c += v == u ? k : 0;
+                if ((c > 0) == (count[at(u)] > 0)) continue;
                 throw TopologyError(Diagnostics{{Severity::Error, tb.name, {}, {},
                                                  tb.name + " switches modes at node " + s.topo.describe(s.topo.nodes[at(n)]) +
                                                      ", which has no inertia of its own: its velocity cannot stay continuous across the events",
                                                  "put a mass (inertia) at that node"}});
             }
-        });
+        }
     }
 }
 
-// The incidence of every row in any mode. Index reduction works on it, as the sparsity pattern
-// does: a lock's v_R' - v_C' = 0 may be the only row that differentiates a node velocity set by a
-// source, and the dummy derivative it needs must exist before the lock happens.
-Incidence unionIncidence(DaeSystem& s) {
-    Evaluator ev(s);
-    Incidence inc;
-    inc.vars = s.size();
-    inc.rows.resize(s.rows.size());
-    std::vector<double> disc = s.discrete0;
-    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
-        const Block& blk = *s.topo.blocks[bi].block;
-        forEachMode(blk, s.bindings[bi].discreteOffset, disc, [&] {
-            ev.addIncidence(static_cast<int>(bi), State{0.0, s.y0.data(), nullptr, disc.data()}, inc);
-        });
-    }
-    Evaluator::normalise(inc);
-    return inc;
+// Local rows in global numbering: own rows, port rows, then their derivatives.
+int globalRow(const Binding& b, int lr) {
+    const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
+    if (lr < nv) return b.ownRow[at(lr)];
+    if (lr < nv + np) return b.portRow[at(lr - nv)];
+    if (lr < 2 * nv + np) return b.ownDiff[at(lr - nv - np)];
+    return b.portDiff[at(lr - 2 * nv - np)];
 }
 
+// Sparsity: the union over every mode (BlockStructure::all), with dummy derivatives and the
+// rows' time derivatives.
 void buildPattern(DaeSystem& s) {
-    Evaluator ev(s);
-    std::vector<double> disc = s.discrete0;
     const int n = s.size();
     std::vector<std::vector<int>> colRows(at(n));
-    std::vector<std::set<std::pair<int, int>>> local(s.bindings.size());   // (local row, slot)
+    std::vector<std::pair<int, int>> local;   // (local row, slot)
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
         const Binding& b = s.bindings[bi];
-        const Block& blk = *s.topo.blocks[bi].block;
+        const LocalIncidence& inc = s.structures[at(s.structureOf[bi])].all;
         const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
-        forEachMode(blk, b.discreteOffset, disc, [&] {
-            const State st{0.0, s.y0.data(), nullptr, disc.data()};
-            const auto inc = ev.blockIncidence(static_cast<int>(bi), st);
-            for (int lr = 0; lr < nv + np; ++lr) {
-                const bool own = lr < nv;
-                const int diffRow = own ? b.ownDiff[at(lr)] : b.portDiff[at(lr - nv)];
-                for (const auto& [k, o] : inc[at(lr)]) {
-                    const int slotCol = (o == 1 && k < b.baseSlots && b.derSlot[at(k)] >= 0) ? b.derSlot[at(k)] : k;
-                    local[bi].insert({lr, slotCol});
-                    if (diffRow < 0) continue;
-                    const int dlr = own ? 2 * 0 + nv + np + lr : nv + np + nv + (lr - nv);
-                    local[bi].insert({dlr, k});
-                    const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
-                    local[bi].insert({dlr, ds >= 0 ? ds : k});
-                }
+        local.clear();
+        for (int lr = 0; lr < nv + np; ++lr) {
+            const bool own = lr < nv;
+            const int diffRow = own ? b.ownDiff[at(lr)] : b.portDiff[at(lr - nv)];
+            const int dlr = own ? nv + np + lr : 2 * nv + np + (lr - nv);
+            for (const auto& [k, o] : inc[at(lr)]) {
+                const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
+                local.emplace_back(lr, o == 1 && ds >= 0 ? ds : k);
+                if (diffRow < 0) continue;
+                local.emplace_back(dlr, k);
+                local.emplace_back(dlr, ds >= 0 ? ds : k);
             }
-        });
-    }
-    auto globalRow = [&](const Binding& b, int lr) {
-        const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
-        if (lr < nv) return b.ownRow[at(lr)];
-        if (lr < nv + np) return b.portRow[at(lr - nv)];
-        if (lr < 2 * nv + np) return b.ownDiff[at(lr - nv - np)];
-        return b.portDiff[at(lr - 2 * nv - np)];
-    };
-    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi)
-        for (const auto& [lr, k] : local[bi]) {
-            const int row = globalRow(s.bindings[bi], lr);
-            if (row >= 0) colRows[at(s.bindings[bi].slot[at(k)])].push_back(row);
         }
+        for (const auto& [lr, k] : local) {
+            const int row = globalRow(b, lr);
+            if (row >= 0) colRows[at(b.slot[at(k)])].push_back(row);
+        }
+    }
     Pattern& p = s.pattern;
     p.n = n;
     p.colPtr.assign(at(n + 1), 0);
@@ -366,8 +354,7 @@ void buildPattern(DaeSystem& s) {
         p.rowIdx.insert(p.rowIdx.end(), rows.begin(), rows.end());
         p.colPtr[at(c + 1)] = static_cast<int>(p.rowIdx.size());
     }
-    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
-        Binding& b = s.bindings[bi];
+    for (Binding& b : s.bindings) {
         const int ns = static_cast<int>(b.slot.size());
         b.jac.assign(at(b.localRows() * ns), -1);
         for (int lr = 0; lr < b.localRows(); ++lr) {
@@ -379,26 +366,38 @@ void buildPattern(DaeSystem& s) {
 }
 
 void findImpulsive(DaeSystem& s) {
-    Evaluator ev(s);
-    std::vector<double> disc = s.discrete0;
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi)
+        if (s.topo.blocks[bi].block->hasImpulseRows() || s.structures[at(s.structureOf[bi])].anyConstraintForce)
+            s.impulsiveBlocks.push_back(static_cast<int>(bi));
+}
+
+void packHotPath(DaeSystem& s) {
+    s.hot.clear();
+    s.hotIndex.clear();
+    s.eventBlocks.clear();
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
-        const Binding& b = s.bindings[bi];
-        const Block& blk = *s.topo.blocks[bi].block;
-        bool impulsive = blk.hasImpulseRows();
-        forEachMode(blk, b.discreteOffset, disc, [&] {
-            const State st{0.0, s.y0.data(), nullptr, disc.data()};
-            const auto inc = ev.blockIncidence(static_cast<int>(bi), st);
-            const std::size_t nv = b.ownRow.size();
-            for (std::size_t v = 0; v < nv; ++v) {
-                const std::pair<int, int> self{b.varSlot[v], 0};
-                if (std::find_if(inc[v].begin(), inc[v].end(), [&](const auto& e) { return e.first == self.first; }) != inc[v].end())
-                    continue;   // its own row holds it (or its derivative): not a constraint force
-                for (std::size_t p = 0; p < b.portRow.size(); ++p)
-                    if (b.portRow[p] >= 0 && std::find(inc[nv + p].begin(), inc[nv + p].end(), self) != inc[nv + p].end())
-                        impulsive = true;
-            }
-        });
-        if (impulsive) s.impulsiveBlocks.push_back(static_cast<int>(bi));
+        Binding& b = s.bindings[bi];
+        b.direct = std::all_of(b.derSlot.begin(), b.derSlot.end(), [](int d) { return d < 0; });
+        b.portUnknown.clear();
+        for (int k : b.portSlot) b.portUnknown.push_back(k < 0 ? -1 : b.slot[at(k)]);
+        b.varUnknown.clear();
+        for (int k : b.varSlot) b.varUnknown.push_back(b.slot[at(k)]);
+        HotBlock h;
+        h.block = b.block;
+        h.parameters = b.block->realsData();
+        h.first = static_cast<int>(s.hotIndex.size());
+        h.ports = static_cast<int>(b.portUnknown.size());
+        h.vars = static_cast<int>(b.varUnknown.size());
+        h.conserving = static_cast<int>(b.portRow.size());
+        h.discreteOffset = b.discreteOffset;
+        h.discreteCount = b.discreteCount;
+        h.events = b.block->eventCount();
+        h.eventOffset = b.eventOffset;
+        h.direct = b.direct && !b.tangent;
+        for (const std::vector<int>* v : {&b.portUnknown, &b.varUnknown, &b.ownRow, &b.portRow})
+            s.hotIndex.insert(s.hotIndex.end(), v->begin(), v->end());
+        if (h.events > 0) s.eventBlocks.push_back(static_cast<int>(bi));
+        s.hot.push_back(h);
     }
 }
 
@@ -466,8 +465,8 @@ DaeSystem assemble(Topology topo) {
     initModes(s);
     s.dummyOf.assign(at(s.size()), -1);
 
-    Evaluator ev(s);
-    const Incidence inc = ev.incidence(State{0.0, s.y0.data(), nullptr, s.discrete0.data()});
+    analyseBlocks(s);
+    const Incidence inc = currentIncidence(s, s.discrete0.data());
     if (const auto sing = findSingularity(inc)) reportSingular(s, *sing);
     const Incidence all = unionIncidence(s);
     Reduction red;
@@ -481,6 +480,7 @@ DaeSystem assemble(Topology topo) {
     }
     chooseDummies(s, red, all);
     buildPattern(s);
+    packHotPath(s);
     checkNodeContinuity(s);
     findImpulsive(s);
     return s;

@@ -14,6 +14,7 @@
 // nodes) are preferred as dummies.
 #pragma once
 
+#include "core/dae/block_structure.hpp"
 #include "core/graph/topology.hpp"
 
 #include <string>
@@ -38,6 +39,8 @@ struct Row {
 // One block's window on the unknowns: local slots (its nodes, own variables and the signal outputs
 // it reads, then the dummy derivatives of those) and where its rows go.
 struct Binding {
+    const Block* block = nullptr;   // the hot path reads these, not the block's descriptors
+    int discreteCount = 0;
     int baseSlots = 0;
     std::vector<int> slot;        // local slot -> unknown
     std::vector<int> derSlot;     // per base slot: local slot of its dummy derivative, or -1
@@ -51,9 +54,27 @@ struct Binding {
     int discreteOffset = 0;       // into the discrete state vector
     int eventOffset = 0;          // into the event function vector
     std::vector<int> jac;         // [local row][slot] -> index into the CSC values, or -1
+    // Direct access for double evaluation: without dummy derivatives a block's Eq<double> reads the
+    // global y and y' through these (unknown indices), with no copy into scratch slots.
+    bool direct = false;
+    std::vector<int> portUnknown;   // per port: unknown, or -1
+    std::vector<int> varUnknown;    // per own variable: unknown
     int localRows() const {
         return static_cast<int>(ownRow.size() + portRow.size() + ownDiff.size() + portDiff.size());
     }
+};
+
+// The double-precision hot path reads this, contiguous over all blocks: one HotBlock each and
+// their index arrays packed in model order in DaeSystem::hotIndex, so evaluating a residual walks
+// memory in order instead of chasing every binding's vectors.
+struct HotBlock {
+    const Block* block = nullptr;
+    const double* parameters = nullptr;   // the block's real parameters, prefetched
+    int first = 0;                        // hotIndex: ports' unknowns, own unknowns, own rows, port rows
+    int ports = 0, vars = 0, conserving = 0;
+    int discreteOffset = 0, discreteCount = 0;
+    int events = 0, eventOffset = 0;
+    bool direct = false;                  // evaluable on the global vectors (no dummies, no Tan<>)
 };
 
 struct Pattern {   // compressed sparse columns
@@ -76,6 +97,11 @@ struct DaeSystem {
     int eventCount = 0;
     Pattern pattern;                    // union over all modes
     std::vector<int> impulsiveBlocks;   // blocks with constraint forces that may carry impulses
+    std::vector<BlockStructure> structures;   // distinct block structures (block_structure.hpp)
+    std::vector<int> structureOf;             // per block: its structure
+    std::vector<HotBlock> hot;                // per block
+    std::vector<int> hotIndex;
+    std::vector<int> eventBlocks;             // blocks with event functions
 
     int size() const { return static_cast<int>(unknowns.size()); }
     std::string describeUnknown(int u) const;   // "velocity of node {m.M, k.R}", "x of spring1"

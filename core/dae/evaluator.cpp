@@ -32,15 +32,75 @@ struct JetSeed {
 
 }  // namespace
 
+Eq<double> Evaluator::doubles(int block, const State& s) {
+    const Binding& b = m_sys.bindings[at(block)];
+    if (!b.direct || !s.yp)
+        return prepare(m_d, block, s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
+                       [](double t) { return t; });
+    const std::size_t n = static_cast<std::size_t>(m_sys.size());
+    m_d.res.assign(b.ownRow.size(), 0.0);
+    m_d.thr.assign(b.portRow.size(), 0.0);
+    m_d.data.y = std::span<const double>(s.y, n);
+    m_d.data.yp = std::span<const double>(s.yp, n);
+    m_d.data.portSlot = b.portUnknown;
+    m_d.data.varSlot = b.varUnknown;
+    m_d.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
+    m_d.data.residual = m_d.res;
+    m_d.data.through = m_d.thr;
+    m_d.data.time = s.t;
+    return Eq<double>(m_d.data);
+}
+
+Eq<double> Evaluator::hotEq(const HotBlock& h, const State& s) {
+    const int* idx = m_sys.hotIndex.data() + h.first;
+    std::fill_n(m_hotRes.begin(), h.vars, 0.0);
+    std::fill_n(m_hotThr.begin(), h.conserving, 0.0);
+    EqData<double>& d = m_d.data;
+    d.y = std::span<const double>(s.y, static_cast<std::size_t>(m_sys.size()));
+    d.yp = std::span<const double>(s.yp, static_cast<std::size_t>(m_sys.size()));
+    d.portSlot = std::span<const int>(idx, static_cast<std::size_t>(h.ports));
+    d.varSlot = std::span<const int>(idx + h.ports, static_cast<std::size_t>(h.vars));
+    d.discrete = std::span<const double>(s.discrete + h.discreteOffset, static_cast<std::size_t>(h.discreteCount));
+    d.residual = std::span<double>(m_hotRes.data(), static_cast<std::size_t>(h.vars));
+    d.through = std::span<double>(m_hotThr.data(), static_cast<std::size_t>(h.conserving));
+    d.time = s.t;
+    return Eq<double>(d);
+}
+
+void Evaluator::reserveHot() {
+    if (!m_hotRes.empty()) return;
+    std::size_t vars = 1, ports = 1;
+    for (const HotBlock& h : m_sys.hot) {
+        vars = std::max(vars, static_cast<std::size_t>(h.vars));
+        ports = std::max(ports, static_cast<std::size_t>(h.conserving));
+    }
+    m_hotRes.assign(vars, 0.0);
+    m_hotThr.assign(ports, 0.0);
+}
+
 void Evaluator::residual(const State& s, double* F) {
     std::fill(F, F + m_sys.size(), 0.0);
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+    reserveHot();
+    const std::size_t nb = m_sys.hot.size();
+    for (std::size_t bi = 0; bi < nb; ++bi) {
+        if (bi + 4 < nb) {   // the next blocks' objects and parameters are scattered on the heap
+            __builtin_prefetch(m_sys.hot[bi + 4].block);
+            __builtin_prefetch(m_sys.hot[bi + 4].parameters);
+        }
+        const HotBlock& h = m_sys.hot[bi];
+        if (h.direct && s.yp) {
+            Eq<double> eq = hotEq(h, s);
+            h.block->eval(eq);
+            const int* rows = m_sys.hotIndex.data() + h.first + h.ports + h.vars;
+            for (int v = 0; v < h.vars; ++v) F[rows[v]] = m_hotRes[at(v)];
+            for (int p = 0; p < h.conserving; ++p)
+                if (rows[h.vars + p] >= 0) F[rows[h.vars + p]] += m_hotThr[at(p)];
+            continue;
+        }
         const Binding& b = m_sys.bindings[bi];
-        const Block& blk = *m_sys.topo.blocks[bi].block;
+        const Block& blk = *b.block;
         if (!b.tangent) {
-            Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,
-                                    [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                                    [](double t) { return t; });
+            Eq<double> eq = doubles(static_cast<int>(bi), s);
             blk.eval(eq);
             for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = m_d.res[v];
             for (std::size_t p = 0; p < b.portRow.size(); ++p)
@@ -65,11 +125,42 @@ void Evaluator::residual(const State& s, double* F) {
     }
 }
 
+// A block linear in its current mode: A + cj B from the structure's constant matrices (y' of a
+// slot with a dummy derivative goes to the dummy's column with coefficient 1).
+bool Evaluator::linearJacobian(int bi, const State& s, double cj, double* values) {
+    const Binding& b = m_sys.bindings[at(bi)];
+    if (b.tangent) return false;
+    const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[at(bi)])];
+    const int c = st.combination({s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
+    const std::vector<double>& A = st.linearY[at(c)];
+    if (A.empty()) return false;
+    const std::vector<double>& B = st.linearYp[at(c)];
+    const int ns = static_cast<int>(b.slot.size()), nb = b.baseSlots;
+    const int rows = static_cast<int>(b.ownRow.size() + b.portRow.size());
+    for (int r = 0; r < rows; ++r) {
+        const int* pos = &b.jac[at(r * ns)];
+        const double* a = &A[at(r * nb)];
+        const double* d = &B[at(r * nb)];
+        for (int k = 0; k < nb; ++k) {
+            const int ds = b.derSlot[at(k)];
+            if (ds < 0) {
+                const double v = a[k] + cj * d[k];
+                if (v != 0.0 && pos[k] >= 0) values[pos[k]] += v;
+                continue;
+            }
+            if (a[k] != 0.0 && pos[k] >= 0) values[pos[k]] += a[k];
+            if (d[k] != 0.0 && pos[ds] >= 0) values[pos[ds]] += d[k];
+        }
+    }
+    return true;
+}
+
 void Evaluator::jacobian(const State& s, double cj, double* values) {
     std::fill(values, values + m_sys.pattern.nnz(), 0.0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        if (linearJacobian(static_cast<int>(bi), s, cj, values)) continue;
         const Binding& b = m_sys.bindings[bi];
-        const Block& blk = *m_sys.topo.blocks[bi].block;
+        const Block& blk = *m_sys.bindings[bi].block;
         const int ns = static_cast<int>(b.slot.size());
         const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
         auto scatter = [&](int localRow, const Jet& g, int c0) {
@@ -110,24 +201,22 @@ void Evaluator::jacobian(const State& s, double cj, double* values) {
 }
 
 void Evaluator::withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f) {
-    Eq<double> eq = prepare(m_d, block, s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                            [](double t) { return t; });
+    const Eq<double> eq = doubles(block, s);
     f(eq);
 }
 
 void Evaluator::eventFunctions(const State& s, double* g) {
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
-        const Block& blk = *m_sys.topo.blocks[bi].block;
-        const int n = blk.eventCount();
-        if (n == 0) continue;
-        Eq<double> eq = prepare(m_d, static_cast<int>(bi), s,
-                                [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                                [](double t) { return t; });
-        blk.eventFunctions(eq, std::span<double>(g + m_sys.bindings[bi].eventOffset, at(n)));
+    reserveHot();
+    for (std::size_t i = 0; i < m_sys.eventBlocks.size(); ++i) {
+        if (i + 4 < m_sys.eventBlocks.size()) __builtin_prefetch(m_sys.hot[at(m_sys.eventBlocks[i + 4])].block);
+        const int bi = m_sys.eventBlocks[i];
+        const HotBlock& h = m_sys.hot[at(bi)];
+        const Eq<double> eq = h.direct && s.yp ? hotEq(h, s) : doubles(bi, s);
+        h.block->eventFunctions(eq, std::span<double>(g + h.eventOffset, at(h.events)));
     }
 }
 
-std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int block, const State& s) {
+std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int block, const State& s, bool* linear) {
     const Binding& b = m_sys.bindings[at(block)];
     const Block& blk = *m_sys.topo.blocks[at(block)].block;
     if (2 * b.slot.size() > static_cast<std::size_t>(Sym::kMaxInputs))
@@ -141,7 +230,13 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
                              dout.deps.set(ds >= 0 ? at(2 * ds) : at(2 * k + 1));
                          },
                          [](double t) { return Sym(t); });
+    Sym::valueInspected() = false;
     blk.eval(eq);
+    if (linear) {
+        *linear = !Sym::valueInspected();
+        for (const Sym& r : m_s.res) *linear = *linear && !r.nonlinear;
+        for (const Sym& r : m_s.thr) *linear = *linear && !r.nonlinear;
+    }
     std::vector<std::vector<std::pair<int, int>>> out;
     auto add = [&](const Sym& x) {
         std::vector<std::pair<int, int>> row;
@@ -152,57 +247,6 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
     for (const Sym& r : m_s.res) add(r);
     for (const Sym& r : m_s.thr) add(r);
     return out;
-}
-
-Incidence Evaluator::incidence(const State& s) {
-    Incidence inc;
-    inc.vars = m_sys.size();
-    inc.rows.resize(m_sys.rows.size());
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) addIncidence(static_cast<int>(bi), s, inc);
-    normalise(inc);
-    return inc;
-}
-
-void Evaluator::addIncidence(int block, const State& s, Incidence& inc) {
-    const Binding& b = m_sys.bindings[at(block)];
-    const auto local = blockIncidence(block, s);
-    auto put = [&](int row, const std::vector<std::pair<int, int>>& entries) {
-        if (row < 0) return;
-        for (const auto& [k, o] : entries) inc.rows[at(row)].emplace_back(b.slot[at(k)], o);
-    };
-    auto putDerivative = [&](int row, const std::vector<std::pair<int, int>>& entries) {
-        if (row < 0) return;
-        for (const auto& [k, o] : entries) {
-            const int u = b.slot[at(k)];
-            inc.rows[at(row)].emplace_back(u, 0);
-            const int du = m_sys.dummyOf[at(u)];
-            inc.rows[at(row)].emplace_back(du >= 0 ? du : u, du >= 0 ? 0 : 1);
-        }
-    };
-    const std::size_t nv = b.ownRow.size();
-    for (std::size_t v = 0; v < nv; ++v) {
-        put(b.ownRow[v], local[v]);
-        putDerivative(b.ownDiff[v], local[v]);
-    }
-    for (std::size_t p = 0; p < b.portRow.size(); ++p) {
-        put(b.portRow[p], local[nv + p]);
-        putDerivative(b.portDiff[p], local[nv + p]);
-    }
-}
-
-void Evaluator::normalise(Incidence& inc) {
-    for (auto& row : inc.rows) {
-        std::sort(row.begin(), row.end());
-        row.erase(std::unique(row.begin(), row.end()), row.end());
-    }
-}
-
-void Evaluator::differentialMask(const State& s, std::vector<double>& id) {
-    id.assign(at(m_sys.size()), 0.0);
-    const Incidence inc = incidence(s);
-    for (const auto& row : inc.rows)
-        for (const auto& [u, o] : row)
-            if (o == 1) id[at(u)] = 1.0;
 }
 
 std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, const State& s) {

@@ -35,16 +35,10 @@ public:
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
     void eventFunctions(const State& s, double* g);
-    // Incidence of all rows: (unknown, 0) where y enters, (unknown, 1) where y' enters.
-    Incidence incidence(const State& s);
-    // Adds one block's entries (in the discrete state of s) to inc; normalise() sorts them and
-    // drops duplicates. Used to take the union over modes.
-    void addIncidence(int block, const State& s, Incidence& inc);
-    static void normalise(Incidence& inc);
-    // Local incidence of one block: per local row, a list of (local slot, order).
-    std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s);
-    // id vector for IDA under the current modes: 1 where y' enters some row
-    void differentialMask(const State& s, std::vector<double>& id);
+    // Local incidence of one block: per local row, a list of (local slot, order). With linear,
+    // also whether the rows are linear in the slots for this mode (no product of unknowns, no
+    // nonlinear function of one, no branch on their values).
+    std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s, bool* linear = nullptr);
     // d(row)/dy at s for the rows of one block, as (local row, unknown, value); no y' terms
     std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
     // Calls f with the block's Eq<double> at s (events, recording, settle)
@@ -55,12 +49,21 @@ public:
     template <class S, class Seed, class TimeSeed>
     Eq<S> prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed);
 
+    // Eq<double> of a block at s: reads the global vectors directly when the block has no dummy
+    // derivatives (and s has y'), else through the scratch slots.
+    Eq<double> doubles(int block, const State& s);
+
     Workspace<double>& doubles() { return m_d; }
     Workspace<Jet>& jets() { return m_j; }
     Workspace<ad::Sym>& syms() { return m_s; }
 
 private:
+    Eq<double> hotEq(const HotBlock& h, const State& s);
+    bool linearJacobian(int block, const State& s, double cj, double* values);
+    void reserveHot();
+
     const DaeSystem& m_sys;
+    std::vector<double> m_hotRes, m_hotThr;
     Workspace<double> m_d;
     Workspace<ad::Tan<double>> m_t;
     Workspace<Jet> m_j;
@@ -71,7 +74,6 @@ private:
 template <class S, class Seed, class TimeSeed>
 Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed) {
     const Binding& b = m_sys.bindings[static_cast<std::size_t>(block)];
-    const Block& blk = *m_sys.topo.blocks[static_cast<std::size_t>(block)].block;
     const std::size_t ns = b.slot.size();
     w.y.resize(ns);
     w.yp.resize(ns);
@@ -83,13 +85,13 @@ Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed
             dk = b.derSlot[k] >= 0 ? s.y[b.slot[static_cast<std::size_t>(b.derSlot[k])]] : (s.yp ? s.yp[u] : 0.0);
         seed(static_cast<int>(k), yk, dk, w.y[k], w.yp[k]);
     }
-    w.res.assign(blk.vars().size(), S(0.0));
-    w.thr.assign(static_cast<std::size_t>(blk.conservingCount()), S(0.0));
+    w.res.assign(b.ownRow.size(), S(0.0));
+    w.thr.assign(b.portRow.size(), S(0.0));
     w.data.y = w.y;
     w.data.yp = w.yp;
     w.data.portSlot = b.portSlot;
     w.data.varSlot = b.varSlot;
-    w.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, blk.discretes().size());
+    w.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
     w.data.residual = w.res;
     w.data.through = w.thr;
     w.data.time = timeSeed(s.t);

@@ -10,6 +10,62 @@ namespace endstop::core::dae {
 
 namespace {
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+// A bipartite matching of rows to unknowns by augmenting paths (cheap assignment first, then an
+// iterative depth-first search): near linear on networks, where Boost's general-graph Edmonds
+// search from a greedy start is quadratic. It only warm-starts Boost, which then confirms that no
+// augmenting path is left.
+std::vector<int> warmStart(const Incidence& inc) {
+    const int nRows = static_cast<int>(inc.rows.size());
+    std::vector<int> rowOf(at(inc.vars), -1), varOf(at(nRows), -1), mark(at(nRows), -1);
+    for (int r = 0; r < nRows; ++r) {
+        for (const auto& [v, o] : inc.rows[at(r)])
+            if (rowOf[at(v)] < 0) { rowOf[at(v)] = r; varOf[at(r)] = v; break; }
+    }
+    struct Frame { int row; int via; std::size_t next; };
+    std::vector<Frame> stack;
+    for (int root = 0; root < nRows; ++root) {
+        if (varOf[at(root)] >= 0) continue;
+        stack.assign(1, {root, -1, 0});
+        mark[at(root)] = root;
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            const auto& row = inc.rows[at(f.row)];
+            int freeVar = -1;
+            for (const auto& [v, o] : row)
+                if (rowOf[at(v)] < 0) { freeVar = v; break; }
+            if (freeVar >= 0) {   // augment along the stack
+                int v = freeVar;
+                for (std::size_t k = stack.size(); k-- > 0;) {
+                    const int r = stack[k].row;
+                    const int previous = varOf[at(r)];
+                    rowOf[at(v)] = r;
+                    varOf[at(r)] = v;
+                    v = previous;
+                    if (k > 0 && v != stack[k].via) break;
+                }
+                break;
+            }
+            bool pushed = false;
+            while (f.next < row.size()) {
+                const int v = row[f.next++].first;
+                const int r = rowOf[at(v)];
+                if (mark[at(r)] == root) continue;
+                mark[at(r)] = root;
+                stack.push_back({r, v, 0});
+                pushed = true;
+                break;
+            }
+            if (!pushed) stack.pop_back();
+        }
+    }
+    return varOf;
+}
+
+template <typename Graph, typename MateMap>
+struct KeepMatching {   // the mate map already holds warmStart()'s matching
+    static void find_matching(const Graph&, MateMap) {}
+};
 }  // namespace
 
 std::optional<Singularity> findSingularity(const Incidence& inc) {
@@ -24,9 +80,17 @@ std::optional<Singularity> findSingularity(const Incidence& inc) {
             boost::add_edge(at(r), at(nRows + v), g);
         }
     }
-    std::vector<boost::graph_traits<Graph>::vertex_descriptor> mate(at(nRows + inc.vars));
-    boost::edmonds_maximum_cardinality_matching(g, mate.data());
     const auto none = boost::graph_traits<Graph>::null_vertex();
+    std::vector<boost::graph_traits<Graph>::vertex_descriptor> mate(at(nRows + inc.vars), none);
+    const std::vector<int> warm = warmStart(inc);
+    for (int r = 0; r < nRows; ++r)
+        if (warm[at(r)] >= 0) {
+            mate[at(r)] = at(nRows + warm[at(r)]);
+            mate[at(nRows + warm[at(r)])] = at(r);
+        }
+    boost::matching<Graph, decltype(mate.data()), boost::property_map<Graph, boost::vertex_index_t>::type,
+                    boost::edmonds_augmenting_path_finder, KeepMatching, boost::no_matching_verifier>(
+        g, mate.data(), boost::get(boost::vertex_index, g));
 
     // Dulmage-Mendelsohn: rows reachable from an unmatched row by alternating paths are
     // over-determined; unknowns reachable from an unmatched unknown are under-determined.

@@ -115,7 +115,7 @@ private:
         ParamValues raw;
         for (const QString& key : o.keys()) raw[key.toStdString()] = 0.0;
         // migrate keys first, so an old file's parameters are checked against today's descriptors
-        const std::unique_ptr<Block> proto = m_registry.prototype(spec.type);
+        const Block* proto = prototype(spec.type);
         for (const QString& key : o.keys()) {
             const QString p = path + "." + key;
             const ParamDesc* desc = nullptr;
@@ -275,9 +275,16 @@ private:
         m.apply(SetPlots{plots});
     }
 
+    const Block* prototype(const std::string& type) const {   // one per type, not per block
+        auto& p = m_prototypes[type];
+        if (!p) p = m_registry.prototype(type);
+        return p.get();
+    }
+
     QString m_file;
     const Registry& m_registry;
     std::map<std::string, std::unique_ptr<Block>> m_instances;   // by block name, for port checks
+    mutable std::map<std::string, std::unique_ptr<Block>> m_prototypes;
 };
 
 std::pair<int, int> lineColumn(const QByteArray& bytes, int offset) {

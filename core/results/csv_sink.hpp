@@ -26,6 +26,7 @@ public:
     void row(double t, std::span<const double> values) override;
     void event(const EventRecord& e) override;
     void end(const RunStats& stats) override;
+    bool wantsEveryRow() const override { return m_results.active(); }
     // Commits the files; throws std::runtime_error naming the path on failure. end() calls it.
     void commit();
 

@@ -24,7 +24,9 @@ struct RunStats {
     long residualEvals = 0;
     long jacobianEvals = 0;
     long events = 0;
-    long reinits = 0;
+    long reinits = 0;              // consistent restarts (events, also those not logged)
+    long errorTestFails = 0;       // IDA's rejected steps
+    long convergenceFails = 0;     // IDA's nonlinear solver failures
     double buildSeconds = 0.0;
     double solveSeconds = 0.0;
     double wallSeconds = 0.0;
@@ -43,6 +45,9 @@ public:
     virtual void row(double t, std::span<const double> values) = 0;
     virtual void event(const EventRecord& /*e*/) {}
     virtual void end(const RunStats& /*stats*/) {}
+    // false: only the first and the last row are wanted (a summary), so the solver need not
+    // evaluate the recorded variables at every step
+    virtual bool wantsEveryRow() const { return true; }
 };
 
 // Keeps everything in memory: tests, sweeps, the GUI's completed runs.
@@ -78,6 +83,11 @@ public:
     void row(double t, std::span<const double> v) override { for (auto* s : m_sinks) s->row(t, v); }
     void event(const EventRecord& e) override { for (auto* s : m_sinks) s->event(e); }
     void end(const RunStats& st) override { for (auto* s : m_sinks) s->end(st); }
+    bool wantsEveryRow() const override {
+        for (const auto* s : m_sinks)
+            if (s->wantsEveryRow()) return true;
+        return false;
+    }
 private:
     std::vector<ResultSink*> m_sinks;
 };

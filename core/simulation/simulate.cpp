@@ -60,6 +60,7 @@ RunStats simulate(const Model& model, const Registry& registry, const Simulation
             full.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
             inner.end(full);
         }
+        bool wantsEveryRow() const override { return inner.wantsEveryRow(); }
     } timed(sink, build, start);
 
     RunStats stats = solver::integrate(sys, settings, recorder, timed, control);

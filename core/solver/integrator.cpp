@@ -44,9 +44,11 @@ public:
             recordRow(0.0);
             loop();
         } catch (...) {
+            recordLast();
             finish(start);
             throw;
         }
+        recordLast();
         finish(start);
         return m_stats;
     }
@@ -132,6 +134,7 @@ private:
         if (m_sparse) {
             m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_sys.pattern.nnz()), CSC_MAT, m_ctx));
             m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));
+            keepSymbolicAnalysis(m_ls.get());
         } else {
             m_A.reset(SUNDenseMatrix(n, n, m_ctx));
             m_ls.reset(SUNLinSol_Dense(m_y.get(), m_A.get(), m_ctx));
@@ -195,12 +198,15 @@ private:
         const double span = std::max(m_opt.stopTime - t, 1e-12);
         const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol),
                               m_lastStep > 0 ? m_lastStep : 1e-3 * span, m_sparse};
-        const RestartGuess guess = estimateRestart(m_sys, m_ev, in, data(m_y), data(m_yp), m_ctx);
+        const RestartGuess guess = estimateRestart(m_sys, m_ev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
         double h = m_lastStep;
         if (guess.ok) {
             accumulate();
             check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
-            if (guess.firstStep > 0) h = std::min(guess.firstStep, span);
+            // nothing curves (a free flight after a contact): the largest step of the run so far
+            // is a better start than the contact's last one
+            h = guess.firstStep > 0 ? guess.firstStep : std::max(m_lastStep, m_largestStep);
+            h = std::min(h, span);
         }
         if (h > 0 && m_opt.maxStep > 0) h = std::min(h, m_opt.maxStep);
         check(IDASetInitStep(mem, std::max(h, 0.0)), "IDASetInitStep");   // 0: IDA's own guess
@@ -208,7 +214,7 @@ private:
 
     void calcIC(double t) {
         void* mem = m_mem.get();
-        m_ev.differentialMask(state(t), m_idValues);
+        dae::differentialMask(m_sys, m_disc.data(), m_idValues);
         std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
         accumulate();
         check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
@@ -283,7 +289,10 @@ private:
             rethrowCallbackError();
             if (flag < 0) failSolve(t, flag);
             double h = 0.0;
-            if (IDAGetLastStep(mem, &h) == IDA_SUCCESS && h > 0) m_lastStep = h;
+            if (IDAGetLastStep(mem, &h) == IDA_SUCCESS && h > 0) {
+                m_lastStep = h;
+                m_largestStep = std::max(m_largestStep, h);
+            }
             const bool root = flag == IDA_ROOT_RETURN;
             const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
             if (!grid) {
@@ -364,14 +373,25 @@ private:
     dae::State state(double t) { return {t, data(m_y), data(m_yp), m_disc.data()}; }
 
     void recordRow(double t) {
+        m_stats.finalTime = t;
+        if (!m_everyRow && t > 0.0) return;   // a summary: the last row comes from recordLast()
         m_rec.sample(m_ev, state(t), m_row);
         m_sink.row(t, m_row);
-        m_stats.finalTime = t;
+    }
+
+    void recordLast() {
+        if (m_everyRow || !m_y || m_stats.finalTime <= 0.0) return;
+        m_rec.sample(m_ev, state(m_stats.finalTime), m_row);
+        m_sink.row(m_stats.finalTime, m_row);
     }
 
     void accumulateInto(RunStats& s) {
         s = m_stats;
-        long steps = 0, res = 0, jac = 0;
+        long steps = 0, res = 0, jac = 0, etf = 0, ncf = 0;
+        IDAGetNumErrTestFails(m_mem.get(), &etf);
+        IDAGetNumNonlinSolvConvFails(m_mem.get(), &ncf);
+        s.errorTestFails += etf;
+        s.convergenceFails += ncf;
         IDAGetNumSteps(m_mem.get(), &steps);
         IDAGetNumResEvals(m_mem.get(), &res);
         IDAGetNumJacEvals(m_mem.get(), &jac);
@@ -450,11 +470,13 @@ private:
     LinearSolver m_ls;
     IdaMemory m_mem;
     bool m_sparse = false;
+    const bool m_everyRow = m_sink.wantsEveryRow();
     std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
     std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
     std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
+    double m_largestStep = 0.0;
     double m_burstStart = -1.0;
     int m_burstEvents = 0;
     std::string m_idaMessage;

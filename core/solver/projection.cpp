@@ -27,26 +27,6 @@ struct Constraint {
 
 bool isNode(const dae::DaeSystem& sys, int u) { return sys.unknowns[at(u)].kind == dae::Unknown::Kind::Node; }
 
-// Constraint forces of one block in its current mode: own variables absent from their own row
-// but present in a node balance.
-std::vector<int> constraintVars(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const dae::State& s) {
-    const dae::Binding& b = sys.bindings[at(bi)];
-    const auto inc = ev.blockIncidence(bi, s);
-    std::vector<int> out;
-    const std::size_t nv = b.ownRow.size();
-    for (std::size_t v = 0; v < nv; ++v) {
-        const std::pair<int, int> self{b.varSlot[v], 0};
-        if (std::find_if(inc[v].begin(), inc[v].end(), [&](const auto& e) { return e.first == self.first; }) != inc[v].end())
-            continue;   // its own row holds it (or its derivative): not a constraint force
-        for (std::size_t p = 0; p < b.portRow.size(); ++p)
-            if (b.portRow[p] >= 0 && std::find(inc[nv + p].begin(), inc[nv + p].end(), self) != inc[nv + p].end()) {
-                out.push_back(static_cast<int>(v));
-                break;
-            }
-    }
-    return out;
-}
-
 // C(v-) and dC/dv (node velocities only) for the constraint rows of one block.
 void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const dae::State& s, std::vector<Constraint>& out,
                     const std::vector<int>& vars) {
@@ -91,7 +71,7 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
     const dae::State s{current.t, yRef.data(), current.yp, current.discrete};
     std::vector<Constraint> cons;
     for (int bi : sys.impulsiveBlocks) {
-        const std::vector<int> vars = constraintVars(sys, ev, bi, s);
+        const std::vector<int> vars = dae::constraintForces(sys, bi, s.discrete);
         if (!vars.empty()) constraintRows(sys, ev, bi, s, cons, vars);
     }
     ProjectionResult result;

@@ -3,8 +3,6 @@
 
 #include "core/solver/sundials_raii.hpp"
 
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
@@ -45,30 +43,34 @@ void rightHandSide(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartI
     for (int i = 0; i < n; ++i) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
 }
 
-bool solve(const dae::Pattern& p, const std::vector<double>& values, bool sparse, N_Vector rhs, N_Vector x, SUNContext ctx) {
-    Matrix A(sparse ? SUNSparseMatrix(p.n, p.n, std::max(1, p.nnz()), CSC_MAT, ctx) : SUNDenseMatrix(p.n, p.n, ctx));
-    if (!A) return false;
+bool solve(const dae::Pattern& p, const std::vector<double>& values, bool sparse, N_Vector rhs, N_Vector x, SUNMatrix A,
+           SUNLinearSolver ls) {
     if (sparse) {
-        std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(A.get()));
-        std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(A.get()));
-        std::copy(values.begin(), values.end(), SUNSparseMatrix_Data(A.get()));
+        std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(A));
+        std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(A));
+        std::copy(values.begin(), values.end(), SUNSparseMatrix_Data(A));
     } else {
-        SUNMatZero(A.get());
+        SUNMatZero(A);
         for (int c = 0; c < p.n; ++c)
-            for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k)
-                SUNDenseMatrix_Column(A.get(), c)[p.rowIdx[at(k)]] = values[at(k)];
+            for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) SUNDenseMatrix_Column(A, c)[p.rowIdx[at(k)]] = values[at(k)];
     }
-    LinearSolver ls(sparse ? SUNLinSol_KLU(x, A.get(), ctx) : SUNLinSol_Dense(x, A.get(), ctx));
-    if (!ls || SUNLinSolInitialize(ls.get()) != 0 || SUNLinSolSetup(ls.get(), A.get()) != 0) return false;
-    if (SUNLinSolSolve(ls.get(), A.get(), x, rhs, 0.0) != 0) return false;
+    if (SUNLinSolSetup(ls, A) != 0) return false;
+    if (SUNLinSolSolve(ls, A, x, rhs, 0.0) != 0) return false;
     const double* z = N_VGetArrayPointer(x);
     return std::all_of(z, z + p.n, [](double v) { return std::isfinite(v); });
 }
 
+int keepAnalysisInitialize(SUNLinearSolver) { return SUNLS_SUCCESS; }
+
 }  // namespace
 
+void keepSymbolicAnalysis(SUNLinearSolver klu) {
+    SUNLinSolInitialize(klu);   // once, before IDA's first setup
+    klu->ops->initialize = keepAnalysisInitialize;
+}
+
 RestartGuess estimateRestart(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
-                             double* yp, SUNContext ctx) {
+                             double* yp, SUNMatrix A, SUNLinearSolver ls, SUNContext ctx) {
     const int n = sys.size();
     RestartGuess guess;
     if (n == 0) return guess;
@@ -76,7 +78,7 @@ RestartGuess estimateRestart(const dae::DaeSystem& sys, dae::Evaluator& ev, cons
     const std::vector<double> values = indexOneMatrix(sys, ev, {in.t, y, yp, in.discrete}, id);
     NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
     rightHandSide(sys, ev, in, y, yp, data(rhs));
-    if (!solve(sys.pattern, values, in.sparse, rhs.get(), z.get(), ctx)) return guess;
+    if (!solve(sys.pattern, values, in.sparse, rhs.get(), z.get(), A, ls)) return guess;
     double sum = 0.0;
     for (int i = 0; i < n; ++i) {
         if (id[at(i)] == 0.0) {

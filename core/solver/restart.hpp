@@ -15,6 +15,8 @@
 #include "core/dae/evaluator.hpp"
 
 #include <sundials/sundials_context.h>
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
 
 #include <vector>
 
@@ -35,8 +37,13 @@ struct RestartInput {
     bool sparse = false;
 };
 
-// Writes y'_a into yp (y and y'_d are left as they are).
+// Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and
+// linear solver, reused (KLU keeps its symbolic analysis; IDA sets its own matrix up afterwards).
 RestartGuess estimateRestart(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
-                             double* yp, SUNContext ctx);
+                             double* yp, SUNMatrix A, SUNLinearSolver ls, SUNContext ctx);
+
+// KLU's initialize() discards the symbolic analysis, and IDA calls it at every restart; the pattern
+// never changes, so after the first analysis the solver only refactors.
+void keepSymbolicAnalysis(SUNLinearSolver klu);
 
 }  // namespace endstop::core::solver

@@ -167,11 +167,16 @@ std::string Dimension::toString() const {
 Unit Unit::parse(std::string_view text) { return Parser(text).parse(); }
 
 Unit Unit::si(const Dimension& d) {
-    for (const char* sym : {"m", "kg", "s", "rad", "N", "N*m", "m/s", "rad/s", "m/s^2", "rad/s^2",
-                            "N/m", "N*m/rad", "N*s/m", "N*m*s/rad", "kg*m^2", "W", "Hz"}) {
-        Unit u = parse(sym);
+    // the symbols are parsed once; results are looked up by dimension afterwards
+    static const std::vector<Unit> known = [] {
+        std::vector<Unit> v;
+        for (const char* sym : {"m", "kg", "s", "rad", "N", "N*m", "m/s", "rad/s", "m/s^2", "rad/s^2", "N/m", "N*m/rad",
+                                "N*s/m", "N*m*s/rad", "kg*m^2", "W", "Hz"})
+            v.push_back(parse(sym));
+        return v;
+    }();
+    for (const Unit& u : known)
         if (u.dimension == d) return u;
-    }
     return Unit{d.dimensionless() ? std::string() : d.toString(), d, 1.0};
 }
 

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/dae/block_structure.hpp"
+
+#include "core/dae/dae_system.hpp"
+#include "core/dae/evaluator.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace endstop::core::dae {
+
+namespace {
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+std::string signature(const DaeSystem& s, int bi) {
+    const Block& blk = *s.topo.blocks[at(bi)].block;
+    const Binding& b = s.bindings[at(bi)];
+    std::string sig = blk.shapeKey();   // type id and parameters
+    sig += '|';
+    for (int k : b.portSlot) sig += std::to_string(k) + ',';
+    sig += '|';
+    for (int k : b.varSlot) sig += std::to_string(k) + ',';
+    sig += '|' + std::to_string(b.baseSlots) + '|' + std::to_string(b.portRow.size());
+    for (int r : b.portRow) sig += r < 0 ? '-' : '+';
+    return sig;
+}
+
+void sortUnique(std::vector<std::pair<int, int>>& row) {
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+}
+
+// dF/dy and dF/dy' of a block's rows over its base slots (at the start values: for a block linear
+// in its slots they are the same everywhere).
+std::pair<std::vector<double>, std::vector<double>> localJacobian(const DaeSystem& s, Evaluator& ev, int bi,
+                                                                  const std::vector<double>& disc) {
+    const Binding& b = s.bindings[at(bi)];
+    const Block& blk = *s.topo.blocks[at(bi)].block;
+    const int ns = b.baseSlots;
+    const int rows = static_cast<int>(b.ownRow.size() + b.portRow.size());
+    std::vector<double> y(at(ns), 0.0), yp(at(ns), 0.0);
+    const double t = 0.0;
+    std::vector<double> dy(at(rows * ns), 0.0), dyp(at(rows * ns), 0.0);
+    auto& w = ev.jets();
+    constexpr int kDirs = 8;
+    for (const bool derivative : {false, true})
+        for (int c0 = 0; c0 < ns; c0 += kDirs) {
+            Eq<Jet> eq = ev.prepare(w, bi, State{t, s.y0.data(), nullptr, disc.data()},
+                                    [&](int k, double, double, Jet& yo, Jet& dout) {
+                                        const bool in = k < ns && k >= c0 && k < c0 + kDirs;
+                                        const double yk = k < ns ? y[at(k)] : 0.0, dk = k < ns ? yp[at(k)] : 0.0;
+                                        yo = in && !derivative ? Jet::seed(yk, k - c0) : Jet(yk);
+                                        dout = in && derivative ? Jet::seed(dk, k - c0) : Jet(dk);
+                                    },
+                                    [&](double) { return Jet(t); });
+            blk.eval(eq);
+            std::vector<double>& out = derivative ? dyp : dy;
+            for (int r = 0; r < rows; ++r) {
+                const Jet& g = r < static_cast<int>(b.ownRow.size()) ? w.res[at(r)] : w.thr[at(r) - b.ownRow.size()];
+                for (int j = 0; j < kDirs && c0 + j < ns; ++j) out[at(r * ns + c0 + j)] = g.d[at(j)];
+            }
+        }
+    return {dy, dyp};
+}
+
+BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
+    const Block& blk = *s.topo.blocks[at(bi)].block;
+    const Binding& b = s.bindings[at(bi)];
+    BlockStructure st;
+    int combinations = 1;
+    for (std::size_t i = 0; i < blk.discretes().size(); ++i)
+        if (blk.discretes()[i].modes > 0) {
+            st.modeDiscretes.push_back(static_cast<int>(i));
+            st.radix.push_back(blk.discretes()[i].modes);
+            combinations *= blk.discretes()[i].modes;
+        }
+    const std::vector<double> saved = disc;
+    const std::size_t nv = b.ownRow.size();
+    for (int c = 0; c < combinations; ++c) {
+        for (std::size_t i = 0, rest = at(c); i < st.modeDiscretes.size(); ++i) {
+            disc[at(b.discreteOffset + st.modeDiscretes[i])] = static_cast<double>(rest % at(st.radix[i]));
+            rest /= at(st.radix[i]);
+        }
+        bool linear = false;
+        LocalIncidence inc = ev.blockIncidence(bi, State{0.0, s.y0.data(), nullptr, disc.data()}, &linear);
+        std::vector<char> force(nv, 0);
+        for (std::size_t v = 0; v < nv; ++v) {
+            const int self = b.varSlot[v];
+            if (std::any_of(inc[v].begin(), inc[v].end(), [&](const auto& e) { return e.first == self; })) continue;
+            for (std::size_t p = 0; p < b.portRow.size(); ++p)
+                if (b.portRow[p] >= 0 && std::count(inc[nv + p].begin(), inc[nv + p].end(), std::pair{self, 0})) force[v] = 1;
+        }
+        st.anyConstraintForce = st.anyConstraintForce || std::count(force.begin(), force.end(), 1) > 0;
+        st.constraintForce.push_back(std::move(force));
+        if (st.all.empty()) st.all.resize(inc.size());
+        for (std::size_t r = 0; r < inc.size(); ++r) st.all[r].insert(st.all[r].end(), inc[r].begin(), inc[r].end());
+        st.perMode.push_back(std::move(inc));
+        // linear in this mode: its Jacobian, taken once, holds everywhere
+        if (linear && !b.tangent) {
+            auto [dy, dyp] = localJacobian(s, ev, bi, disc);
+            st.linearY.push_back(std::move(dy));
+            st.linearYp.push_back(std::move(dyp));
+        } else {
+            st.linearY.emplace_back();
+            st.linearYp.emplace_back();
+        }
+    }
+    disc = saved;
+    for (auto& row : st.all) sortUnique(row);
+    auto derivatives = [](const LocalIncidence& inc) {
+        std::vector<std::pair<int, int>> d;
+        for (std::size_t r = 0; r < inc.size(); ++r)
+            for (const auto& [k, o] : inc[r])
+                if (o == 1) d.emplace_back(static_cast<int>(r), k);
+        return d;
+    };
+    const auto first = derivatives(st.perMode.front());
+    for (const LocalIncidence& inc : st.perMode) st.derivativesChange = st.derivativesChange || derivatives(inc) != first;
+    return st;
+}
+
+// Rows of one block in global numbering: local row -> row, or -1.
+int globalRow(const Binding& b, std::size_t localRow) {
+    return localRow < b.ownRow.size() ? b.ownRow[localRow] : b.portRow[localRow - b.ownRow.size()];
+}
+
+void addLocal(const DaeSystem& s, int bi, const LocalIncidence& inc, Incidence& out) {
+    const Binding& b = s.bindings[at(bi)];
+    for (std::size_t r = 0; r < inc.size(); ++r) {
+        const int row = globalRow(b, r);
+        if (row < 0) continue;
+        for (const auto& [k, o] : inc[r]) out.rows[at(row)].emplace_back(b.slot[at(k)], o);
+    }
+}
+
+}  // namespace
+
+int BlockStructure::combination(std::span<const double> discrete) const {
+    int c = 0;
+    for (std::size_t i = modeDiscretes.size(); i-- > 0;) c = c * radix[i] + static_cast<int>(discrete[at(modeDiscretes[i])]);
+    return c;
+}
+
+void analyseBlocks(DaeSystem& s) {
+    Evaluator ev(s);
+    std::vector<double> disc = s.discrete0;
+    std::map<std::string, int> known;
+    s.structureOf.assign(s.topo.blocks.size(), -1);
+    for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
+        const auto [it, fresh] = known.emplace(signature(s, static_cast<int>(bi)), static_cast<int>(s.structures.size()));
+        if (fresh) s.structures.push_back(analyse(s, ev, static_cast<int>(bi), disc));
+        s.structureOf[bi] = it->second;
+    }
+}
+
+Incidence currentIncidence(const DaeSystem& s, const double* discrete) {
+    Incidence out;
+    out.vars = s.size();
+    out.rows.resize(s.rows.size());
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const BlockStructure& st = s.structures[at(s.structureOf[bi])];
+        const Block& blk = *s.topo.blocks[bi].block;
+        const int c = st.combination({discrete + s.bindings[bi].discreteOffset, blk.discretes().size()});
+        addLocal(s, static_cast<int>(bi), st.perMode[at(c)], out);
+    }
+    for (auto& row : out.rows) sortUnique(row);
+    return out;
+}
+
+Incidence unionIncidence(const DaeSystem& s) {
+    Incidence out;
+    out.vars = s.size();
+    out.rows.resize(s.rows.size());
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi)
+        addLocal(s, static_cast<int>(bi), s.structures[at(s.structureOf[bi])].all, out);
+    for (auto& row : out.rows) sortUnique(row);
+    return out;
+}
+
+void differentialMask(const DaeSystem& s, const double* discrete, std::vector<double>& id) {
+    id.assign(at(s.size()), 0.0);
+    for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
+        const Binding& b = s.bindings[bi];
+        const BlockStructure& st = s.structures[at(s.structureOf[bi])];
+        const Block& blk = *s.topo.blocks[bi].block;
+        const LocalIncidence& inc = st.perMode[at(st.combination({discrete + b.discreteOffset, blk.discretes().size()}))];
+        const std::size_t nv = b.ownRow.size();
+        for (std::size_t r = 0; r < inc.size(); ++r) {
+            if (globalRow(b, r) < 0) continue;
+            const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
+            for (const auto& [k, o] : inc[r]) {
+                const bool dummy = b.derSlot[at(k)] >= 0;
+                // y' of the slot enters the row itself (order 1) or its derivative (order 0)
+                if (!dummy && (o == 1 || differentiated)) id[at(b.slot[at(k)])] = 1.0;
+            }
+        }
+    }
+}
+
+std::vector<int> constraintForces(const DaeSystem& s, int bi, const double* discrete) {
+    const BlockStructure& st = s.structures[at(s.structureOf[at(bi)])];
+    std::vector<int> out;
+    if (!st.anyConstraintForce) return out;
+    const Block& blk = *s.topo.blocks[at(bi)].block;
+    const auto& force = st.constraintForce[at(st.combination({discrete + s.bindings[at(bi)].discreteOffset, blk.discretes().size()}))];
+    for (std::size_t v = 0; v < force.size(); ++v)
+        if (force[v]) out.push_back(static_cast<int>(v));
+    return out;
+}
+
+}  // namespace endstop::core::dae

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The structure of every block in every combination of its modes, analysed once per distinct
+// (type, parameters, slot layout): a chain of 10,000 identical hard stops is analysed once, and the
+// engine's structural queries (incidence for matching and index reduction, sparsity, IDA's id
+// vector at every restart, which variables are constraint forces) read tables instead of
+// re-evaluating equations.
+//
+// A local incidence lists, per local row (own variables, then conserving ports), the pairs
+// (local base slot, order 0|1) that enter it. It is taken before dummy derivatives exist; with
+// them, (k, 1) for a slot k with a dummy reads as (dummy slot of k, 0).
+#pragma once
+
+#include "core/dae/structure.hpp"
+
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace endstop::core::dae {
+
+struct DaeSystem;
+
+using LocalIncidence = std::vector<std::vector<std::pair<int, int>>>;
+
+struct BlockStructure {
+    std::vector<int> modeDiscretes;          // indices of the block's discretes that are modes
+    std::vector<int> radix;                  // their numbers of values
+    std::vector<LocalIncidence> perMode;     // by combination index
+    LocalIncidence all;                      // union over the combinations
+    std::vector<std::vector<char>> constraintForce;   // [combination][own variable]
+    bool anyConstraintForce = false;
+    bool derivativesChange = false;          // some combination changes where y' enters
+    // Blocks whose equations are linear in a mode (masses, springs, dampers, a full stiffness stop
+    // in each region) have a constant Jacobian there: dF/dy and dF/dy' over local rows x base
+    // slots, row-major; empty where the mode is nonlinear (or the block differentiates rows).
+    std::vector<std::vector<double>> linearY, linearYp;   // [combination]
+
+    int combination(std::span<const double> discrete) const;   // the block's discretes
+};
+
+// Fills sys.structures and sys.structureOf. Call after the layout, before dummy derivatives.
+void analyseBlocks(DaeSystem& sys);
+
+// Global incidence in the modes of `discrete` (pre-reduction rows only, before dummies).
+Incidence currentIncidence(const DaeSystem& sys, const double* discrete);
+// Global incidence of every row in any mode (pre-reduction rows only, before dummies).
+Incidence unionIncidence(const DaeSystem& sys);
+// IDA's id vector in the modes of `discrete`: 1 where y' enters some row (dummies included).
+void differentialMask(const DaeSystem& sys, const double* discrete, std::vector<double>& id);
+// The block's own variables that are constraint forces in the modes of `discrete`.
+std::vector<int> constraintForces(const DaeSystem& sys, int block, const double* discrete);
+
+}  // namespace endstop::core::dae
