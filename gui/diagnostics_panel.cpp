@@ -77,28 +77,47 @@ void DiagnosticsPanel::show(int generation, core::Diagnostics diagnostics) {
         return;
     }
     m_diagnostics = std::move(diagnostics);
+    render();
+}
+
+void DiagnosticsPanel::setRunDiagnostics(const core::Diagnostics& diagnostics) {
+    m_runDiagnostics = diagnostics;
+    render();
+}
+
+QTreeWidgetItem* DiagnosticsPanel::makeItem(const core::Diagnostic& d, bool fromRun) const {
+    const QString block = QString::fromStdString(d.block);
+    QString where = block;
+    if (!d.port.empty()) where += QStringLiteral(".") + QString::fromStdString(d.port);
+    if (!d.param.empty()) where += (where.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(d.param);
+    QString message = QString::fromStdString(d.message);
+    if (!d.hint.empty()) message += QStringLiteral(" (") + QString::fromStdString(d.hint) + QStringLiteral(")");
+    QString severity = QString::fromLatin1(core::toString(d.severity));
+    if (fromRun) severity = tr("run %1").arg(severity);
+    auto* item = new QTreeWidgetItem({severity, where, message});
+    const auto icon = d.severity == core::Severity::Error     ? QStyle::SP_MessageBoxCritical
+                      : d.severity == core::Severity::Warning ? QStyle::SP_MessageBoxWarning
+                                                              : QStyle::SP_MessageBoxInformation;
+    item->setIcon(0, style()->standardIcon(icon));
+    item->setData(1, Qt::UserRole, block);
+    item->setToolTip(2, QString::fromStdString(d.text()));
+    return item;
+}
+
+void DiagnosticsPanel::render() {
     m_list->clear();
     QSet<QString> errorBlocks;
     int errors = 0, warnings = 0;
     QList<QTreeWidgetItem*> items;
+    for (const core::Diagnostic& d : m_runDiagnostics) {
+        items << makeItem(d, true);
+        if (d.severity == core::Severity::Error && !d.block.empty()) errorBlocks.insert(QString::fromStdString(d.block));
+    }
     for (const core::Diagnostic& d : m_diagnostics) {
-        const QString block = QString::fromStdString(d.block);
-        QString where = block;
-        if (!d.port.empty()) where += QStringLiteral(".") + QString::fromStdString(d.port);
-        if (!d.param.empty()) where += (where.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(d.param);
-        QString message = QString::fromStdString(d.message);
-        if (!d.hint.empty()) message += QStringLiteral(" (") + QString::fromStdString(d.hint) + QStringLiteral(")");
-        auto* item = new QTreeWidgetItem({QString::fromLatin1(core::toString(d.severity)), where, message});
-        const auto icon = d.severity == core::Severity::Error     ? QStyle::SP_MessageBoxCritical
-                          : d.severity == core::Severity::Warning ? QStyle::SP_MessageBoxWarning
-                                                                  : QStyle::SP_MessageBoxInformation;
-        item->setIcon(0, style()->standardIcon(icon));
-        item->setData(1, Qt::UserRole, block);
-        item->setToolTip(2, QString::fromStdString(d.text()));
-        items << item;
+        items << makeItem(d, false);
         if (d.severity == core::Severity::Error) {
             ++errors;
-            if (!block.isEmpty()) errorBlocks.insert(block);
+            if (!d.block.empty()) errorBlocks.insert(QString::fromStdString(d.block));
         }
         if (d.severity == core::Severity::Warning) ++warnings;
     }
@@ -107,11 +126,14 @@ void DiagnosticsPanel::show(int generation, core::Diagnostics diagnostics) {
     const auto count = [](int n, const char* one, const char* many) {
         return QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(n == 1 ? one : many));
     };
+    QString summary;
     if (errors == 0 && warnings == 0)
-        m_summary->setText(infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes")));
+        summary = infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes"));
     else
-        m_summary->setText(QStringLiteral("%1, %2, %3").arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
-                                                            count(infos, "note", "notes")));
+        summary = QStringLiteral("%1, %2, %3").arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
+                                                   count(infos, "note", "notes"));
+    if (!m_runDiagnostics.empty()) summary = tr("The last run failed: see the first entry. ") + summary;
+    m_summary->setText(summary);
     Q_EMIT validated(errorBlocks);
 }
 

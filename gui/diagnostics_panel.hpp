@@ -2,7 +2,8 @@
 // DiagnosticsPanel: what core::validateModel says about the model (parameter ranges, wiring,
 // structural analysis), refreshed after every non-cosmetic edit. Validation runs on a worker
 // thread on a copy of the model, debounced, so a large model never stalls editing; stale results
-// are dropped. Clicking an entry asks for its block to be selected.
+// are dropped. A run's failure (solver or structural errors, with time, block and hint) is listed
+// first until the next run starts. Clicking an entry asks for its block to be selected.
 #pragma once
 
 #include "core/blockapi/diagnostic.hpp"
@@ -13,6 +14,7 @@
 class QLabel;
 class QTimer;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace endstop::gui {
 
@@ -28,6 +30,9 @@ public:
     int validationsStarted() const { return m_started; }
     bool busy() const { return m_running; }
     void validateNow();   // skips the debounce (tests, file open)
+    // What the last run reported (empty: clears it); listed above the validation results.
+    void setRunDiagnostics(const core::Diagnostics& diagnostics);
+    const core::Diagnostics& runDiagnostics() const { return m_runDiagnostics; }
 
 Q_SIGNALS:
     void blockRequested(const QString& name);
@@ -37,12 +42,15 @@ private:
     void schedule();
     void start();
     void show(int generation, core::Diagnostics diagnostics);
+    void render();
+    QTreeWidgetItem* makeItem(const core::Diagnostic& d, bool fromRun) const;
 
     Document& m_doc;
     QTreeWidget* m_list;
     QLabel* m_summary;
     QTimer* m_debounce;
     core::Diagnostics m_diagnostics;
+    core::Diagnostics m_runDiagnostics;
     int m_generation = 0;
     int m_started = 0;
     bool m_running = false;

@@ -145,9 +145,11 @@ void DiagramView::dropEvent(QDropEvent* event) {
 
 // the canvas actions (added to this view by the main window), for the block under the mouse
 void DiagramView::contextMenuEvent(QContextMenuEvent* event) {
+    QString block;
     for (QGraphicsItem* i : items(event->pos())) {
         if (i->type() != BlockItem::Type) continue;
-        if (!i->isSelected()) m_scene->selectBlocks({static_cast<BlockItem*>(i)->name()});
+        block = static_cast<BlockItem*>(i)->name();
+        if (!i->isSelected()) m_scene->selectBlocks({block});
         break;
     }
     if (actions().isEmpty()) return;
@@ -158,6 +160,7 @@ void DiagramView::contextMenuEvent(QContextMenuEvent* event) {
         for (QAction* a : actions())
             if (a->objectName() == QLatin1String(name)) menu.addAction(a);
     }
+    Q_EMIT contextMenuAboutToShow(&menu, block);
     menu.exec(event->globalPos());
 }
 

@@ -5,6 +5,8 @@
 
 #include <QGraphicsView>
 
+class QMenu;
+
 namespace endstop::gui {
 
 class DiagramScene;
@@ -22,6 +24,11 @@ public:
     void fitAll();
     void zoomToSelection();
     QPointF visibleCenter() const;   // scene coordinates, where double-clicked blocks go
+
+Q_SIGNALS:
+    // Before the canvas context menu opens: others add their entries for the block under the
+    // mouse (empty: none), e.g. Plot and Tune.
+    void contextMenuAboutToShow(QMenu* menu, const QString& block);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;

@@ -11,6 +11,7 @@
 #include "gui/property_panel.hpp"
 #include "gui/recovery.hpp"
 #include "gui/resources.hpp"
+#include "gui/run_controller.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -35,12 +36,14 @@ MainWindow::MainWindow(const core::Registry& registry, QWidget* parent)
     : QMainWindow(parent), m_doc(new Document(registry, this)), m_scene(new DiagramScene(*m_doc, this)),
       m_view(new DiagramView(m_scene, this)), m_library(new BlockLibrary(registry, this)),
       m_properties(new PropertyPanel(*m_doc, *m_scene, this)), m_diagnostics(new DiagnosticsPanel(*m_doc, this)),
-      m_recovery(new Recovery(*m_doc, this)) {
+      m_recovery(new Recovery(*m_doc, this)), m_runs(new RunController(*m_doc, this)) {
     initResources();
     setCentralWidget(m_view);
     createActions();
     createMenus();
     createDocks();
+    createRunControls();
+    createRunDocks();
     statusBar()->showMessage(tr("Drag blocks from the library; drag from a port to another to wire them."), 8000);
     connect(m_scene, &DiagramScene::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
     connect(m_scene, &DiagramScene::blockActivated, this, &MainWindow::openParameters);

@@ -3,7 +3,8 @@
 // diagnostics list (bottom) as docks around one Document, with the menus, toolbar and shortcuts.
 //   main_window.cpp        layout, actions, selection glue
 //   main_window_files.cpp  New/Open/Save/Save As/Recent/Examples, confirmations, recovery, settings
-// Issue 6 adds its run controls, plots and tuning as further toolbars and docks.
+//   main_window_run.cpp    Run/Pause/Stop, stop time, solver settings, run status, the plot,
+//                          signal and tuning docks, Plot and Tune on the canvas context menu
 #pragma once
 
 #include "core/blockapi/registry.hpp"
@@ -14,7 +15,10 @@
 
 class QAction;
 class QDockWidget;
+class QLabel;
+class QLineEdit;
 class QMenu;
+class QProgressBar;
 class QToolBar;
 
 namespace endstop::gui {
@@ -24,8 +28,12 @@ class DiagnosticsPanel;
 class DiagramScene;
 class DiagramView;
 class Document;
+class PlotPanel;
 class PropertyPanel;
 class Recovery;
+class RunController;
+class SignalBrowser;
+class TuningPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -40,6 +48,13 @@ public:
     PropertyPanel* properties() const { return m_properties; }
     DiagnosticsPanel* diagnostics() const { return m_diagnostics; }
     Recovery* recovery() const { return m_recovery; }
+    RunController* runs() const { return m_runs; }
+    PlotPanel* plots() const { return m_plots; }
+    SignalBrowser* signalBrowser() const { return m_signals; }
+    TuningPanel* tuning() const { return m_tuning; }
+    QLineEdit* stopTimeEdit() const { return m_stopTime; }
+    QLabel* runStatus() const { return m_runStatus; }
+    QProgressBar* runProgress() const { return m_progress; }
     QToolBar* mainToolBar() const { return m_toolbar; }
     QAction* action(const QString& objectName) const;   // "save", "undo", "duplicate", ...
 
@@ -52,6 +67,9 @@ public:
     void offerRecovery();                   // after a crash: restore the autosaved changes?
     void openParameters(const QString& block);
     QStringList recentFiles() const;
+    void openSolverSettings();
+    // The canvas context menu's Plot and Tune submenus for a block.
+    void addBlockMenus(QMenu* menu, const QString& block);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -61,6 +79,13 @@ private:
     void setIcons();
     void createMenus();
     void createDocks();
+    void createRunControls();
+    void createRunDocks();
+    void updateRunActions();
+    void updateRunStatus();
+    void runFinished(int runId);
+    void commitStopTime();
+    void showStopTime();
     QAction* makeAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot);
     QAction* addViewAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot);
     bool maybeSave();   // false: the user cancelled
@@ -84,6 +109,14 @@ private:
     PropertyPanel* m_properties;
     DiagnosticsPanel* m_diagnostics;
     Recovery* m_recovery;
+    RunController* m_runs;
+    PlotPanel* m_plots = nullptr;
+    SignalBrowser* m_signals = nullptr;
+    TuningPanel* m_tuning = nullptr;
+    QToolBar* m_runToolbar = nullptr;
+    QLineEdit* m_stopTime = nullptr;
+    QLabel* m_runStatus = nullptr;
+    QProgressBar* m_progress = nullptr;
     QToolBar* m_toolbar = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;

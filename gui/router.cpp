@@ -17,6 +17,10 @@ constexpr int kAlong = 12;      // running along another wire
 constexpr int kCross = 1;       // crossing one
 constexpr int kReserved = 15;   // passing where another port's wire has to go
 constexpr int kMargin = 6;      // cells around the end points' box searched first
+// Wires whose box would exceed this many cells keep the quick route: a search across a whole
+// diagram (a ground wired to a thousand blocks) costs tens of milliseconds per wire and finds
+// little worth the detour at that scale.
+constexpr long kMaxCells = 40000;
 
 quint64 key(int x, int y) { return (quint64(quint32(x)) << 32) | quint32(y); }
 const int kDx[4] = {1, 0, -1, 0};
@@ -138,6 +142,7 @@ std::optional<QPolygonF> Router::route(QPointF a, QPointF da, QPointF b, QPointF
     const Cell s{int(std::lround(a1.x() / kGrid)), int(std::lround(a1.y() / kGrid))};
     const Cell g{int(std::lround(b1.x() / kGrid)), int(std::lround(b1.y() / kGrid))};
     for (const int margin : {kMargin, 4 * kMargin}) {   // nearby first, then a wider detour
+        if (static_cast<long>(std::abs(s.x - g.x) + 2 * margin + 1) * (std::abs(s.y - g.y) + 2 * margin + 1) > kMaxCells) break;
         Grid box = grid(s, g, margin);
         box.startDir = startDir;
         box.endDir = endDir;

@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
+#include <QVarLengthArray>
 
 #include <cmath>
 
@@ -16,6 +17,28 @@ namespace endstop::gui {
 namespace {
 bool horizontal(QPointF d) { return std::abs(d.x()) > 0.5; }
 bool vertical(QPointF d) { return std::abs(d.y()) > 0.5; }
+
+// The part of segment a-b inside r (Liang-Barsky); false if none.
+bool clipSegment(QPointF& a, QPointF& b, const QRectF& r) {
+    double t0 = 0.0, t1 = 1.0;
+    const double dx = b.x() - a.x(), dy = b.y() - a.y();
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0.0) {
+            if (q[i] < 0.0) return false;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0.0) t0 = std::max(t0, t);
+        else t1 = std::min(t1, t);
+        if (t0 > t1) return false;
+    }
+    const QPointF a0 = a;
+    a = a0 + t0 * QPointF(dx, dy);
+    b = a0 + t1 * QPointF(dx, dy);
+    return true;
+}
 }  // namespace
 
 QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db) {
@@ -69,7 +92,7 @@ QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db) {
 }
 
 WireItem::WireItem(DiagramScene& scene, core::Connection connection) : m_scene(scene), m_connection(std::move(connection)) {
-    setFlags(ItemIsSelectable);
+    setFlags(ItemIsSelectable | ItemUsesExtendedStyleOption);   // paint() clips to exposedRect
     setZValue(-1);   // under the blocks
     setConnection(m_connection);
     updateRoute();
@@ -156,7 +179,16 @@ void WireItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     if (lod < 0.3) pen.setWidthF(0);   // cosmetic hairline when far away
     p.setPen(pen);
     p.setBrush(Qt::NoBrush);
-    p.drawPath(m_path);
+    // Only the visible pieces: a wire to a ground shared by a thousand blocks spans the whole
+    // diagram, and the raster engine strokes a wide pen over its full length, visible or not.
+    const QRectF view = option->exposedRect.adjusted(-4, -4, 4, 4);
+    QVarLengthArray<QLineF, 8> lines;
+    for (int i = 1; i < m_path.elementCount(); ++i) {
+        QPointF a = m_path.elementAt(i - 1), b = m_path.elementAt(i);
+        if (clipSegment(a, b, view)) lines.append(QLineF(a, b));
+    }
+    if (lines.size() == m_path.elementCount() - 1) p.drawPath(m_path);   // whole: joins drawn properly
+    else if (!lines.isEmpty()) p.drawLines(lines.constData(), static_cast<int>(lines.size()));
     if (lod < 0.3) return;
     p.setPen(Qt::NoPen);
     p.setBrush(m_color);

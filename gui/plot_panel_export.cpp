@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Export: the plot as PNG or PDF (as drawn, without the cursor), the data as CSV (the current
+// run's full rows, not the drawn envelope: time and every plotted signal, SI, round-trip precision,
+// the header of endstop-batch's CSV).
+#include "core/units/unit.hpp"
+#include "gui/plot_panel.hpp"
+#include "gui/run_controller.hpp"
+#include "gui/subplot.hpp"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QSettings>
+
+namespace endstop::gui {
+
+bool PlotPanel::exportImage(const QString& path, int width, int height) {
+    hideCursor();
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);   // envelopes for the current ranges
+    if (QFileInfo(path).suffix().compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0)
+        return m_plot->savePdf(path, width, height);
+    return m_plot->savePng(path, width, height);
+}
+
+bool PlotPanel::exportCsv(const QString& path) const {
+    const RunSeries* run = m_runs.current();
+    if (!run && !m_runs.previous().empty()) run = m_runs.previous().front().get();
+    if (!run) return false;
+    const core::ResultBuffer& buffer = run->run().results();
+    std::vector<std::string> names;
+    std::vector<int> columns;
+    for (const auto& s : m_subplots)
+        for (const std::string& sig : s->signalNames()) {
+            const int c = buffer.columnIndex(sig);
+            if (c >= 0 && std::find(names.begin(), names.end(), sig) == names.end()) {
+                names.push_back(sig);
+                columns.push_back(c);
+            }
+        }
+    const std::size_t rows = buffer.rows();
+    std::vector<std::vector<double>> table(columns.size() + 1);
+    buffer.read(core::ResultBuffer::kTime, 0, rows, table[0]);
+    for (std::size_t i = 0; i < columns.size(); ++i) buffer.read(columns[i], 0, rows, table[i + 1]);
+
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return false;
+    std::string text = "time";
+    for (const std::string& n : names) text += ',' + n;
+    text += '\n';
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < table.size(); ++c) {
+            if (c > 0) text += ',';
+            text += core::formatNumber(table[c][r]);
+        }
+        text += '\n';
+        if (text.size() > (1u << 20)) {
+            file.write(text.data(), static_cast<qint64>(text.size()));
+            text.clear();
+        }
+    }
+    file.write(text.data(), static_cast<qint64>(text.size()));
+    return file.commit();
+}
+
+void PlotPanel::exportDialog(const QString& kind) {
+    const QString filter = kind == QLatin1String("csv")   ? tr("CSV files (*.csv)")
+                           : kind == QLatin1String("pdf") ? tr("PDF files (*.pdf)")
+                                                          : tr("PNG images (*.png)");
+    const QString dir = QSettings().value(QStringLiteral("lastExportDirectory")).toString();
+    QString path = QFileDialog::getSaveFileName(this, tr("Export"), dir + QStringLiteral("/plot.") + kind, filter);
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += '.' + kind;
+    QSettings().setValue(QStringLiteral("lastExportDirectory"), QFileInfo(path).absolutePath());
+    const bool ok = kind == QLatin1String("csv") ? exportCsv(path) : exportImage(path);
+    if (ok) Q_EMIT statusMessage(tr("Exported %1").arg(path));
+    else QMessageBox::warning(this, tr("Export"), tr("Could not write %1.").arg(path));
+}
+
+}  // namespace endstop::gui

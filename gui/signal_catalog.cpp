@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/signal_catalog.hpp"
+
+#include "gui/document.hpp"
+
+namespace endstop::gui {
+
+std::string SignalInfo::unitText() const {
+    return display.dimension.dimensionless() && display.scale == 1.0 ? std::string() : display.display();
+}
+
+std::vector<SignalInfo> signalsOf(const Document& doc, const std::string& block) {
+    std::vector<SignalInfo> out;
+    const core::BlockSpec* spec = doc.model().find(block);
+    const std::unique_ptr<core::Block> b = spec ? doc.instantiate(*spec) : nullptr;
+    if (!b) return out;
+    for (const core::RecordedVar& r : b->recorded()) {
+        const core::VarDesc& d = b->describe(r);
+        SignalInfo s{block + "." + d.name, block, d.name, d.label, core::Unit::si(d.unit.dimension), d.unit};
+        if (s.display.symbol.empty()) s.display = s.si;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<SignalInfo> signalCatalog(const Document& doc) {
+    std::vector<SignalInfo> out;
+    for (const core::BlockSpec& spec : doc.model().blocks()) {
+        std::vector<SignalInfo> s = signalsOf(doc, spec.name);
+        out.insert(out.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
+    }
+    return out;
+}
+
+std::optional<SignalInfo> signalInfo(const Document& doc, const std::string& column) {
+    const auto dot = column.rfind('.');
+    if (dot == std::string::npos) return std::nullopt;
+    for (SignalInfo& s : signalsOf(doc, column.substr(0, dot)))
+        if (s.name == column) return std::move(s);
+    return std::nullopt;
+}
+
+}  // namespace endstop::gui

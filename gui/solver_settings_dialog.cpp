@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "gui/solver_settings_dialog.hpp"
+
+#include "core/model/errors.hpp"
+#include "core/simulation/simulate.hpp"
+#include "core/units/unit.hpp"
+#include "gui/document.hpp"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+namespace endstop::gui {
+
+namespace {
+QString number(double v) { return QString::fromStdString(core::formatNumber(v)); }
+}
+
+std::optional<double> SolverSettingsDialog::parseTime(const QString& text) {
+    try {
+        return core::parseSI(text.trimmed().toStdString(), core::Dimension::time());
+    } catch (const core::UnitError&) {
+        return std::nullopt;
+    }
+}
+
+SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
+    : QDialog(parent), m_doc(doc), m_stop(new QLineEdit(this)), m_rtol(new QLineEdit(this)), m_atol(new QLineEdit(this)),
+      m_maxStep(new QLineEdit(this)), m_interval(new QLineEdit(this)), m_solver(new QComboBox(this)), m_error(new QLabel(this)) {
+    setWindowTitle(tr("Solver settings"));
+    const core::SimulationSettings& s = doc.model().simulation();
+    m_stop->setObjectName(QStringLiteral("stop_time"));
+    m_rtol->setObjectName(QStringLiteral("relative_tolerance"));
+    m_atol->setObjectName(QStringLiteral("absolute_tolerance"));
+    m_maxStep->setObjectName(QStringLiteral("max_step"));
+    m_interval->setObjectName(QStringLiteral("output_interval"));
+    m_stop->setText(number(s.stopTime) + QStringLiteral(" s"));
+    m_rtol->setText(number(s.relativeTolerance));
+    m_atol->setText(number(s.absoluteTolerance));
+    m_maxStep->setText(number(s.maxStep) + QStringLiteral(" s"));
+    m_interval->setText(number(s.outputInterval) + QStringLiteral(" s"));
+    m_maxStep->setToolTip(tr("0: no limit"));
+    m_interval->setToolTip(tr("0: a row at every solver step (and around every event)"));
+    m_solver->addItem(tr("auto (dense below 40 unknowns, else KLU)"), QStringLiteral("auto"));
+    m_solver->addItem(tr("dense"), QStringLiteral("dense"));
+    m_solver->addItem(tr("KLU (sparse)"), QStringLiteral("klu"));
+    m_solver->setCurrentIndex(std::max(0, m_solver->findData(QString::fromStdString(s.linearSolver))));
+    m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_error->setWordWrap(true);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Stop time"), m_stop);
+    form->addRow(tr("Relative tolerance"), m_rtol);
+    form->addRow(tr("Absolute tolerance"), m_atol);
+    form->addRow(tr("Maximum step"), m_maxStep);
+    form->addRow(tr("Output interval"), m_interval);
+    form->addRow(tr("Linear solver"), m_solver);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_error);
+    layout->addWidget(buttons);
+}
+
+QLineEdit* SolverSettingsDialog::field(const QString& key) const { return findChild<QLineEdit*>(key); }
+
+std::optional<core::SimulationSettings> SolverSettingsDialog::settings() {
+    core::SimulationSettings s = m_doc.model().simulation();
+    bool ok = true;
+    const auto time = [&](QLineEdit* e, double& out) {
+        if (const auto v = parseTime(e->text())) out = *v;
+        else ok = false;
+    };
+    const auto plain = [&](QLineEdit* e, double& out) {
+        bool good = false;
+        const double v = QLocale::c().toDouble(e->text().trimmed(), &good);
+        if (good) out = v;
+        else ok = false;
+    };
+    time(m_stop, s.stopTime);
+    plain(m_rtol, s.relativeTolerance);
+    plain(m_atol, s.absoluteTolerance);
+    time(m_maxStep, s.maxStep);
+    time(m_interval, s.outputInterval);
+    s.linearSolver = m_solver->currentData().toString().toStdString();
+    if (!ok) {
+        m_error->setText(tr("Enter numbers; times may carry a unit (\"500 ms\")."));
+        return std::nullopt;
+    }
+    try {
+        core::resolveSettings(s, {});
+    } catch (const core::Error& e) {
+        m_error->setText(QString::fromStdString(e.what()));
+        return std::nullopt;
+    }
+    m_error->clear();
+    return s;
+}
+
+bool SolverSettingsDialog::apply() {
+    const auto s = settings();
+    if (!s) return false;
+    if (*s == m_doc.model().simulation()) return true;
+    if (const auto error = m_doc.apply(core::SetSimulation{*s}, tr("Solver settings"))) {
+        m_error->setText(*error);
+        return false;
+    }
+    return true;
+}
+
+void SolverSettingsDialog::accept() {
+    if (apply()) QDialog::accept();
+}
+
+}  // namespace endstop::gui

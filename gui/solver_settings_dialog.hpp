@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SolverSettingsDialog: the model's simulation settings (stop time, tolerances, maximum step,
+// output interval, linear solver). Times accept units ("500 ms"); the settings are checked by the
+// core before OK closes the dialog, and OK applies them as one SetSimulation edit (undo stack).
+#pragma once
+
+#include "core/model/model.hpp"
+
+#include <QDialog>
+
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+
+namespace endstop::gui {
+
+class Document;
+
+class SolverSettingsDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit SolverSettingsDialog(Document& doc, QWidget* parent = nullptr);
+
+    QLineEdit* field(const QString& key) const;   // "stop_time", "relative_tolerance", ...
+    QComboBox* linearSolver() const { return m_solver; }
+    QLabel* errorLabel() const { return m_error; }
+    std::optional<core::SimulationSettings> settings();   // nullopt: invalid, reason shown
+    bool apply();                                          // OK without closing (tests)
+
+    static std::optional<double> parseTime(const QString& text);   // "2", "2 s", "500 ms"
+
+    void accept() override;
+
+private:
+    Document& m_doc;
+    QLineEdit* m_stop;
+    QLineEdit* m_rtol;
+    QLineEdit* m_atol;
+    QLineEdit* m_maxStep;
+    QLineEdit* m_interval;
+    QComboBox* m_solver;
+    QLabel* m_error;
+};
+
+}  // namespace endstop::gui
