@@ -82,22 +82,30 @@ struct Sym {
     double v = 0.0;
     std::bitset<kMaxInputs> deps;
     bool nonlinear = false;   // some operation made the derivative depend on the inputs' values
+    bool time = false;        // depends on the time (a coefficient of an input that varies)
 
     Sym() = default;
     Sym(double x) : v(x) {}   // NOLINT
     Sym(double x, std::bitset<kMaxInputs> m, bool nl = false) : v(x), deps(m), nonlinear(nl) {}
-    Sym& operator+=(const Sym& o) { v += o.v; deps |= o.deps; nonlinear = nonlinear || o.nonlinear; return *this; }
-    Sym& operator-=(const Sym& o) { v -= o.v; deps |= o.deps; nonlinear = nonlinear || o.nonlinear; return *this; }
+    static Sym ofTime(double t) {
+        Sym s(t);
+        s.time = true;
+        return s;
+    }
+    Sym& operator+=(const Sym& o) { return add(o, 1.0); }
+    Sym& operator-=(const Sym& o) { return add(o, -1.0); }
     Sym& operator*=(const Sym& o) {
-        nonlinear = nonlinear || o.nonlinear || (deps.any() && o.deps.any());
+        nonlinear = nonlinear || o.nonlinear || (deps.any() && (o.deps.any() || o.time)) || (time && o.deps.any());
         v *= o.v;
         deps |= o.deps;
+        time = time || o.time;
         return *this;
     }
     Sym& operator/=(const Sym& o) {
-        nonlinear = nonlinear || o.nonlinear || o.deps.any();
+        nonlinear = nonlinear || o.nonlinear || o.deps.any() || (o.time && deps.any());
         v /= o.v;
         deps |= o.deps;
+        time = time || o.time;
         return *this;
     }
     // Set when block code looked at the value of something that depends on the inputs (a
@@ -107,10 +115,23 @@ struct Sym {
         static thread_local bool flag = false;
         return flag;
     }
+
+private:
+    Sym& add(const Sym& o, double sign) {
+        v += sign * o.v;
+        deps |= o.deps;
+        nonlinear = nonlinear || o.nonlinear;
+        time = time || o.time;
+        return *this;
+    }
 };
-inline Sym chain(const Sym& x, double fx, double /*dfx*/) { return {fx, x.deps, x.nonlinear || x.deps.any()}; }
-inline double value(const Sym& x) {
-    if (x.deps.any()) Sym::valueInspected() = true;
+inline Sym chain(const Sym& x, double fx, double /*dfx*/) {
+    Sym r(fx, x.deps, x.nonlinear || x.deps.any());
+    r.time = x.time;
+    return r;
+}
+inline double value(const Sym& x) {   // a branch on the time may switch coefficients too
+    if (x.deps.any() || x.time) Sym::valueInspected() = true;
     return x.v;
 }
 
@@ -174,7 +195,11 @@ template <Active X> X sign(const X& x) { return x * 0.0 + ad::sign(value(x)); }
 
 // Piecewise selections. For Sym both branches count, so structure covers every branch.
 template <class X> X select(bool cond, const X& a, const X& b) { return cond ? a : b; }
-inline Sym select(bool cond, const Sym& a, const Sym& b) { return {cond ? a.v : b.v, a.deps | b.deps, a.nonlinear || b.nonlinear}; }
+inline Sym select(bool cond, const Sym& a, const Sym& b) {
+    Sym r(cond ? a.v : b.v, a.deps | b.deps, a.nonlinear || b.nonlinear);
+    r.time = a.time || b.time;
+    return r;
+}
 template <class X> X min(const X& a, const X& b) { return select(value(a) <= value(b), a, b); }
 template <class X> X max(const X& a, const X& b) { return select(value(a) >= value(b), a, b); }
 template <class X> X clamp(const X& x, const X& lo, const X& hi) { return min(max(x, lo), hi); }

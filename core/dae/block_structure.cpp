@@ -32,39 +32,6 @@ void sortUnique(std::vector<std::pair<int, int>>& row) {
     row.erase(std::unique(row.begin(), row.end()), row.end());
 }
 
-// dF/dy and dF/dy' of a block's rows over its base slots (at the start values: for a block linear
-// in its slots they are the same everywhere).
-std::pair<std::vector<double>, std::vector<double>> localJacobian(const DaeSystem& s, Evaluator& ev, int bi,
-                                                                  const std::vector<double>& disc) {
-    const Binding& b = s.bindings[at(bi)];
-    const Block& blk = *s.topo.blocks[at(bi)].block;
-    const int ns = b.baseSlots;
-    const int rows = static_cast<int>(b.ownRow.size() + b.portRow.size());
-    std::vector<double> y(at(ns), 0.0), yp(at(ns), 0.0);
-    const double t = 0.0;
-    std::vector<double> dy(at(rows * ns), 0.0), dyp(at(rows * ns), 0.0);
-    auto& w = ev.jets();
-    constexpr int kDirs = 8;
-    for (const bool derivative : {false, true})
-        for (int c0 = 0; c0 < ns; c0 += kDirs) {
-            Eq<Jet> eq = ev.prepare(w, bi, State{t, s.y0.data(), nullptr, disc.data()},
-                                    [&](int k, double, double, Jet& yo, Jet& dout) {
-                                        const bool in = k < ns && k >= c0 && k < c0 + kDirs;
-                                        const double yk = k < ns ? y[at(k)] : 0.0, dk = k < ns ? yp[at(k)] : 0.0;
-                                        yo = in && !derivative ? Jet::seed(yk, k - c0) : Jet(yk);
-                                        dout = in && derivative ? Jet::seed(dk, k - c0) : Jet(dk);
-                                    },
-                                    [&](double) { return Jet(t); });
-            blk.eval(eq);
-            std::vector<double>& out = derivative ? dyp : dy;
-            for (int r = 0; r < rows; ++r) {
-                const Jet& g = r < static_cast<int>(b.ownRow.size()) ? w.res[at(r)] : w.thr[at(r) - b.ownRow.size()];
-                for (int j = 0; j < kDirs && c0 + j < ns; ++j) out[at(r * ns + c0 + j)] = g.d[at(j)];
-            }
-        }
-    return {dy, dyp};
-}
-
 BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
     const Block& blk = *s.topo.blocks[at(bi)].block;
     const Binding& b = s.bindings[at(bi)];
@@ -97,15 +64,7 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
         if (st.all.empty()) st.all.resize(inc.size());
         for (std::size_t r = 0; r < inc.size(); ++r) st.all[r].insert(st.all[r].end(), inc[r].begin(), inc[r].end());
         st.perMode.push_back(std::move(inc));
-        // linear in this mode: its Jacobian, taken once, holds everywhere
-        if (linear && !b.tangent) {
-            auto [dy, dyp] = localJacobian(s, ev, bi, disc);
-            st.linearY.push_back(std::move(dy));
-            st.linearYp.push_back(std::move(dyp));
-        } else {
-            st.linearY.emplace_back();
-            st.linearYp.emplace_back();
-        }
+        st.linear.push_back(linear ? 1 : 0);
     }
     disc = saved;
     for (auto& row : st.all) sortUnique(row);

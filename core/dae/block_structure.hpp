@@ -30,10 +30,9 @@ struct BlockStructure {
     std::vector<std::vector<char>> constraintForce;   // [combination][own variable]
     bool anyConstraintForce = false;
     bool derivativesChange = false;          // some combination changes where y' enters
-    // Blocks whose equations are linear in a mode (masses, springs, dampers, a full stiffness stop
-    // in each region) have a constant Jacobian there: dF/dy and dF/dy' over local rows x base
-    // slots, row-major; empty where the mode is nonlinear (or the block differentiates rows).
-    std::vector<std::vector<double>> linearY, linearYp;   // [combination]
+    // Whether the equations are linear in the slots in a mode (masses, springs, dampers, a full
+    // stiffness stop in each region): their Jacobian is then constant while the discrete state is.
+    std::vector<char> linear;   // [combination]
 
     int combination(std::span<const double> discrete) const;   // the block's discretes
 };

@@ -125,40 +125,43 @@ void Evaluator::residual(const State& s, double* F) {
     }
 }
 
-// A block linear in its current mode: A + cj B from the structure's constant matrices (y' of a
-// slot with a dummy derivative goes to the dummy's column with coefficient 1).
-bool Evaluator::linearJacobian(int bi, const State& s, double cj, double* values) {
-    const Binding& b = m_sys.bindings[at(bi)];
-    if (b.tangent) return false;
-    const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[at(bi)])];
-    const int c = st.combination({s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
-    const std::vector<double>& A = st.linearY[at(c)];
-    if (A.empty()) return false;
-    const std::vector<double>& B = st.linearYp[at(c)];
-    const int ns = static_cast<int>(b.slot.size()), nb = b.baseSlots;
-    const int rows = static_cast<int>(b.ownRow.size() + b.portRow.size());
-    for (int r = 0; r < rows; ++r) {
-        const int* pos = &b.jac[at(r * ns)];
-        const double* a = &A[at(r * nb)];
-        const double* d = &B[at(r * nb)];
-        for (int k = 0; k < nb; ++k) {
-            const int ds = b.derSlot[at(k)];
-            if (ds < 0) {
-                const double v = a[k] + cj * d[k];
-                if (v != 0.0 && pos[k] >= 0) values[pos[k]] += v;
-                continue;
-            }
-            if (a[k] != 0.0 && pos[k] >= 0) values[pos[k]] += a[k];
-            if (d[k] != 0.0 && pos[ds] >= 0) values[pos[ds]] += d[k];
-        }
-    }
-    return true;
+// Blocks linear in their current mode contribute A + cj B with constant A and B: those are summed
+// once per discrete state (after each event) and the blocks skipped until the next one.
+void Evaluator::jacobian(const State& s, double cj, double* values) {
+    const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
+    const std::size_t nd = m_sys.discrete0.size();
+    if (!m_linearValid || (nd > 0 && !std::equal(m_linearDiscrete.begin(), m_linearDiscrete.end(), s.discrete)))
+        rebuildLinear(s);
+    const double* a = m_linearA.data();
+    const double* b = m_linearB.data();
+    for (std::size_t i = 0; i < nnz; ++i) values[i] = a[i] + cj * b[i];
+    for (const int bi : m_nonlinearBlocks) blockJacobian(bi, s, cj, values);
 }
 
-void Evaluator::jacobian(const State& s, double cj, double* values) {
-    std::fill(values, values + m_sys.pattern.nnz(), 0.0);
+void Evaluator::rebuildLinear(const State& s) {
+    const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
+    m_linearA.assign(nnz, 0.0);
+    m_linearB.assign(nnz, 0.0);
+    m_nonlinearBlocks.clear();
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
-        if (linearJacobian(static_cast<int>(bi), s, cj, values)) continue;
+        const Binding& b = m_sys.bindings[bi];
+        const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[bi])];
+        const int c = st.combination({s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
+        if (b.tangent || !st.linear[at(c)]) {
+            m_nonlinearBlocks.push_back(static_cast<int>(bi));
+            continue;
+        }
+        blockJacobian(static_cast<int>(bi), s, 0.0, m_linearA.data());   // dF/dy
+        blockJacobian(static_cast<int>(bi), s, 1.0, m_linearB.data());   // dF/dy + dF/dy'
+    }
+    for (std::size_t i = 0; i < nnz; ++i) m_linearB[i] -= m_linearA[i];
+    m_linearDiscrete.assign(s.discrete, s.discrete + m_sys.discrete0.size());
+    m_linearValid = true;
+}
+
+void Evaluator::blockJacobian(int block, const State& s, double cj, double* values) {
+    {
+        const std::size_t bi = at(block);
         const Binding& b = m_sys.bindings[bi];
         const Block& blk = *m_sys.bindings[bi].block;
         const int ns = static_cast<int>(b.slot.size());
@@ -229,7 +232,7 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
                              const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
                              dout.deps.set(ds >= 0 ? at(2 * ds) : at(2 * k + 1));
                          },
-                         [](double t) { return Sym(t); });
+                         [](double t) { return Sym::ofTime(t); });
     Sym::valueInspected() = false;
     blk.eval(eq);
     if (linear) {

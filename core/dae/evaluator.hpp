@@ -59,7 +59,8 @@ public:
 
 private:
     Eq<double> hotEq(const HotBlock& h, const State& s);
-    bool linearJacobian(int block, const State& s, double cj, double* values);
+    void blockJacobian(int block, const State& s, double cj, double* values);   // adds into values
+    void rebuildLinear(const State& s);
     void reserveHot();
 
     const DaeSystem& m_sys;
@@ -69,6 +70,11 @@ private:
     Workspace<Jet> m_j;
     Workspace<ad::Tan<Jet>> m_tj;
     Workspace<ad::Sym> m_s;
+    // the Jacobian of the blocks linear in their current mode, dF/dy and dF/dy', for the
+    // discrete state it was summed at; the other blocks are differentiated at every call
+    std::vector<double> m_linearA, m_linearB, m_linearDiscrete;
+    std::vector<int> m_nonlinearBlocks;
+    bool m_linearValid = false;
 };
 
 template <class S, class Seed, class TimeSeed>

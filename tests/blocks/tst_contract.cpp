@@ -150,7 +150,7 @@ private Q_SLOTS:
             }
             std::vector<ad::Sym> res, thr;
             ad::Sym::valueInspected() = false;
-            h.eval(sy, syp, ad::Sym(0.5), res, thr);
+            h.eval(sy, syp, ad::Sym::ofTime(0.5), res, thr);
             bool linear = !ad::Sym::valueInspected();
             for (const auto& r : res) linear = linear && !r.nonlinear;
             for (const auto& r : thr) linear = linear && !r.nonlinear;
