@@ -189,18 +189,20 @@ void MainWindow::createMenus() {
     m_toolbar->addActions({action("fit"), action("zoomIn"), action("zoomOut")});
 }
 
+// A dock with its toggle in the View menu; the object name keys the saved layout.
+QDockWidget* MainWindow::addDock(const QString& name, const QString& title, QWidget* w, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(w);
+    addDockWidget(area, d);
+    findChild<QMenu*>("viewMenu")->addAction(d->toggleViewAction());
+    return d;
+}
+
 void MainWindow::createDocks() {
-    const auto dock = [this](const QString& name, const QString& title, QWidget* w, Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(w);
-        addDockWidget(area, d);
-        findChild<QMenu*>("viewMenu")->addAction(d->toggleViewAction());
-        return d;
-    };
-    QDockWidget* library = dock("libraryDock", tr("Library"), m_library, Qt::LeftDockWidgetArea);
-    QDockWidget* properties = dock("propertiesDock", tr("Properties"), m_properties, Qt::RightDockWidgetArea);
-    QDockWidget* diagnostics = dock("diagnosticsDock", tr("Diagnostics"), m_diagnostics, Qt::BottomDockWidgetArea);
+    QDockWidget* library = addDock("libraryDock", tr("Library"), m_library, Qt::LeftDockWidgetArea);
+    QDockWidget* properties = addDock("propertiesDock", tr("Properties"), m_properties, Qt::RightDockWidgetArea);
+    QDockWidget* diagnostics = addDock("diagnosticsDock", tr("Diagnostics"), m_diagnostics, Qt::BottomDockWidgetArea);
     // default proportions; a saved layout (restoreSettings) replaces them
     QTimer::singleShot(0, this, [this, library, properties, diagnostics] {
         if (!QSettings().contains("window/state")) {

@@ -79,6 +79,7 @@ private:
     void setIcons();
     void createMenus();
     void createDocks();
+    QDockWidget* addDock(const QString& name, const QString& title, QWidget* w, Qt::DockWidgetArea area);
     void createRunControls();
     void createRunDocks();
     void updateRunActions();

@@ -96,17 +96,9 @@ void MainWindow::createRunDocks() {
     m_plots = new PlotPanel(*m_doc, *m_runs, this);
     m_signals = new SignalBrowser(*m_doc, this);
     m_tuning = new TuningPanel(*m_doc, *m_runs, this);
-    const auto dock = [this](const QString& name, const QString& title, QWidget* w, Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(w);
-        addDockWidget(area, d);
-        findChild<QMenu*>("viewMenu")->addAction(d->toggleViewAction());
-        return d;
-    };
-    QDockWidget* plots = dock("plotsDock", tr("Plots"), m_plots, Qt::BottomDockWidgetArea);
-    QDockWidget* signalDock = dock("signalsDock", tr("Signals"), m_signals, Qt::LeftDockWidgetArea);
-    QDockWidget* tuning = dock("tuningDock", tr("Tuning"), m_tuning, Qt::RightDockWidgetArea);
+    QDockWidget* plots = addDock("plotsDock", tr("Plots"), m_plots, Qt::BottomDockWidgetArea);
+    QDockWidget* signalDock = addDock("signalsDock", tr("Signals"), m_signals, Qt::LeftDockWidgetArea);
+    QDockWidget* tuning = addDock("tuningDock", tr("Tuning"), m_tuning, Qt::RightDockWidgetArea);
     auto* library = findChild<QDockWidget*>("libraryDock");
     auto* diagnostics = findChild<QDockWidget*>("diagnosticsDock");
     auto* properties = findChild<QDockWidget*>("propertiesDock");

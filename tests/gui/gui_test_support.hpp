@@ -7,6 +7,7 @@
 #include "gui/diagram_scene.hpp"
 #include "gui/diagram_view.hpp"
 #include "gui/document.hpp"
+#include "gui/main_window.hpp"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -14,6 +15,7 @@
 #include <QMouseEvent>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTest>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -27,6 +29,16 @@ inline void isolateSettings(QTemporaryDir& dir) {
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
     QSettings().clear();
+}
+
+// A main window shown (offscreen), active and exposed, as the GUI tests drive it.
+inline std::unique_ptr<gui::MainWindow> shownWindow(QSize size = QSize(1280, 800)) {
+    auto w = std::make_unique<gui::MainWindow>(blocks::registry());
+    w->resize(size);
+    w->show();
+    QApplication::setActiveWindow(w.get());
+    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+    return w;
 }
 
 inline QByteArray bytes(const gui::Document& doc) { return core::io::serializeProject(doc.model()); }

@@ -61,11 +61,8 @@ private Q_SLOTS:
     void initTestCase() { test::isolateSettings(m_settings); }
 
     void init() {
-        m_window = std::make_unique<gui::MainWindow>(blocks::registry());
-        m_window->resize(1200, 800);
-        m_window->show();
-        QApplication::setActiveWindow(m_window.get());
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window = test::shownWindow(QSize(1200, 800));
+        QVERIFY(m_window);
         doc().reset(test::modelFromJson(kModel), QString());
         view()->setTransform(QTransform());   // zoom 1, so scene units are pixels
         view()->centerOn(160, 120);

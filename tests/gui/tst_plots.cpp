@@ -63,11 +63,8 @@ private:
 private Q_SLOTS:
     void initTestCase() { test::isolateSettings(m_settings); }
     void init() {
-        m_window = std::make_unique<gui::MainWindow>(blocks::registry());
-        m_window->resize(1280, 800);
-        m_window->show();
-        QApplication::setActiveWindow(m_window.get());
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window = test::shownWindow(QSize(1280, 800));
+        QVERIFY(m_window);
     }
     void cleanup() {
         doc().markClean();

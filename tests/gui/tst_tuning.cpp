@@ -78,10 +78,8 @@ private:
 private Q_SLOTS:
     void initTestCase() { test::isolateSettings(m_settings); }
     void init() {
-        m_window = std::make_unique<gui::MainWindow>(blocks::registry());
-        m_window->resize(1280, 800);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window = test::shownWindow(QSize(1280, 800));
+        QVERIFY(m_window);
         doc().reset(test::modelFromJson(kImpact), QString());
     }
     void cleanup() {
