@@ -16,17 +16,23 @@ namespace endstop::batch {
 
 namespace {
 
-// Keeps the last row for the summary printed without --out.
+// Keeps the last row's first columns for the summary printed without --out (a 10,000-mass chain
+// has 200,000 columns: copying them all would be the largest allocation of the run).
 class LastRow : public core::ResultSink {
 public:
-    void begin(const std::vector<core::Column>& c) override { columns = c; }
+    static constexpr std::size_t kShown = 12;
+    void begin(const std::vector<core::Column>& c) override {
+        total = c.size();
+        columns.assign(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(std::min(kShown, c.size())));
+    }
     void row(double t, std::span<const double> v) override {
         time = t;
-        values.assign(v.begin(), v.end());
+        values.assign(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(kShown, v.size())));
     }
     void end(const core::RunStats& s) override { stats = s; }   // also after a failure
     bool wantsEveryRow() const override { return false; }
     std::vector<core::Column> columns;
+    std::size_t total = 0;
     std::vector<double> values;
     double time = 0.0;
     core::RunStats stats;
@@ -35,11 +41,11 @@ public:
 void printSummary(std::ostream& out, const LastRow& last, const core::RunStats& s) {
     out << "simulated to t = " << core::formatNumber(last.time) << " s: " << s.steps << " steps, " << s.events
         << " events, " << core::formatNumber(s.wallSeconds) << " s wall (" << s.unknowns << " unknowns, " << s.linearSolver << ")\n";
-    const std::size_t shown = std::min<std::size_t>(last.columns.size(), 12);
+    const std::size_t shown = std::min(last.columns.size(), last.values.size());
     for (std::size_t i = 0; i < shown; ++i)
         out << "  " << std::left << std::setw(28) << last.columns[i].name << " " << std::setw(14)
             << core::formatNumber(last.values[i]) << " " << last.columns[i].unit << "\n";
-    if (shown < last.columns.size()) out << "  ... " << last.columns.size() - shown << " more (use --out)\n";
+    if (shown < last.total) out << "  ... " << last.total - shown << " more (use --out)\n";
     out << "no CSV written (use --out FILE or --out -)\n";
 }
 

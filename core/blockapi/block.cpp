@@ -110,13 +110,14 @@ Unit unitOf(std::string_view text) {
 }  // namespace
 
 Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>()) {
-    m_i->key = info.typeId;
-    for (const auto& [k, v] : given) m_i->key += ';' + k + '=' + toString(v);
+    std::string key = info.typeId;
+    for (const auto& [k, v] : given) key += ';' + k + '=' + toString(v);
     m_i->given = std::move(given);
-    m_shape = shapes().find<Shape>(m_i->key);
+    m_shape = shapes().find<Shape>(key);
     m_shared = m_shape != nullptr;
     if (!m_shared) {
         m_shape = std::make_shared<Shape>();
+        m_shape->key = std::move(key);
         m_shape->info = std::move(info);
     }
 }
@@ -124,7 +125,17 @@ Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>
 void Block::publishShape() {
     if (m_shared) return;
     m_shared = true;
-    shapes().insert(m_i->key, m_shape);
+    shapes().insert(m_shape->key, m_shape);
+}
+
+ParamDesc& Block::scratchParam() {
+    static thread_local ParamDesc scratch;
+    return scratch;
+}
+
+PortDesc& Block::scratchPort() {
+    static thread_local PortDesc scratch;
+    return scratch;
 }
 
 int Block::portIndex(std::string_view name) const {

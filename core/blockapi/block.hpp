@@ -65,7 +65,7 @@ public:
     double initialValue(int var) const { return m_i->initial[static_cast<std::size_t>(var)]; }
     bool grounds() const { return m_shape->grounds; }   // a reference: its node has across value 0
     // Blocks of one type built from the same parameters share their descriptors; this names them.
-    const std::string& shapeKey() const { return m_i->key; }
+    const std::string& shapeKey() const { return m_shape->key; }
 
     double real(Param p) const {
         const auto i = static_cast<std::size_t>(p.index);
@@ -150,6 +150,7 @@ protected:
 private:
     // What every block of one type built from the same parameters shares.
     struct Shape {
+        std::string key;   // type id and the given parameters
         BlockInfo info;
         std::vector<ParamDesc> params;
         std::vector<PortDesc> ports;
@@ -163,7 +164,6 @@ private:
     };
     // What is this block's own.
     struct Instance {
-        std::string key;                   // shape key: type id and the given parameters
         ParamValues given;
         std::vector<ParamValue> byIndex;   // resolved values by parameter index
         mutable std::optional<ParamValues> values;
@@ -172,18 +172,18 @@ private:
         std::vector<InitialAcross> initialAcross;
         Diagnostics buildErrors;
         int params = 0, ports = 0, vars = 0, computed = 0, discretes = 0, conserving = 0;   // declared so far
-        ParamDesc scratchParam;            // what builders of a known shape write to
-        PortDesc scratchPort;
-        VarDesc scratchVar;
     };
 
     bool building() const { return !m_shared; }
+    // what builders of a known shape write to (one per thread, not one per block)
+    static ParamDesc& scratchParam();
+    static PortDesc& scratchPort();
     ParamValue resolved(const ParamDesc& d) const;
     void checkType(int index);
     bool visible(const std::optional<Visibility>& rule) const;
     const ParamValue& valueAt(int index) const { return m_i->byIndex[static_cast<std::size_t>(index)]; }
     ParamDesc& paramAt(int index) {
-        return building() ? m_shape->params[static_cast<std::size_t>(index)] : m_i->scratchParam;
+        return building() ? m_shape->params[static_cast<std::size_t>(index)] : scratchParam();
     }
     int declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit, ParamValue def);
     int declarePort(std::string_view name, std::string_view label, PortKind kind, Domain d, std::string_view unit);
@@ -274,7 +274,7 @@ public:
     PortBuilder& recorded();   // an output port whose value is recorded under the port's name
     operator Port() const;     // NOLINT
 private:
-    PortDesc& p() { return m_b.building() ? m_b.m_shape->ports[static_cast<std::size_t>(m_i)] : m_b.m_i->scratchPort; }
+    PortDesc& p() { return m_b.building() ? m_b.m_shape->ports[static_cast<std::size_t>(m_i)] : Block::scratchPort(); }
     Block& m_b;
     int m_i;
 };
