@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Shared by the friction and spring tests: solver settings per tolerance, the event log read by
+// Shared by the friction and spring tests: the event log read by
 // block and kind, and a check that prints the error it found, so a run shows the accuracy reached.
 #pragma once
 
@@ -12,16 +12,6 @@
 #include <vector>
 
 namespace endstop::test {
-
-// rtol as given, atol two decades below it, every solver step recorded
-inline core::SimulationOptions solverOptions(double stop, double rtol, double interval = 0.0) {
-    core::SimulationOptions o;
-    o.stopTime = stop;
-    o.relativeTolerance = rtol;
-    o.absoluteTolerance = rtol * 1e-2;
-    o.outputInterval = interval;
-    return o;
-}
 
 inline std::vector<double> eventTimes(const core::MemorySink& r, const std::string& block, core::EventKind kind) {
     std::vector<double> out;

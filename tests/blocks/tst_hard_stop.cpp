@@ -24,15 +24,6 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-core::SimulationOptions options(double stop, double rtol, double interval = 0.0) {
-    core::SimulationOptions o;
-    o.stopTime = stop;
-    o.relativeTolerance = rtol;
-    o.absoluteTolerance = rtol * 1e-2;
-    if (interval > 0) o.outputInterval = interval;
-    return o;
-}
-
 std::string num(double x) {
     std::ostringstream s;
     s.precision(17);
@@ -119,7 +110,7 @@ private Q_SLOTS:
         QFETCH(double, rtol);
         const Impact c(rotational);
         const Oscillator o(c.m, c.K, c.D);
-        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), options(0.1, rtol, 2e-6));
+        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), test::solverOptions(0.1, rtol, 2e-6));
         const auto ev = eventsOf(r, "stop");
         QCOMPARE(ev.size(), std::size_t(2));
         QCOMPARE(ev[0].kind, EventKind::Bound);
@@ -148,8 +139,8 @@ private Q_SLOTS:
         QFETCH(double, rtol);
         const Impact c(rotational);
         const Oscillator o(c.m, c.K, c.D);
-        const auto damped = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), options(0.1, rtol, 2e-6));
-        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_undamped")), options(0.1, rtol, 2e-6));
+        const auto damped = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), test::solverOptions(0.1, rtol, 2e-6));
+        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_undamped")), test::solverOptions(0.1, rtol, 2e-6));
         const auto ev = eventsOf(r, "stop");
         QCOMPARE(ev.size(), std::size_t(2));
         const double t0 = ev[0].time, pMax = c.v0 / o.wn * o.compressionFactor();
@@ -171,7 +162,7 @@ private Q_SLOTS:
         const double m = 1.0, K = 1e4, D = 150.0, delta = 1e-4, v0 = 0.5;   // zeta = 0.75: the clamp acts on the rebound
         const std::string params = R"("model":"smooth","upper_bound":0.05,"upper_stiffness":1e4,"upper_damping":150,)"
                                    R"("transition_region":1e-4)";
-        const auto r = test::run(bodyOnStop(false, m, v0, params), options(0.2, 1e-8));
+        const auto r = test::run(bodyOnStop(false, m, v0, params), test::solverOptions(0.2, 1e-8));
         const auto& t = r.time();
         const auto &p = r.values("stop.penetration"), &v = r.values("stop.v"), &f = r.values("stop.f");
         const double fMax = test::maxOf(r, "stop.f");
@@ -213,7 +204,7 @@ private Q_SLOTS:
             {"name":"g","type":"translational.reference"}],
             "connections":[["w.y","sum.u1"],["lift.y","sum.u2"],["sum.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"],
                            ["m.M","stop.R"],["stop.C","g.R"]]})");
-        const auto r = test::run(model, options(6.0, rtol));
+        const auto r = test::run(model, test::solverOptions(6.0, rtol));
         const auto ev = eventsOf(r, "stop");
         double tk = std::sqrt(2 * h / g), vk = -std::sqrt(2 * g * h);
         std::size_t k = 0;
@@ -258,7 +249,7 @@ private Q_SLOTS:
         QFETCH(bool, rotational);
         const double ma = 1.0, mb = 3.0, va = 2.0, vb = -0.5, e = 0.6;
         const auto model = twoBodies(rotational, ma, va, mb, vb, R"("model":"restitution","upper_bound":0.1,"lower_bound":-1,"restitution_coefficient":0.6)");
-        const auto r = test::run(model, options(0.2, 1e-8));
+        const auto r = test::run(model, test::solverOptions(0.2, 1e-8));
         const std::string v = rotational ? ".w" : ".v";
         const double va1 = test::last(r, "a" + v), vb1 = test::last(r, "b" + v);
         CHECK_CLOSE(ma * va1 + mb * vb1, ma * va + mb * vb, 1e-12);
@@ -285,7 +276,7 @@ private Q_SLOTS:
              "upper_bound":0.5,"restitution_coefficient":0.6}},
             {"name":"g","type":"translational.reference"}],
             "connections":[["m.M","stop.R"],["stop.C","vs.R"],["vs.C","g.R"],["V.y","vs.S"]]})");
-        const auto r = test::run(model, options(0.1, 1e-8));
+        const auto r = test::run(model, test::solverOptions(0.1, 1e-8));
         const auto ev = eventsOf(r, "stop");
         QCOMPARE(ev.size(), std::size_t(1));
         QCOMPARE(ev[0].kind, EventKind::Impact);
@@ -307,7 +298,7 @@ private Q_SLOTS:
              "upper_bound":1,"restitution_coefficient":0.8,"static_speed_threshold":0}},
             {"name":"g","type":"translational.reference"}],
             "connections":[["w.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"],["m.M","stop.R"],["stop.C","g.R"]]})");
-        const auto r = test::run(model, options(2.0, 1e-6));
+        const auto r = test::run(model, test::solverOptions(2.0, 1e-6));
         QVERIFY(r.stats().completed);
         const auto ev = eventsOf(r, "stop");
         QVERIFY(ev.size() > 10 && ev.size() < 200);
@@ -378,7 +369,7 @@ private Q_SLOTS:
 
     // the rotational twin records phi, w, t and uses rotational units
     void rotationalNames() {
-        const auto r = test::run(bodyOnStop(true, 0.01, 1.0, R"("model":"full_damped")"), options(0.2, 1e-6));
+        const auto r = test::run(bodyOnStop(true, 0.01, 1.0, R"("model":"full_damped")"), test::solverOptions(0.2, 1e-6));
         for (const char* c : {"stop.phi", "stop.w", "stop.t", "stop.penetration", "stop.impacts", "stop.energy_dissipated", "stop.mode"})
             QVERIFY2(r.columnIndex(c) >= 0, c);
         QCOMPARE(QString::fromStdString(r.columns()[static_cast<std::size_t>(r.columnIndex("stop.t"))].unit), QString("N*m"));

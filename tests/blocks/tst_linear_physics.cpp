@@ -17,14 +17,7 @@ using test::modelFromJson;
 namespace {
 constexpr double kPi = std::numbers::pi;
 
-core::SimulationOptions tight(double stop, double interval = 1e-3) {
-    core::SimulationOptions o;
-    o.stopTime = stop;
-    o.relativeTolerance = 1e-8;
-    o.absoluteTolerance = 1e-10;
-    o.outputInterval = interval;
-    return o;
-}
+core::SimulationOptions tight(double stop, double interval = 1e-3) { return test::solverOptions(stop, 1e-8, interval); }
 
 double meanPeriod(const std::vector<double>& upCrossings) {
     return (upCrossings.back() - upCrossings.front()) / static_cast<double>(upCrossings.size() - 1);

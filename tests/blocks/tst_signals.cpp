@@ -15,6 +15,7 @@
 #include <numbers>
 
 using namespace endstop;
+using test::buildErrors;
 using test::modelFromJson;
 
 namespace {
@@ -31,14 +32,7 @@ core::Model drivenMass(const std::string& src) {
         "connections":[["src.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"]]})");
 }
 
-core::SimulationOptions until(double stop, double interval = 0.0) {
-    core::SimulationOptions o;
-    o.stopTime = stop;
-    o.relativeTolerance = 1e-8;
-    o.absoluteTolerance = 1e-10;
-    o.outputInterval = interval;
-    return o;
-}
+core::SimulationOptions until(double stop, double interval = 0.0) { return test::solverOptions(stop, 1e-8, interval); }
 
 std::vector<double> timeEvents(const core::MemorySink& r, const std::string& block) {
     std::vector<double> out;
@@ -72,16 +66,6 @@ bool follows(const core::MemorySink& r, const std::string& column, double a, dou
     }
     if (seen == 0) *why = QString("no rows in (%1, %2)").arg(a).arg(b);
     return seen > 0;
-}
-
-QStringList buildErrors(const core::Model& m) {
-    QStringList out;
-    try {
-        core::buildTopology(m, blocks::registry());
-    } catch (const core::Error& e) {
-        for (const core::Diagnostic& d : e.diagnostics()) out << QString::fromStdString(d.text());
-    }
-    return out;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "support/test_support.hpp"
 
+#include "core/graph/topology.hpp"
 #include "core/io/project_file.hpp"
+#include "core/model/errors.hpp"
 
 #include <QProcess>
 
@@ -72,6 +74,25 @@ ProcessResult runBatch(const QStringList& args, const QString& workingDir) {
     p.waitForFinished(120000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};
+}
+
+core::SimulationOptions solverOptions(double stop, double rtol, double interval) {
+    core::SimulationOptions o;
+    o.stopTime = stop;
+    o.relativeTolerance = rtol;
+    o.absoluteTolerance = rtol * 1e-2;
+    o.outputInterval = interval;
+    return o;
+}
+
+QStringList buildErrors(const core::Model& m) {
+    QStringList out;
+    try {
+        core::buildTopology(m, blocks::registry());
+    } catch (const core::Error& e) {
+        for (const core::Diagnostic& d : e.diagnostics()) out << QString::fromStdString(d.text());
+    }
+    return out;
 }
 
 QString sourcePath(const QString& relative) { return QString(ENDSTOP_SOURCE_DIR) + "/" + relative; }

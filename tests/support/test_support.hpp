@@ -8,6 +8,7 @@
 #include "core/simulation/simulate.hpp"
 
 #include <QString>
+#include <QStringList>
 
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@ namespace endstop::test {
 // A model from the JSON text of a project file (format header added if missing).
 core::Model modelFromJson(const std::string& json);
 core::Model loadExample(const QString& fileName);   // resources/examples/<fileName>
+
+// rtol as given, atol two decades below it; interval 0 records every solver step.
+core::SimulationOptions solverOptions(double stop, double rtol, double interval = 0.0);
+
+// The errors building the network reports, one line each; empty if it builds.
+QStringList buildErrors(const core::Model& m);
 
 // Runs the model to completion and keeps everything.
 core::MemorySink run(const core::Model& model, const core::SimulationOptions& options = {});

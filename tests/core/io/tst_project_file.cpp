@@ -82,17 +82,6 @@ QString loadError(const QString& path) {
     return {};
 }
 
-// the errors building the network reports, as lines
-QStringList buildErrors(const core::Model& m) {
-    QStringList out;
-    try {
-        core::buildTopology(m, blocks::registry());
-    } catch (const core::Error& e) {
-        for (const core::Diagnostic& d : e.diagnostics()) out << QString::fromStdString(d.text());
-    }
-    return out;
-}
-
 }  // namespace
 
 class TestProjectFile : public QObject {
@@ -365,7 +354,7 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         const core::Model m = parseProject(R"({"format": "endstop-project", "formatVersion": 1, "blocks": [)" + blocks + "]}",
                                            "range.endstop", blocks::registry());
-        const QStringList errors = buildErrors(m);
+        const QStringList errors = test::buildErrors(m);
         QVERIFY2(!errors.isEmpty(), "built without error");
         QVERIFY2(errors.front().startsWith(expected), qPrintable(errors.join('\n')));
         QVERIFY(core::hasErrors(core::validateModel(m, blocks::registry())));
@@ -377,7 +366,7 @@ private Q_SLOTS:
             {"name":"m","type":"translational.mass"}, {"name":"fs","type":"translational.force_source"},
             {"name":"g","type":"translational.reference"}],
             "connections":[["fs.R","m.M"],["fs.C","g.R"]]})");
-        const QStringList errors = buildErrors(m);
+        const QStringList errors = test::buildErrors(m);
         QCOMPARE(errors.size(), 1);
         QVERIFY2(errors.front().startsWith("block 'fs', port 'S': input signal port has no source"), qPrintable(errors.front()));
     }
