@@ -160,45 +160,43 @@ void Evaluator::rebuildLinear(const State& s) {
 }
 
 void Evaluator::blockJacobian(int block, const State& s, double cj, double* values) {
-    {
-        const std::size_t bi = at(block);
-        const Binding& b = m_sys.bindings[bi];
-        const Block& blk = *m_sys.bindings[bi].block;
-        const int ns = static_cast<int>(b.slot.size());
-        const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
-        auto scatter = [&](int localRow, const Jet& g, int c0) {
-            const int* pos = &b.jac[at(localRow * ns)];
-            for (int j = 0; j < kDirs && c0 + j < ns; ++j)
-                if (g.d[at(j)] != 0.0 && pos[c0 + j] >= 0) values[pos[c0 + j]] += g.d[at(j)];
-        };
-        for (int c0 = 0; c0 < ns; c0 += kDirs) {
-            const JetSeed seed{b, c0, cj};
-            if (!b.tangent) {
-                Eq<Jet> eq = prepare(m_j, static_cast<int>(bi), s,
-                                     [&](int k, double y, double d, Jet& yo, Jet& dout) { yo = seed.y(k, y); dout = seed.der(k, d); },
-                                     [](double t) { return Jet(t); });
-                blk.eval(eq);
-                for (int v = 0; v < nv; ++v) scatter(v, m_j.res[at(v)], c0);
-                for (int p = 0; p < np; ++p)
-                    if (b.portRow[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)], c0);
-                continue;
-            }
-            Eq<Tan<Jet>> eq = prepare(m_tj, static_cast<int>(bi), s,
-                                      [&](int k, double y, double d, Tan<Jet>& yo, Tan<Jet>& dout) {
-                                          const Jet jd = seed.der(k, d);
-                                          yo = {seed.y(k, y), jd};
-                                          dout = {jd, Jet(0.0)};
-                                      },
-                                      [](double t) { return Tan<Jet>{Jet(t), Jet(1.0)}; });
+    const std::size_t bi = at(block);
+    const Binding& b = m_sys.bindings[bi];
+    const Block& blk = *m_sys.bindings[bi].block;
+    const int ns = static_cast<int>(b.slot.size());
+    const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
+    auto scatter = [&](int localRow, const Jet& g, int c0) {
+        const int* pos = &b.jac[at(localRow * ns)];
+        for (int j = 0; j < kDirs && c0 + j < ns; ++j)
+            if (g.d[at(j)] != 0.0 && pos[c0 + j] >= 0) values[pos[c0 + j]] += g.d[at(j)];
+    };
+    for (int c0 = 0; c0 < ns; c0 += kDirs) {
+        const JetSeed seed{b, c0, cj};
+        if (!b.tangent) {
+            Eq<Jet> eq = prepare(m_j, block, s,
+                                 [&](int k, double y, double d, Jet& yo, Jet& dout) { yo = seed.y(k, y); dout = seed.der(k, d); },
+                                 [](double t) { return Jet(t); });
             blk.eval(eq);
-            for (int v = 0; v < nv; ++v) {
-                scatter(v, m_tj.res[at(v)].v, c0);
-                if (b.ownDiff[at(v)] >= 0) scatter(nv + np + v, m_tj.res[at(v)].dt, c0);
-            }
-            for (int p = 0; p < np; ++p) {
-                if (b.portRow[at(p)] >= 0) scatter(nv + p, m_tj.thr[at(p)].v, c0);
-                if (b.portDiff[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt, c0);
-            }
+            for (int v = 0; v < nv; ++v) scatter(v, m_j.res[at(v)], c0);
+            for (int p = 0; p < np; ++p)
+                if (b.portRow[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)], c0);
+            continue;
+        }
+        Eq<Tan<Jet>> eq = prepare(m_tj, block, s,
+                                  [&](int k, double y, double d, Tan<Jet>& yo, Tan<Jet>& dout) {
+                                      const Jet jd = seed.der(k, d);
+                                      yo = {seed.y(k, y), jd};
+                                      dout = {jd, Jet(0.0)};
+                                  },
+                                  [](double t) { return Tan<Jet>{Jet(t), Jet(1.0)}; });
+        blk.eval(eq);
+        for (int v = 0; v < nv; ++v) {
+            scatter(v, m_tj.res[at(v)].v, c0);
+            if (b.ownDiff[at(v)] >= 0) scatter(nv + np + v, m_tj.res[at(v)].dt, c0);
+        }
+        for (int p = 0; p < np; ++p) {
+            if (b.portRow[at(p)] >= 0) scatter(nv + p, m_tj.thr[at(p)].v, c0);
+            if (b.portDiff[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt, c0);
         }
     }
 }
