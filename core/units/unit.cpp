@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/units/unit.hpp"
 
+#include "core/text/quote.hpp"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -16,6 +18,11 @@ struct Named {
 };
 
 constexpr double kPi = std::numbers::pi;
+// Limits that keep hostile text from crashing or wrapping (docs/reliability.md): parentheses nest
+// at most this deep (the parser recurses), an exponent is at most this large in magnitude, and no
+// base dimension of a result may exceed it (exponents are stored in 8 bits).
+constexpr int kMaxDepth = 32;
+constexpr int kMaxExponent = 24;
 const Dimension L = Dimension::length(), M = Dimension::mass(), T = Dimension::time(),
                 A = Dimension::angle();
 const Dimension kForce = M * L / T.pow(2);
@@ -43,7 +50,7 @@ public:
         Unit u = expression();
         skipSpace();
         if (m_pos != m_text.size())
-            fail("unexpected '" + std::string(m_text.substr(m_pos, 1)) + "'");
+            fail("unexpected " + quoteText(m_text.substr(m_pos, 1)));
         u.symbol = std::string(trimmed(m_text));
         return u;
     }
@@ -58,11 +65,11 @@ private:
             char op = '*';
             if (m_text[m_pos] == '*' || m_text[m_pos] == '/') op = m_text[m_pos++];
             else if (atMiddleDot()) m_pos += 2;
-            else if (!hadSpace) fail("expected '*' or '/' before '" + std::string(m_text.substr(m_pos, 1)) + "'");
+            else if (!hadSpace) fail("expected '*' or '/' before " + quoteText(m_text.substr(m_pos, 1)));
             skipSpace();
             const Unit rhs = term();
-            acc.dimension = op == '/' ? acc.dimension / rhs.dimension : acc.dimension * rhs.dimension;
-            acc.scale = op == '/' ? acc.scale / rhs.scale : acc.scale * rhs.scale;
+            acc.dimension = checked(op == '/' ? Dimension::divide(acc.dimension, rhs.dimension) : Dimension::multiply(acc.dimension, rhs.dimension));
+            acc.scale = checked(op == '/' ? acc.scale / rhs.scale : acc.scale * rhs.scale);
         }
     }
 
@@ -78,10 +85,12 @@ private:
             int n = 0;
             const char* first = m_text.data() + m_pos;
             const auto [ptr, ec] = std::from_chars(first, m_text.data() + m_text.size(), n);
+            if (ec == std::errc::result_out_of_range || (ec == std::errc{} && std::abs(n) > kMaxExponent))
+                fail("exponent out of range (at most " + std::to_string(kMaxExponent) + " in magnitude)");
             if (ec != std::errc{}) fail("expected an integer exponent after '^'");
             m_pos += static_cast<std::size_t>(ptr - first);
-            base.dimension = base.dimension.pow(n);
-            base.scale = std::pow(base.scale, n);
+            base.dimension = checked(Dimension::power(base.dimension, n));
+            base.scale = checked(std::pow(base.scale, n));
         }
         return base;
     }
@@ -89,9 +98,11 @@ private:
     Unit atom() {
         if (m_pos >= m_text.size()) fail("expected a unit");
         if (m_text[m_pos] == '(') {
+            if (++m_depth > kMaxDepth) fail("parentheses nested more than " + std::to_string(kMaxDepth) + " deep");
             ++m_pos;
             skipSpace();
             Unit inner = expression();
+            --m_depth;
             skipSpace();
             if (m_pos >= m_text.size() || m_text[m_pos] != ')') fail("missing ')'");
             ++m_pos;
@@ -101,10 +112,10 @@ private:
         const std::size_t start = m_pos;
         while (m_pos < m_text.size() && isSymbolChar(m_text[m_pos]) && !atMiddleDot()) ++m_pos;
         const std::string_view name = m_text.substr(start, m_pos - start);
-        if (name.empty()) fail("unexpected '" + std::string(m_text.substr(m_pos, 1)) + "'");
+        if (name.empty()) fail("unexpected " + quoteText(m_text.substr(m_pos, 1)));
         for (const Named& n : symbols())
             if (n.symbol == name) return Unit{std::string(name), n.dimension, n.scale};
-        fail("unknown unit '" + std::string(name) + "'");
+        fail("unknown unit " + quoteText(name));
     }
 
     bool atMiddleDot() const { return m_text.substr(m_pos, 2) == "\xC2\xB7"; }   // U+00B7 in UTF-8
@@ -123,30 +134,57 @@ private:
         return s;
     }
     [[noreturn]] void fail(const std::string& what) const {
-        throw UnitError("bad unit '" + std::string(m_text) + "': " + what);
+        throw UnitError("bad unit " + quoteText(trimmed(m_text)) + ": " + what);
+    }
+    Dimension checked(const std::optional<Dimension>& d) const {
+        if (!d) fail("dimension exponent out of range (at most " + std::to_string(kMaxExponent) + " in magnitude)");
+        return *d;
+    }
+    double checked(double scale) const {
+        if (!std::isfinite(scale) || scale == 0.0) fail("scale factor out of the range of a double");
+        return scale;
     }
 
     std::string_view m_text;
     std::size_t m_pos = 0;
+    int m_depth = 0;
 };
 
 }  // namespace
 
-Dimension Dimension::operator*(const Dimension& o) const {
+namespace {
+template <class F>
+std::optional<Dimension> combine(F&& exponent) {
     Dimension r;
-    for (std::size_t i = 0; i < r.exponents.size(); ++i)
-        r.exponents[i] = static_cast<std::int8_t>(exponents[i] + o.exponents[i]);
+    for (std::size_t i = 0; i < r.exponents.size(); ++i) {
+        const long e = exponent(i);
+        if (std::abs(e) > kMaxExponent) return std::nullopt;
+        r.exponents[i] = static_cast<std::int8_t>(e);
+    }
     return r;
 }
-
-Dimension Dimension::operator/(const Dimension& o) const { return *this * o.pow(-1); }
-
-Dimension Dimension::pow(int n) const {
-    Dimension r;
-    for (std::size_t i = 0; i < r.exponents.size(); ++i)
-        r.exponents[i] = static_cast<std::int8_t>(exponents[i] * n);
-    return r;
+Dimension orThrow(const std::optional<Dimension>& d) {
+    if (!d) throw UnitError("dimension exponent out of range (at most " + std::to_string(kMaxExponent) + " in magnitude)");
+    return *d;
 }
+}  // namespace
+
+std::optional<Dimension> Dimension::multiply(const Dimension& a, const Dimension& b) {
+    return combine([&](std::size_t i) { return long{a.exponents[i]} + b.exponents[i]; });
+}
+
+std::optional<Dimension> Dimension::divide(const Dimension& a, const Dimension& b) {
+    return combine([&](std::size_t i) { return long{a.exponents[i]} - b.exponents[i]; });
+}
+
+std::optional<Dimension> Dimension::power(const Dimension& a, int n) {
+    if (std::abs(n) > kMaxExponent) return std::nullopt;
+    return combine([&](std::size_t i) { return long{a.exponents[i]} * n; });
+}
+
+Dimension Dimension::operator*(const Dimension& o) const { return orThrow(multiply(*this, o)); }
+Dimension Dimension::operator/(const Dimension& o) const { return orThrow(divide(*this, o)); }
+Dimension Dimension::pow(int n) const { return orThrow(power(*this, n)); }
 
 std::string Dimension::toString() const {
     static constexpr std::array<const char*, 4> kBase = {"m", "kg", "s", "rad"};
@@ -188,9 +226,9 @@ Quantity parseQuantity(std::string_view text) {
     const char* last = text.data() + text.size();
     if (!text.empty() && *first == '+' && text.size() > 1 && first[1] != '-') ++first;   // "+2", not "+-2"
     const auto [ptr, ec] = std::from_chars(first, last, q.value);
-    if (ec != std::errc{} || text.empty())
-        throw UnitError("'" + std::string(text) + "' is not a number (expected e.g. \"10 mm\")");
-    if (!std::isfinite(q.value)) throw UnitError("'" + std::string(text) + "' is not a finite number");
+    if (ec == std::errc::result_out_of_range) throw UnitError(quoteText(text) + " is out of the range of a double");
+    if (ec != std::errc{} || text.empty()) throw UnitError(quoteText(text) + " is not a number (expected e.g. \"0.5\" or \"10 mm\")");
+    if (!std::isfinite(q.value)) throw UnitError(quoteText(text) + " is not a finite number");
     const std::string_view rest(ptr, static_cast<std::size_t>(last - ptr));
     if (rest.find_first_not_of(' ') != std::string_view::npos) q.unit = Unit::parse(rest);
     return q;
@@ -200,7 +238,7 @@ double parseSI(std::string_view text, const Dimension& expected) {
     const Quantity q = parseQuantity(text);
     if (!q.unit) return q.value;
     if (q.unit->dimension != expected)
-        throw UnitError("unit '" + q.unit->display() + "' has dimension " + q.unit->dimension.toString() +
+        throw UnitError("unit " + quoteText(q.unit->display()) + " has dimension " + q.unit->dimension.toString() +
                         ", expected " + expected.toString() + " (e.g. " + Unit::si(expected).display() + ")");
     return q.unit->toSI(q.value);
 }

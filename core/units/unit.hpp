@@ -6,8 +6,8 @@
 // stiffness in N*m/deg cannot be mistaken for a torque; it is only used to check input against a
 // parameter's declared unit, not to check equations. Grammar of a unit expression:
 //   expr := term (('*' | '/' | ' ' | '·') term)*      a/b*c means (a/b)*c
-//   term := atom ('^' integer)?
-//   atom := symbol | '(' expr ')' | '1'
+//   term := atom ('^' integer)?                         |integer| <= 24
+//   atom := symbol | '(' expr ')' | '1'                   at most 32 parentheses deep
 #pragma once
 
 #include <array>
@@ -29,6 +29,11 @@ struct Dimension {
     static Dimension angle() { return {{0, 0, 0, 1}}; }
     static Dimension none() { return {}; }
 
+    // Products, quotients and powers; nullopt if an exponent would leave [-24, 24].
+    static std::optional<Dimension> multiply(const Dimension& a, const Dimension& b);
+    static std::optional<Dimension> divide(const Dimension& a, const Dimension& b);
+    static std::optional<Dimension> power(const Dimension& a, int n);
+    // The same for dimensions known to be in range; throw UnitError otherwise.
     Dimension operator*(const Dimension& o) const;
     Dimension operator/(const Dimension& o) const;
     Dimension pow(int n) const;
