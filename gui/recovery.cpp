@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/recovery.hpp"
 
+#include "core/io/output_file.hpp"
 #include "core/io/project_file.hpp"
+#include "core/model/errors.hpp"
 #include "gui/document.hpp"
 
 #include <QCoreApplication>
@@ -9,7 +11,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QStandardPaths>
 #include <QTimer>
 #include <QUndoStack>
@@ -49,15 +50,14 @@ bool Recovery::autosave() {
     if (!m_doc.isDirty()) return false;
     const int index = m_doc.undoStack()->index();
     if (index == m_savedIndex && QFile::exists(m_path)) return false;
-    QSaveFile f(m_path);
-    if (!f.open(QIODevice::WriteOnly)) return false;
-    f.write(core::io::serializeProject(m_doc.model()));
-    if (!f.commit()) return false;
-    QSaveFile meta(metaPath(m_path));
-    if (meta.open(QIODevice::WriteOnly)) {
+    // the recovery copy and its note are written whole or not at all (a full disk keeps the last
+    // good copy); the next autosave tries again
+    try {
+        core::io::writeFile(m_path, core::io::serializeProject(m_doc.model()));
         const QJsonObject o{{"original", m_doc.path()}, {"saved", QDateTime::currentDateTime().toString(Qt::ISODate)}};
-        meta.write(QJsonDocument(o).toJson());
-        meta.commit();
+        core::io::writeFile(metaPath(m_path), QJsonDocument(o).toJson());
+    } catch (const core::IoError&) {
+        return false;
     }
     m_savedIndex = index;
     return true;

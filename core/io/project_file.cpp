@@ -2,14 +2,15 @@
 #include "core/io/project_file.hpp"
 
 #include "core/graph/topology.hpp"
+#include "core/io/output_file.hpp"
 #include "core/model/errors.hpp"
+#include "core/text/quote.hpp"
 
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 #include <cmath>
 #include <map>
@@ -23,18 +24,20 @@ class Reader {
 public:
     Reader(QString file, const Registry& registry) : m_file(std::move(file)), m_registry(registry) {}
 
+    // names and keys in a hostile file can be megabytes long: the message keeps it to a line
     [[noreturn]] void fail(const QString& path, const std::string& what) const {
-        throw FileFormatError(m_file.toStdString() + ": " + path.toStdString() + ": " + what);
+        throw FileFormatError(m_file.toStdString() + ": " + excerpt(path.toStdString(), 120) + ": " + excerpt(what, 400));
     }
 
     Model read(const QJsonObject& root) {
         if (root.value("format").toString() != "endstop-project")
             fail("format", "expected \"endstop-project\" (is this an Endstop project file?)");
+        // range-checked as a double before any conversion: 1e300 must not wrap to an int
         const QJsonValue version = root.value("formatVersion");
-        if (!version.isDouble() || version.toDouble() != std::floor(version.toDouble()))
-            fail("formatVersion", "expected an integer");
-        if (version.toInt() > kFormatVersion)
-            fail("formatVersion", "version " + std::to_string(version.toInt()) + " is newer than this program supports (" +
+        if (!version.isDouble() || version.toDouble() != std::floor(version.toDouble()) || version.toDouble() < 1)
+            fail("formatVersion", "expected a whole number >= 1");
+        if (version.toDouble() > kFormatVersion)
+            fail("formatVersion", "version " + formatNumber(version.toDouble()) + " is newer than this program supports (" +
                                       std::to_string(kFormatVersion) + "); update Endstop");
         for (const QString& key : root.keys())
             if (!QStringList{"format", "formatVersion", "generator", "simulation", "blocks", "connections", "plots"}.contains(key))
@@ -85,18 +88,18 @@ private:
             BlockSpec spec;
             spec.name = o.value("name").toString().toStdString();
             if (!Model::validName(spec.name))
-                fail(path + ".name", "expected a block name (letters, digits, _; not starting with a digit), got \"" + spec.name + "\"");
+                fail(path + ".name", "expected a block name (letters, digits, _; not starting with a digit), got " + quoteText(spec.name, '"'));
             if (m.find(spec.name)) fail(path + ".name", "duplicate block name \"" + spec.name + "\"");
             spec.type = o.value("type").toString().toStdString();
             const BlockType* type = m_registry.find(spec.type);
-            if (!type) fail(path + ".type", "unknown block type \"" + spec.type + "\" (block \"" + spec.name + "\")");
+            if (!type) fail(path + ".type", "unknown block type " + quoteText(spec.type, '"') + " (block \"" + spec.name + "\")");
             if (o.contains("typeVersion")) {
                 const double version = number(o["typeVersion"], path + ".typeVersion");
                 if (version != std::floor(version) || version < 1) fail(path + ".typeVersion", "expected a whole number >= 1");
+                if (version > type->info.typeVersion)
+                    fail(path + ".typeVersion", "block \"" + spec.name + "\": type version " + formatNumber(version) +
+                                                    " is newer than this program supports (" + std::to_string(type->info.typeVersion) + ")");
                 spec.typeVersion = static_cast<int>(version);
-                if (spec.typeVersion > type->info.typeVersion)
-                    fail(path + ".typeVersion", "block \"" + spec.name + "\": type version " + std::to_string(spec.typeVersion) +
-                                                    " is newer than this program supports");
             } else {
                 spec.typeVersion = type->info.typeVersion;
             }
@@ -122,7 +125,7 @@ private:
             for (const ParamDesc& d : proto->params())
                 if (d.key == key.toStdString()) desc = &d;
             if (!desc && spec.typeVersion == proto->info().typeVersion)
-                fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no parameter \"" + key.toStdString() + "\"");
+                fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no parameter " + quoteText(key.toStdString(), '"'));
             const QJsonValue val = o[key];
             try {
                 spec.params[key.toStdString()] = desc ? convert(val, *desc) : rawValue(val);
@@ -182,9 +185,10 @@ private:
             spec.ui.y = pos[1].toDouble();
         }
         if (o.contains("rotation")) {
-            const int r = static_cast<int>(number(o["rotation"], path + ".rotation"));
-            if (r % 90 != 0) fail(path + ".rotation", "expected a multiple of 90 degrees");
-            spec.ui.rotation = ((r % 360) + 360) % 360;
+            const double r = number(o["rotation"], path + ".rotation");
+            if (r != std::floor(r) || std::fmod(r, 90.0) != 0.0 || std::abs(r) > 1e6)
+                fail(path + ".rotation", "expected a multiple of 90 degrees");
+            spec.ui.rotation = ((static_cast<int>(r) % 360) + 360) % 360;
         }
         if (o.contains("flip")) spec.ui.flipped = o["flip"].toBool();
         if (o.contains("units")) {
@@ -197,7 +201,7 @@ private:
                 for (const ParamDesc& d : proto->params())
                     if (d.key == key.toStdString()) desc = &d;
                 if (!desc || (desc->type != ParamType::Real && desc->type != ParamType::Vector))
-                    fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no numeric parameter \"" + key.toStdString() + "\"");
+                    fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no numeric parameter " + quoteText(key.toStdString(), '"'));
                 if (!u[key].isString()) fail(p, "expected a unit such as \"mm\"");
                 const std::string symbol = u[key].toString().toStdString();
                 try {
@@ -320,7 +324,7 @@ ParamValue parseParameterText(const std::string& text, const ParamDesc& d) {
         case ParamType::Vector: {
             const auto open = text.find('['), close = text.rfind(']');
             if (open == std::string::npos || close == std::string::npos || close < open)
-                throw FileFormatError("expected a vector like [0 0.01 0.02], got \"" + text + "\"");
+                throw FileFormatError("expected a vector like [0 0.01 0.02], got " + quoteText(text, '"'));
             const std::string unit = text.substr(close + 1);
             std::string body = text.substr(open + 1, close - open - 1);
             for (char& c : body)
@@ -343,7 +347,7 @@ ParamValue parseParameterText(const std::string& text, const ParamDesc& d) {
             {
                 std::string keys;
                 for (const ChoiceOption& o : d.choices) keys += (keys.empty() ? "" : ", ") + o.key;
-                throw FileFormatError("unknown value \"" + text + "\" for " + d.key + ", expected one of: " + keys);
+                throw FileFormatError("unknown value " + quoteText(text, '"') + " for " + d.key + ", expected one of: " + keys);
             }
         case ParamType::Text: return text;
         }
@@ -425,11 +429,7 @@ QByteArray serializeProject(const Model& model) {
 }
 
 void saveProject(const Model& model, const QString& path) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) throw FileFormatError(path.toStdString() + ": cannot write: " + f.errorString().toStdString());
-    const QByteArray bytes = serializeProject(model);
-    if (f.write(bytes) != bytes.size() || !f.commit())
-        throw FileFormatError(path.toStdString() + ": cannot write: " + f.errorString().toStdString());
+    writeFile(path, serializeProject(model));
 }
 
 }  // namespace endstop::core::io

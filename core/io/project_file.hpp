@@ -4,7 +4,8 @@
 // types, names, parameter keys, types and units, and each connection end (the port exists on that
 // block as its parameters configure it; both ends of one domain). Every error names the file, the
 // JSON path and what was expected. Saving writes SI numbers with round-trip precision and sorted
-// keys, so saving twice gives identical bytes, through QSaveFile (atomic).
+// keys, so saving twice gives identical bytes, through io::OutputFile (atomic; the previous file
+// stays intact if anything fails).
 #pragma once
 
 #include "core/blockapi/registry.hpp"
@@ -21,7 +22,7 @@ inline constexpr const char* kGenerator = "endstop 0.1.0";
 Model loadProject(const QString& path, const Registry& registry);   // throws FileFormatError
 Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry);
 QByteArray serializeProject(const Model& model);
-void saveProject(const Model& model, const QString& path);           // throws FileFormatError
+void saveProject(const Model& model, const QString& path);           // throws IoError
 
 // A parameter value from user text for parameter `key` of block type `type`: "10 mm", "0.5",
 // "[0 0.01 0.02]", "[0 1 2] mm", a choice key. Throws FileFormatError with "what: reason".

@@ -3,41 +3,22 @@
 
 #include "core/units/unit.hpp"
 
-#include <QFile>
-#include <QSaveFile>
-
-#include <stdexcept>
-
 namespace endstop::core {
 
-void CsvSink::Target::open(const std::string& p) {
-    path = p;
-    if (path.empty()) return;
-    if (path == "-") {
-        auto out = std::make_unique<QFile>();
-        if (!out->open(stdout, QIODevice::WriteOnly)) throw std::runtime_error("cannot write to standard output");
-        stdoutDevice = std::move(out);
-        return;
-    }
-    file = std::make_unique<QSaveFile>(QString::fromStdString(path));
-    if (!file->open(QIODevice::WriteOnly))
-        throw std::runtime_error("cannot write '" + path + "': " + file->errorString().toStdString());
+void CsvSink::Target::open(const std::string& path) {
+    if (!path.empty()) file = std::make_unique<io::OutputFile>(path);
 }
 
 void CsvSink::Target::flush(bool force) {
     if (!active() || (!force && buffer.size() < (1u << 16))) return;
-    QIODevice* dev = file ? static_cast<QIODevice*>(file.get()) : stdoutDevice.get();
-    if (dev->write(buffer.data(), static_cast<qint64>(buffer.size())) != static_cast<qint64>(buffer.size()))
-        throw std::runtime_error("cannot write '" + path + "': " + dev->errorString().toStdString());
+    file->write(buffer);
     buffer.clear();
 }
 
 void CsvSink::Target::commit() {
     if (!active()) return;
     flush(true);
-    if (file && !file->commit())
-        throw std::runtime_error("cannot write '" + path + "': " + file->errorString().toStdString());
-    if (stdoutDevice) static_cast<QFile*>(stdoutDevice.get())->flush();
+    file->commit();
 }
 
 CsvSink::CsvSink(const std::string& resultsPath, const std::string& eventsPath) {
@@ -46,7 +27,7 @@ CsvSink::CsvSink(const std::string& resultsPath, const std::string& eventsPath) 
     if (m_events.active()) m_events.buffer = "time,block,kind,velocity\n";
 }
 
-CsvSink::~CsvSink() = default;   // an uncommitted QSaveFile discards its temporary file
+CsvSink::~CsvSink() = default;   // an uncommitted file leaves its target untouched
 
 void CsvSink::begin(const std::vector<Column>& columns) {
     if (!m_results.active()) return;

@@ -184,11 +184,34 @@ private Q_SLOTS:
     }
 
     // an older formatVersion goes through the migration hook and loads
-    void olderFormatVersionLoads() {
-        const core::Model m = parseProject(R"({"format":"endstop-project","formatVersion":0,
-            "blocks":[{"name":"m","type":"translational.mass","parameters":{"mass":3}}]})", "old.endstop", blocks::registry());
-        QCOMPARE(param(m, "m", "mass"), 3.0);
-        QVERIFY(serializeProject(m).contains("\"formatVersion\": 1"));
+    // Version 1 is the first: 0, negative, fractional and huge versions are refused, range-checked
+    // as doubles (1e300 once wrapped to an int that passed), and so are huge type versions.
+    void versionsOutOfRange_data() {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("expected");
+        const QByteArray mass = R"("blocks":[{"name":"m","type":"translational.mass","typeVersion":TV}])";
+        auto file = [&](const char* fv, const char* tv = "1") {
+            return QByteArray(R"({"format":"endstop-project","formatVersion":)") + fv + "," + QByteArray(mass).replace("TV", tv) + "}";
+        };
+        QTest::newRow("0") << file("0") << "formatVersion: expected a whole number >= 1";
+        QTest::newRow("-1") << file("-1") << "formatVersion: expected a whole number >= 1";
+        QTest::newRow("1.5") << file("1.5") << "formatVersion: expected a whole number >= 1";
+        QTest::newRow("1e300") << file("1e300") << "formatVersion: version 1e+300 is newer than this program supports";
+        QTest::newRow("2147483648") << file("2147483648") << "newer than this program supports";
+        QTest::newRow("typeVersion 1e300") << file("1", "1e300") << "blocks[0].typeVersion: block \"m\": type version 1e+300 is newer";
+        QTest::newRow("typeVersion 4294967297") << file("1", "4294967297") << "type version 4294967297 is newer";
+        QTest::newRow("typeVersion 0") << file("1", "0") << "typeVersion: expected a whole number >= 1";
+    }
+    void versionsOutOfRange() {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, expected);
+        QString message;
+        try {
+            parseProject(json, "v.endstop", blocks::registry());
+        } catch (const core::FileFormatError& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.startsWith("v.endstop: ") && message.contains(expected), qPrintable(message));
     }
 
     void atomicSave() {
@@ -200,7 +223,7 @@ private Q_SLOTS:
             QString message;
             try {
                 saveProject(m, path);
-            } catch (const core::FileFormatError& e) {
+            } catch (const core::IoError& e) {
                 message = e.what();
             }
             QVERIFY2(message.contains(path) && message.contains("cannot write"), qPrintable(path + " -> " + message));
@@ -235,7 +258,7 @@ private Q_SLOTS:
         QTest::newRow("newer formatVersion") << QByteArray(R"({"format": "endstop-project", "formatVersion": 7})")
                                              << QStringList{": formatVersion:", "version 7 is newer", "(1)"};
         QTest::newRow("formatVersion not a number") << QByteArray(R"({"format": "endstop-project", "formatVersion": "1"})")
-                                                    << QStringList{": formatVersion:", "expected an integer"};
+                                                    << QStringList{": formatVersion:", "expected a whole number >= 1"};
         QTest::newRow("unknown top-level key") << "{" + head + R"("blocs": []})" << QStringList{": blocs:", "unknown key"};
         QTest::newRow("unknown block type") << file(mass + R"(, {"name": "s", "type": "translational.sprung"})")
                                             << QStringList{": blocks[1].type:", "unknown block type \"translational.sprung\"", "\"s\""};
