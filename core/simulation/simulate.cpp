@@ -13,6 +13,8 @@ namespace endstop::core {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+constexpr double kMaxRows = 1e9;          // output_interval: stop_time / interval
+constexpr double kMaxForcedSteps = 1e12;  // max_step: stop_time / max_step
 
 void require(bool ok, const char* key, const std::string& what) {
     if (!ok) throw ModelError(Diagnostics{{Severity::Error, {}, {}, key, "simulation setting " + std::string(key) + " " + what, {}}});
@@ -32,6 +34,14 @@ solver::SolverOptions resolveSettings(const SimulationSettings& model, const Sim
     require(std::isfinite(s.absoluteTolerance) && s.absoluteTolerance > 0, "absolute_tolerance", "must be > 0");
     require(std::isfinite(s.maxStep) && s.maxStep >= 0, "max_step", "must be >= 0 s (0: unlimited)");
     require(std::isfinite(s.outputInterval) && s.outputInterval >= 0, "output_interval", "must be >= 0 s (0: every step)");
+    // a setting that cannot end: more output rows or forced steps than any run can take
+    require(s.outputInterval == 0 || s.stopTime / s.outputInterval <= kMaxRows, "output_interval",
+            "is too small for the stop time: " + formatNumber(s.stopTime / s.outputInterval) + " rows (at most " + formatNumber(kMaxRows) + ")");
+    require(s.maxStep == 0 || s.stopTime / s.maxStep <= kMaxForcedSteps, "max_step",
+            "is too small for the stop time: at least " + formatNumber(s.stopTime / s.maxStep) + " steps (at most " + formatNumber(kMaxForcedSteps) + ")");
+    if (o.maxSteps) s.limits.maxSteps = *o.maxSteps;
+    if (o.maxWallSeconds) s.limits.maxWallSeconds = *o.maxWallSeconds;
+    require(s.limits.maxSteps >= 0 && s.limits.maxWallSeconds >= 0, "limits", "must be >= 0 (0: unlimited)");
     require(s.linearSolver == "auto" || s.linearSolver == "dense" || s.linearSolver == "klu", "linear_solver",
             "must be auto, dense or klu, got '" + s.linearSolver + "'");
     return s;

@@ -18,6 +18,8 @@ struct SimulationOptions {   // overrides of the model's settings (command line,
     std::optional<double> stopTime, relativeTolerance, absoluteTolerance, maxStep, outputInterval;
     std::optional<std::string> linearSolver;
     std::vector<std::string> signals;   // recorded columns; empty: all
+    std::optional<long> maxSteps;        // over the whole run (default solver::RunLimits)
+    std::optional<double> maxWallSeconds;
 };
 
 // The model's settings with the overrides applied, checked (ModelError naming the setting).

@@ -28,17 +28,20 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kMaxModeIterations = 50;
 constexpr int kMaxEventsAtOneTime = 500;
+constexpr long kStepsPerCall = 500;
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 class Run {
 public:
     Run(const dae::DaeSystem& sys, const SolverOptions& opt, Recorder& rec, ResultSink& sink, const RunControl& ctl)
-        : m_sys(sys), m_opt(opt), m_rec(rec), m_sink(sink), m_ctl(ctl), m_ev(sys), m_evRoots(sys) {}
+        : m_sys(sys), m_opt(opt), m_rec(rec), m_sink(sink), m_ctl(ctl), m_ev(sys), m_evRoots(sys),
+          m_guard(opt.limits, opt.stopTime) {}
 
     RunStats execute() {
         const auto start = Clock::now();
         m_sink.begin(m_rec.columns());
         try {
+            if (m_sys.size() == 0) return withoutUnknowns(start);   // IDA needs at least one
             setUp();
             restart(0.0);
             recordRow(0.0);
@@ -54,6 +57,23 @@ public:
     }
 
 private:
+    // Nothing to integrate (a reference alone, an empty model): the outputs are constant.
+    RunStats withoutUnknowns(Clock::time_point start) {
+        m_stats.linearSolver = "none";
+        m_disc = m_sys.discrete0;
+        m_y = makeVector(0, m_ctx);
+        m_yp = makeVector(0, m_ctx);
+        const bool grid = m_opt.outputInterval > 0 && m_everyRow;
+        const long rows = grid ? static_cast<long>(std::floor(m_opt.stopTime / m_opt.outputInterval)) : 0;
+        recordRow(0.0);
+        for (long k = 1; k <= rows; ++k) recordRow(std::min(m_opt.stopTime, static_cast<double>(k) * m_opt.outputInterval));
+        if (m_stats.finalTime < m_opt.stopTime) recordRow(m_opt.stopTime);
+        m_stats.completed = true;
+        recordLast();
+        finish(start);
+        return m_stats;
+    }
+
     // ---- IDA callbacks -----------------------------------------------------------------------
     static int residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
         auto* self = static_cast<Run*>(ud);
@@ -128,7 +148,8 @@ private:
         check(IDASetUserData(mem, this), "IDASetUserData");
         setTolerances();
         if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
-        check(IDASetMaxNumSteps(mem, 1000000), "IDASetMaxNumSteps");
+        // per IDASolve call: the run's own limits (RunGuard) are checked between calls
+        check(IDASetMaxNumSteps(mem, kStepsPerCall), "IDASetMaxNumSteps");
         m_sparse = m_opt.linearSolver == "klu" || (m_opt.linearSolver == "auto" && n >= m_opt.denseLimit);
         m_stats.linearSolver = m_sparse ? "klu" : "dense";
         if (m_sparse) {
@@ -224,11 +245,13 @@ private:
         check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
         check(IDASetId(mem, m_id.get()), "IDASetId");
         const double span = std::max(m_opt.stopTime - t, 1e-12);
-        const double tout1 = t + std::min(span, m_lastStep > 0 ? m_lastStep : 1e-3 * span);
+        // IDA refuses a tout1 within round-off of t: at tight tolerances the last step can be that small
+        const double minimum = 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+        const double tout1 = t + std::min(span, std::max(minimum, m_lastStep > 0 ? m_lastStep : 1e-3 * span));
         const int flag = IDACalcIC(mem, IDA_YA_YDP_INIT, tout1);
         rethrowCallbackError();
         if (flag < 0)
-            failAt(t, "no consistent state found (" + flagName(flag) + "): " + m_idaMessage,
+            failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
                    "check for conflicting constraints or inconsistent initial values");
         check(IDAGetConsistentIC(mem, m_y.get(), m_yp.get()), "IDAGetConsistentIC");
     }
@@ -262,6 +285,7 @@ private:
         for (std::size_t i = before; i < m_log.size(); ++i) {
             m_sink.event(m_log[i]);
             ++m_stats.events;
+            m_guard.event(t, m_log[i].block);
         }
         return changed;
     }
@@ -291,12 +315,16 @@ private:
             const double tout = std::min(tstop, gridTime);
             const int flag = IDASolve(mem, tout, &t, m_y.get(), m_yp.get(), grid ? IDA_NORMAL : IDA_ONE_STEP);
             rethrowCallbackError();
-            if (flag < 0) failSolve(t, flag);
+            if (flag < 0 && flag != IDA_TOO_MUCH_WORK) failSolve(t, flag);
             double h = 0.0;
             if (IDAGetLastStep(mem, &h) == IDA_SUCCESS && h > 0) {
                 m_lastStep = h;
                 m_largestStep = std::max(m_largestStep, h);
             }
+            long steps = 0;
+            IDAGetNumSteps(mem, &steps);
+            m_guard.step(t, h, m_stats.steps + steps, [&] { return culprit().second; });
+            if (flag == IDA_TOO_MUCH_WORK) continue;   // a long stretch between output times
             const bool root = flag == IDA_ROOT_RETURN;
             const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
             if (!grid) {
@@ -417,44 +445,27 @@ private:
         if (m_error) std::rethrow_exception(std::exchange(m_error, nullptr));
     }
 
-    static std::string flagName(int flag) {
-        char* name = IDAGetReturnFlagName(flag);
-        std::string s = name ? name : std::to_string(flag);
-        std::free(name);
-        return s;
+    [[noreturn]] void failSolve(double t, int flag) {
+        const auto [where, block] = culprit();
+        Diagnostic d{Severity::Error, block, {}, {},
+                     "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" + (where.empty() ? "" : "; largest error in the " + where),
+                     idaFailureHint(flag)};
+        throw SolverError(Diagnostics{d});
     }
 
-    [[noreturn]] void failSolve(double t, int flag) {
-        std::string hint;
-        switch (flag) {
-        case IDA_TOO_MUCH_WORK: hint = "too many steps: the model may be chattering or extremely stiff"; break;
-        case IDA_ERR_FAIL: hint = "the error test failed repeatedly: an undeclared discontinuity, or tolerances too tight"; break;
-        case IDA_CONV_FAIL:
-        case IDA_LSETUP_FAIL:
-        case IDA_LSOLVE_FAIL: hint = "the Newton iteration failed: the system may be singular in this state, or a parameter extreme"; break;
-        case IDA_RES_FAIL:
-        case IDA_REP_RES_ERR:
-        case IDA_FIRST_RES_FAIL: hint = "the equations produced an invalid value (NaN or infinity): look for extreme parameter values"; break;
-        default: hint = "check the parameters of the block named";
-        }
-        // the unknown with the largest weighted local error points at the culprit
+    // The unknown with the largest weighted local error points at the culprit: its description
+    // and its block (empty if IDA has no estimate yet).
+    std::pair<std::string, std::string> culprit() {
         NVector ele = makeVector(m_sys.size(), m_ctx), w = makeVector(m_sys.size(), m_ctx);
-        std::string where;
-        std::string block;
-        if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) == IDA_SUCCESS && IDAGetErrWeights(m_mem.get(), w.get()) == IDA_SUCCESS) {
-            int worst = -1;
-            double big = -1.0;
-            for (int i = 0; i < m_sys.size(); ++i) {
-                const double e = std::abs(data(ele)[i] * data(w)[i]);
-                if (e > big) { big = e; worst = i; }
-            }
-            if (worst >= 0) {
-                where = "; largest error in the " + m_sys.describeUnknown(worst);
-                block = m_sys.blockOfUnknown(worst);
-            }
+        if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS || IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS) return {};
+        int worst = -1;
+        double big = -1.0;
+        for (int i = 0; i < m_sys.size(); ++i) {
+            const double e = std::abs(data(ele)[i] * data(w)[i]);
+            if (e > big) { big = e; worst = i; }
         }
-        Diagnostic d{Severity::Error, block, {}, {}, "simulation failed at t = " + formatNumber(t) + " s (" + flagName(flag) + ")" + where, hint};
-        throw SolverError(Diagnostics{d});
+        if (worst < 0) return {};
+        return {m_sys.describeUnknown(worst), m_sys.blockOfUnknown(worst)};
     }
 
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint) {
@@ -485,6 +496,7 @@ private:
     int m_burstEvents = 0;
     std::string m_idaMessage;
     std::exception_ptr m_error;
+    RunGuard m_guard;
     RunStats m_stats, m_live;
 };
 

@@ -7,6 +7,7 @@
 #include "core/dae/dae_system.hpp"
 #include "core/results/results.hpp"
 #include "core/solver/recorder.hpp"
+#include "core/solver/run_guard.hpp"
 
 #include <atomic>
 #include <functional>
@@ -22,6 +23,7 @@ struct SolverOptions {
     double outputInterval = 0.0;   // 0: every step, with the states just before and after events
     std::string linearSolver = "auto";   // auto | dense | klu
     int denseLimit = 40;                 // auto: dense below this many unknowns
+    RunLimits limits;                    // steps and wall time over the whole run
 };
 
 struct RunControl {
@@ -30,7 +32,9 @@ struct RunControl {
 };
 
 // Integrates from t = 0 to the stop time, streaming rows and events into the sink. The sink's
-// end() is always called; on an IDA failure SolverError is thrown after it (the rows so far stay).
+// end() is always called; on an IDA failure SolverError is thrown after it (the rows so far stay),
+// RunLimitError when the run passes its limits. A model without unknowns records its (constant)
+// outputs at the start, on the output grid and at the stop time.
 RunStats integrate(const dae::DaeSystem& sys, const SolverOptions& options, Recorder& recorder, ResultSink& sink,
                    const RunControl& control = {});
 

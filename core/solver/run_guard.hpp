@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every run ends (docs/reliability.md): it reaches its stop time, is cancelled, or fails here with a
+// message that names the time, the block and a hint. IDA's own step limit applies to one IDASolve
+// call only, so the limits over a whole run live here:
+// - maxSteps and maxWallSeconds, set by the user (--max-steps, --max-wall): RunLimitError;
+// - a stall: kStallSteps steps in a row that each advance time by less than kStallFraction of the
+//   run (the step size collapsed to round-off, or a tiny max_step): SolverError;
+// - chattering: kChatterEvents events within kChatterFraction of the run (a contact switching
+//   faster than anything physical, 1e-13 s apart): SolverError naming the block.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace endstop::core::solver {
+
+struct RunLimits {
+    long maxSteps = 5'000'000;     // over the whole run; 0: unlimited
+    double maxWallSeconds = 0.0;   // 0: unlimited
+};
+
+class RunGuard {
+public:
+    static constexpr int kStallSteps = 20'000;
+    static constexpr double kStallFraction = 1e-12;
+    static constexpr int kChatterEvents = 1'000;
+    static constexpr double kChatterFraction = 1e-9;
+
+    RunGuard(const RunLimits& limits, double stopTime);
+    // After every step the solver took (steps: the run's total so far). `culprit` names the
+    // unknown with the largest local error, asked only when a stall is reported.
+    template <class Culprit>
+    void step(double t, double h, long steps, Culprit&& culprit) {
+        if (h < kStallFraction * m_span) ++m_smallSteps;
+        else m_smallSteps = 0;
+        if (m_smallSteps >= kStallSteps) stalled(t, h, culprit());
+        checkLimits(t, steps);
+    }
+    void event(double t, const std::string& block);   // after each logged event
+
+private:
+    void checkLimits(double t, long steps);
+    [[noreturn]] void stalled(double t, double h, const std::string& where) const;
+
+    RunLimits m_limits;
+    double m_span;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+    int m_smallSteps = 0;
+    std::vector<double> m_eventTimes;   // a ring of the last kChatterEvents event times
+    std::size_t m_next = 0;
+};
+
+// IDA's name for a return flag ("IDA_ERR_FAIL") and what it usually means for a model.
+std::string idaFlagName(int flag);
+std::string idaFailureHint(int flag);
+
+}  // namespace endstop::core::solver
