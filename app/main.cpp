@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
     }
     window.show();
     if (!cli.positionalArguments().isEmpty()) window.openFile(cli.positionalArguments().front());
-    else if (!cli.isSet(screenshot)) QTimer::singleShot(0, &window, &endstop::gui::MainWindow::offerRecovery);
+    // after a crash the kept changes are offered whether or not a file was named on the command line
+    if (!cli.isSet(screenshot)) QTimer::singleShot(0, &window, &endstop::gui::MainWindow::offerRecovery);
     if (cli.isSet(select)) window.scene()->selectBlocks({cli.value(select)});
     endstop::gui::TuningRow* tuned = nullptr;
     QString tuneValue;

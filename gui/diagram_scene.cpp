@@ -141,7 +141,8 @@ void DiagramScene::addWire(const core::Connection& c) {
     updateWiresAt(c.b);
 }
 
-void DiagramScene::removeWire(const core::Connection& c) {
+void DiagramScene::removeWire(const core::Connection& connection) {
+    const core::Connection c = connection;   // may be the wire's own, which is deleted below
     WireItem* w = wireItem(c);
     if (!w) return;
     for (const std::string& b : {c.a.block, c.b.block}) m_blockWires[qs(b)].removeAll(w);

@@ -60,7 +60,12 @@ MainWindow::MainWindow(const core::Registry& registry, QWidget* parent)
     updateTitle();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // ~QWidget destroys the children after this class is gone; a focused field emits
+    // editingFinished as it loses focus on the way (the stop time's commit), which must not reach
+    // the half-destroyed window
+    for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
+}
 
 QAction* MainWindow::makeAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot) {
     auto* a = new QAction(text, this);

@@ -5,6 +5,7 @@
 #include "core/io/overrides.hpp"
 #include "core/io/project_file.hpp"
 #include "core/model/errors.hpp"
+#include "core/text/quote.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -64,18 +65,31 @@ std::optional<double> Args::number(const std::string& name) {
     double x = 0.0;
     const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
     if (ec != std::errc{} || ptr != v->data() + v->size() || !std::isfinite(x))
-        throw UsageError("flag " + name + ": expected a number, got '" + *v + "'");
+        throw UsageError("flag " + name + ": expected a number, got " + core::quoteText(*v));
     return x;
 }
 
 void Args::done() const {
     for (std::size_t i = 0; i < m_args.size(); ++i)
         if (!m_used[i])
-            throw UsageError(m_args[i].starts_with("--") ? "unknown flag " + m_args[i] : "unexpected argument '" + m_args[i] + "'");
+            throw UsageError(m_args[i].starts_with("--") ? "unknown flag " + core::excerpt(m_args[i]) : "unexpected argument " + core::quoteText(m_args[i]));
 }
 
 core::Model loadModel(const std::string& path) {
     return core::io::loadProject(QString::fromStdString(path), blocks::registry());
+}
+
+void checkSettings(const core::Model& model, const core::SimulationOptions& options, const std::string& path) {
+    try {
+        core::resolveSettings(model.simulation(), {});
+    } catch (const core::Error& e) {
+        throw UsageError(path + ": " + e.what());
+    }
+    try {
+        core::resolveSettings(model.simulation(), options);
+    } catch (const core::Error& e) {   // the file's settings are fine: a flag made them impossible
+        throw UsageError(std::string("flags: ") + e.what());
+    }
 }
 
 void applySets(core::Model& model, const std::vector<std::string>& sets) {
@@ -107,20 +121,28 @@ core::SimulationOptions simulationOptions(Args& args) {
     o.absoluteTolerance = args.number("--atol");
     o.outputInterval = args.number("--output-interval");
     o.linearSolver = args.value("--linear-solver");
+    if (const auto n = args.number("--max-steps")) {
+        if (*n < 1 || *n != std::floor(*n) || *n > 1e15) throw UsageError("flag --max-steps: expected a whole number >= 1, got " + core::formatNumber(*n));
+        o.maxSteps = static_cast<long>(*n);
+    }
+    if (const auto w = args.number("--max-wall")) {
+        if (!(*w > 0)) throw UsageError("flag --max-wall: expected a time in seconds > 0, got " + core::formatNumber(*w));
+        o.maxWallSeconds = *w;
+    }
     if (const auto s = args.value("--signals")) {
         for (const std::string& name : splitList(*s, ','))
             if (!name.empty()) o.signals.push_back(name);
         if (o.signals.empty()) throw UsageError("--signals: expected a comma-separated list like stop1.x,stop1.f");
     }
     auto check = [](const std::optional<double>& x, bool ok, const char* flag, const char* what) {
-        if (x && !ok) throw UsageError(std::string("flag ") + flag + ": " + what + ", got " + std::to_string(*x));
+        if (x && !ok) throw UsageError(std::string("flag ") + flag + ": " + what + ", got " + core::formatNumber(*x));
     };
     check(o.stopTime, o.stopTime > 0.0, "--stop-time", "must be > 0 s");
     check(o.relativeTolerance, o.relativeTolerance > 0.0 && o.relativeTolerance < 1.0, "--rtol", "must be in (0, 1)");
     check(o.absoluteTolerance, o.absoluteTolerance > 0.0, "--atol", "must be > 0");
     check(o.outputInterval, o.outputInterval >= 0.0, "--output-interval", "must be >= 0 s");
     if (o.linearSolver && *o.linearSolver != "auto" && *o.linearSolver != "dense" && *o.linearSolver != "klu")
-        throw UsageError("flag --linear-solver: expected auto, dense or klu, got '" + *o.linearSolver + "'");
+        throw UsageError("flag --linear-solver: expected auto, dense or klu, got " + core::quoteText(*o.linearSolver));
     return o;
 }
 

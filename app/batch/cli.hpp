@@ -41,6 +41,8 @@ private:
 core::Model loadModel(const std::string& path);
 void applySets(core::Model& model, const std::vector<std::string>& sets);
 core::SimulationOptions simulationOptions(Args& args);
+// The model's settings with the flags applied; UsageError blaming the file or the flags.
+void checkSettings(const core::Model& model, const core::SimulationOptions& options, const std::string& path);
 std::vector<std::string> splitList(const std::string& s, char sep);
 
 int runCommand(Args& args);

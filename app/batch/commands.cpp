@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // endstop-batch run | validate | variables | blocks
 #include "app/batch/cli.hpp"
+#include "app/batch/interrupt.hpp"
 
 #include "blocks/registry.hpp"
 #include "core/model/errors.hpp"
@@ -67,32 +68,50 @@ int runCommand(Args& args) {
     core::SimulationOptions options = simulationOptions(args);
     const std::string path = args.next("MODEL.endstop after 'run'");
     args.done();
+    for (const auto& [flag, value] : {std::pair{"--out", out}, std::pair{"--events", events}})
+        if (value && value->empty()) throw UsageError(std::string("flag ") + flag + ": expected a file name or - (standard output), got an empty name");
 
     core::Model model = loadModel(path);
     applySets(model, sets);
+    checkSettings(model, options, path);
 
     std::unique_ptr<core::CsvSink> csv;
     try {
         csv = std::make_unique<core::CsvSink>(out.value_or(""), events.value_or(""));
-    } catch (const std::runtime_error& e) {
-        const std::string what = e.what();   // "cannot write '<path>': reason"
-        const bool eventsFailed = events && what.find("'" + *events + "'") != std::string::npos;
-        throw UsageError((eventsFailed ? "--events " : "--out ") + what);
+    } catch (const core::IoError& e) {
+        const bool eventsFailed = events && std::string(e.what()).find("'" + *events + "'") != std::string::npos;
+        throw UsageError((eventsFailed ? "--events " : "--out ") + std::string(e.what()));
     }
     LastRow last;
     core::TeeSink tee({csv.get(), &last});
     std::ostream& info = out && *out == "-" ? std::cerr : std::cout;
+    const InterruptGuard interrupt;
+    core::solver::RunControl control;
+    control.cancel = interrupt.flag();
     int code = kOk;
     try {
-        core::simulate(model, blocks::registry(), options, tee, {});
-    } catch (const core::SolverError& e) {
+        core::simulate(model, blocks::registry(), options, tee, control);
+    } catch (const core::SolverError& e) {   // also a run limit: the rows so far are written
         std::cerr << "endstop-batch: " << path << ": " << e.what() << "\n";
         code = kSimulationFailed;
+    } catch (const core::IoError& e) {       // a full disk: the previous file is left as it was
+        std::cerr << "endstop-batch: " << e.what() << " (a previous file of that name is unchanged)\n";
+        return kSimulationFailed;
     } catch (const core::Error& e) {
         throw UsageError(path + ": " + e.what());
     }
+    if (interrupt.signal() != 0) {
+        std::cerr << "endstop-batch: " << path << ": interrupted by " << interrupt.signalName() << " at t = "
+                  << core::formatNumber(last.stats.finalTime) << " s" << (out ? "; the rows computed so far were written" : "") << "\n";
+        if (stats) info << last.stats.toJson() << "\n";
+        return 128 + interrupt.signal();
+    }
     if (code == kOk && !out) printSummary(info, last, last.stats);
     if (stats) info << last.stats.toJson() << "\n";
+    if (!info.flush()) {   // a summary into a full device is a failure too
+        std::cerr << "endstop-batch: cannot write to standard output\n";
+        return kSimulationFailed;
+    }
     return code;
 }
 

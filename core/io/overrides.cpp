@@ -4,36 +4,49 @@
 #include "core/graph/topology.hpp"
 #include "core/io/project_file.hpp"
 #include "core/model/errors.hpp"
+#include "core/text/quote.hpp"
 
 namespace endstop::core::io {
 
 ParamTarget findParameter(const Model& model, const Registry& registry, std::string_view nameDotKey) {
     const auto dot = nameDotKey.find('.');
     if (dot == std::string_view::npos || dot == 0 || dot + 1 == nameDotKey.size())
-        throw ModelError("'" + std::string(nameDotKey) + "': expected NAME.KEY, e.g. stop1.upper_bound");
+        throw ModelError(quoteText(nameDotKey) + ": expected NAME.KEY, e.g. stop1.upper_bound");
     const std::string name(nameDotKey.substr(0, dot)), key(nameDotKey.substr(dot + 1));
     const BlockSpec* spec = model.find(name);
-    if (!spec) throw ModelError("'" + std::string(nameDotKey) + "': no block named '" + name + "'");
+    if (!spec) throw ModelError(quoteText(nameDotKey) + ": no block named " + quoteText(name));
     const std::unique_ptr<Block> block = registry.create(spec->type, currentParams(*spec, registry));
     std::string keys;
     for (const ParamDesc& d : block->params()) {
         if (d.key == key) return {name, key, d};
         keys += (keys.empty() ? "" : ", ") + d.key;
     }
-    throw ModelError("'" + std::string(nameDotKey) + "': block '" + name + "' (" + spec->type + ") has no parameter '" + key +
-                     "' (parameters: " + keys + ")");
+    throw ModelError(quoteText(nameDotKey) + ": block '" + name + "' (" + spec->type + ") has no parameter " + quoteText(key) +
+                     " (parameters: " + keys + ")");
 }
 
 SetParameter parseAssignment(const Model& model, const Registry& registry, std::string_view assignment) {
     const auto eq = assignment.find('=');
     if (eq == std::string_view::npos)
-        throw ModelError("'" + std::string(assignment) + "': expected NAME.KEY=VALUE, e.g. stop1.upper_bound=5mm");
+        throw ModelError(quoteText(assignment) + ": expected NAME.KEY=VALUE, e.g. stop1.upper_bound=5mm");
     const ParamTarget target = findParameter(model, registry, assignment.substr(0, eq));
+    ParamValue value;
     try {
-        return SetParameter{target.block, target.key, parseParameterText(std::string(assignment.substr(eq + 1)), target.desc)};
+        value = parseParameterText(std::string(assignment.substr(eq + 1)), target.desc);
     } catch (const FileFormatError& e) {
-        throw ModelError("'" + std::string(assignment) + "': " + e.what());
+        throw ModelError(quoteText(assignment) + ": " + e.what());
     }
+    if (const std::string error = rangeError(value, target.desc); !error.empty())
+        throw ModelError(quoteText(assignment) + ": block '" + target.block + "', parameter '" + target.key + "': " + error);
+    return SetParameter{target.block, target.key, value};
+}
+
+std::string rangeError(const ParamValue& value, const ParamDesc& desc) {
+    if (const double* x = std::get_if<double>(&value)) return desc.rangeError(*x);
+    if (const auto* xs = std::get_if<std::vector<double>>(&value))
+        for (double x : *xs)
+            if (std::string e = desc.rangeError(x); !e.empty()) return e;
+    return {};
 }
 
 }  // namespace endstop::core::io

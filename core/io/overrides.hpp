@@ -21,7 +21,12 @@ struct ParamTarget {
 // wrong: no such block, no such parameter, with the valid keys).
 ParamTarget findParameter(const Model& model, const Registry& registry, std::string_view nameDotKey);
 
-// "NAME.KEY=VALUE" -> SetParameter; throws ModelError/FileFormatError naming the part at fault.
+// "NAME.KEY=VALUE" -> SetParameter; throws ModelError naming the part at fault, including a
+// value outside the parameter's range.
 SetParameter parseAssignment(const Model& model, const Registry& registry, std::string_view assignment);
+
+// "must be > 0 kg, got -1 kg" if a number (or any element of a vector) is outside the
+// parameter's range; empty if it is inside.
+std::string rangeError(const ParamValue& value, const ParamDesc& desc);
 
 }  // namespace endstop::core::io

@@ -505,7 +505,7 @@ private Q_SLOTS:
         QTest::newRow("set not a number") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=heavy"} << "'heavy' is not a number";
         QTest::newRow("set without value") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass"} << "expected NAME.KEY=VALUE";
         QTest::newRow("set out of range") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=-1"}
-                                          << "block 'mass1', parameter 'mass': must be > 0 kg";
+                                          << "--set 'mass1.mass=-1': block 'mass1', parameter 'mass': must be > 0 kg";
         QTest::newRow("negative stop time") << QStringList{"run", "MODEL", "--out", "OUT", "--stop-time", "-1"} << "--stop-time";
         QTest::newRow("stop time not a number") << QStringList{"run", "MODEL", "--out", "OUT", "--stop-time", "1s"}
                                                 << "flag --stop-time: expected a number, got '1s'";
@@ -522,7 +522,7 @@ private Q_SLOTS:
         QTest::newRow("sweep bad count") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1:2:0", "--out", "OUT"} << "COUNT";
         QTest::newRow("sweep bad value") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,2 stone", "--out", "OUT"} << "unknown unit 'stone'";
         QTest::newRow("sweep value out of range") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,-1", "--out", "OUT"}
-                                                  << "parameter 'mass': must be > 0 kg";
+                                                  << "--vary mass1.mass: block 'mass1', parameter 'mass': must be > 0 kg";
         QTest::newRow("sweep zero jobs") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,2", "--jobs", "0", "--out", "OUT"} << "--jobs";
         QTest::newRow("blocks with a model") << QStringList{"blocks", "MODEL"} << "unexpected argument";
     }
