@@ -34,11 +34,16 @@ std::vector<double> indexOneMatrix(const dae::DaeSystem& sys, dae::Evaluator& ev
 void rightHandSide(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
                    const double* yp, double* b) {
     const int n = sys.size();
-    const double eps = std::max(1e-7 * in.timeScale, 1e-13 * std::max(1.0, std::abs(in.t)));
+    // the increment is the one t + eps really represents, so that a residual linear in t (a ramp)
+    // differences exactly; it stays well above round-off of t, or a tight tolerance's tiny last
+    // step would leave y'_a with a 1e-3 error that no first step can pass (rtol 1e-10)
+    const double wanted = std::max(1e-7 * in.timeScale, 1e-10 * std::max(1.0, std::abs(in.t)));
+    const double tPlus = in.t + wanted;
+    const double eps = tPlus - in.t;
     std::vector<double> yPlus(y, y + n), fPlus(at(n)), f0(at(n));
     for (int i = 0; i < n; ++i)
         if ((*in.id)[at(i)] != 0.0) yPlus[at(i)] += eps * yp[i];
-    ev.residual({in.t + eps, yPlus.data(), yp, in.discrete}, fPlus.data());
+    ev.residual({tPlus, yPlus.data(), yp, in.discrete}, fPlus.data());
     ev.residual({in.t, y, yp, in.discrete}, f0.data());
     for (int i = 0; i < n; ++i) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
 }
