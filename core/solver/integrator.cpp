@@ -302,6 +302,10 @@ private:
                 return;
             }
             const double tNext = nextTimeEvent();
+            if (tNext < m_opt.stopTime && tNext <= dueBy(t)) {   // IDA cannot step to a time within round-off
+                handleTimeEvents(t);
+                continue;
+            }
             const double tstop = std::min(tNext, m_opt.stopTime);
             if (grid) catchUpGrid(t, outputIndex);
             check(IDASetStopTime(mem, tstop), "IDASetStopTime");
@@ -379,7 +383,7 @@ private:
 
     void handleTimeEvents(double t) {
         for (int b : m_timeBlocks) {
-            if (m_next[at(b)] > t) continue;
+            if (m_next[at(b)] > dueBy(t)) continue;
             const Block& blk = *m_sys.topo.blocks[at(b)].block;
             withCtx(b, t, [&](EventCtx& ctx) {
                 ctx.log(EventKind::Time, 0.0);
@@ -391,14 +395,19 @@ private:
         restart(t);
     }
 
+    // The latest time that counts as now: a scheduled event closer than this is taken here.
+    static double dueBy(double t) { return t + 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)); }
+
     void guardChattering(double t) {
         if (t > m_burstStart + 1e-12 * std::max(1.0, std::abs(t))) {
             m_burstStart = t;
             m_burstEvents = 0;
         }
         if (++m_burstEvents > kMaxEventsAtOneTime)
-            failAt(t, "more than " + std::to_string(kMaxEventsAtOneTime) + " events at one instant (chattering)",
-                   "a contact or friction block keeps switching; check its thresholds");
+            throw SolverError(Diagnostics{{Severity::Error, m_log.empty() ? std::string() : m_log.back().block, {}, {},
+                                           "simulation failed at t = " + formatNumber(t) + " s: more than " + std::to_string(kMaxEventsAtOneTime) +
+                                               " events at one instant (chattering)",
+                                           "this block keeps switching: check its thresholds, or a period or width far below the time resolution"}});
     }
 
     // ---- output and statistics -----------------------------------------------------------------
