@@ -6,6 +6,7 @@
 #include "support/test_support.hpp"
 
 #include "core/io/project_file.hpp"
+#include "core/model/errors.hpp"
 
 #include <QDir>
 #include <QTest>
@@ -48,6 +49,25 @@ private Q_SLOTS:
         QCOMPARE(static_cast<qsizetype>(r.columns().size()), recorded.size());
         for (std::size_t c = 0; c < r.columns().size(); ++c)
             for (double v : r.values(c)) QVERIFY2(std::isfinite(v), r.columns()[c].name.c_str());
+    }
+
+    // Every example also runs at tight tolerances (rtol 1e-10, atol 1e-14): a declared ramp start,
+    // a restitution impact and the friction example's start once failed there.
+    void tightTolerances_data() { everyExample_data(); }
+    void tightTolerances() {
+        QFETCH(QString, file);
+        const core::Model model = test::loadExample(file);
+        core::SimulationOptions o;
+        o.relativeTolerance = 1e-10;
+        o.absoluteTolerance = 1e-14;
+        core::MemorySink r;
+        try {
+            r = test::run(model, o);
+        } catch (const core::Error& e) {
+            QFAIL(e.what());
+        }
+        QVERIFY(r.stats().completed);
+        QCOMPARE(r.time().back(), model.simulation().stopTime);
     }
 
     // flywheel on a torsion spring with a damper, torque step T at 0.2 s: it settles at T / k

@@ -5,7 +5,11 @@
 #include "core/io/project_file.hpp"
 #include "core/model/errors.hpp"
 
+#include <QDir>
+#include <QFile>
 #include <QProcess>
+#include <QStorageInfo>
+#include <QTemporaryDir>
 
 #include <algorithm>
 #include <stdexcept>
@@ -96,5 +100,31 @@ QStringList buildErrors(const core::Model& m) {
 }
 
 QString sourcePath(const QString& relative) { return QString(ENDSTOP_SOURCE_DIR) + "/" + relative; }
+
+SmallDisk::SmallDisk(long bytes) {
+    QTemporaryDir dir(QDir::tempPath() + "/endstop-small-disk-XXXXXX");
+    dir.setAutoRemove(false);
+    m_dir = dir.path();
+    QProcess mount;
+    mount.start("mount", {"-t", "tmpfs", "-o", "size=" + QString::number(bytes), "tmpfs", m_dir});
+    if (!mount.waitForFinished(10000) || mount.exitStatus() != QProcess::NormalExit || mount.exitCode() != 0) {
+        m_why = "cannot mount a tmpfs here (" + QString::fromUtf8(mount.readAllStandardError()).trimmed() + mount.errorString() + ")";
+        return;
+    }
+    m_mounted = true;
+}
+
+SmallDisk::~SmallDisk() {
+    if (m_mounted) QProcess::execute("umount", {m_dir});
+    QDir(m_dir).removeRecursively();
+}
+
+void SmallDisk::fill(long leave) const {
+    QFile f(filePath("filler"));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Unbuffered)) return;
+    const QByteArray block(512, 'x');
+    while (QStorageInfo(m_dir).bytesAvailable() >= leave)
+        if (f.write(block) != block.size()) break;
+}
 
 }  // namespace endstop::test

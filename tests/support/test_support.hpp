@@ -45,4 +45,24 @@ ProcessResult runBatch(const QStringList& args, const QString& workingDir = {});
 
 QString sourcePath(const QString& relative);   // path under the source tree
 
+// A tmpfs of `bytes` mounted on a fresh directory for the full-disk tests (needs root and a
+// kernel that lets this process mount; path() is empty otherwise, with the reason in why()).
+// Unmounted when it goes out of scope.
+class SmallDisk {
+public:
+    explicit SmallDisk(long bytes);
+    ~SmallDisk();
+    SmallDisk(const SmallDisk&) = delete;
+    SmallDisk& operator=(const SmallDisk&) = delete;
+    QString path() const { return m_mounted ? m_dir : QString(); }
+    QString why() const { return m_why; }
+    QString filePath(const QString& name) const { return m_dir + "/" + name; }
+    // Writes filler until fewer than `leave` bytes are free.
+    void fill(long leave) const;
+
+private:
+    QString m_dir, m_why;
+    bool m_mounted = false;
+};
+
 }  // namespace endstop::test

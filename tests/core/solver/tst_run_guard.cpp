@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every run ends: it reaches its stop time, or stops with a message naming the time, the block
+// and a hint, within limits the user can set. Models without unknowns, settings that could never
+// finish, a stalled step size, a chattering contact, a pulse train below the time resolution, the
+// step and wall-time limits (the rows so far are kept), and RunGuard's own bookkeeping.
+#include "support/test_support.hpp"
+
+#include "core/model/errors.hpp"
+#include "core/solver/run_guard.hpp"
+
+#include <QTest>
+
+#include <chrono>
+
+using namespace endstop;
+
+namespace {
+
+// The slider of the rattling example pressed by a constant force into an undamped, very stiff
+// stop: at rtol 1e-2 the contact switches 1e-13 s apart.
+constexpr const char* kPressed = R"({"blocks": [
+    {"name": "push", "type": "signal.constant", "parameters": {"value": "10 N"}},
+    {"name": "source", "type": "translational.force_source"},
+    {"name": "slider", "type": "translational.mass", "parameters": {"mass": "0.5 kg"}},
+    {"name": "stops", "type": "translational.hard_stop",
+     "parameters": {"model": "full_undamped", "upper_bound": "5 mm", "lower_bound": "-5 mm",
+                    "upper_stiffness": "1e9 N/m", "lower_stiffness": "1e9 N/m"}},
+    {"name": "ground", "type": "translational.reference"}],
+  "connections": [["push.y", "source.S"], ["source.R", "slider.M"], ["source.C", "ground.R"],
+                  ["slider.M", "stops.R"], ["stops.C", "ground.R"]]})";
+
+struct Failure {
+    QString message, block;
+    bool limit = false;
+    core::MemorySink rows;
+    double seconds = 0.0;
+};
+
+Failure runToFailure(const core::Model& m, const core::SimulationOptions& o) {
+    Failure f;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        core::simulate(m, blocks::registry(), o, f.rows);
+    } catch (const core::SolverError& e) {
+        f.message = QString::fromStdString(e.what());
+        f.block = QString::fromStdString(e.diagnostics().front().block);
+        f.limit = dynamic_cast<const core::RunLimitError*>(&e) != nullptr;
+    }
+    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return f;
+}
+
+}  // namespace
+
+class TestRunGuard : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    // An empty model or a reference alone has nothing for IDA (it crashed in its tolerance set-up):
+    // the run records the start, the output grid and the stop time.
+    void modelsWithoutUnknowns_data() {
+        QTest::addColumn<QString>("json");
+        QTest::newRow("empty") << R"({"format": "endstop-project", "formatVersion": 1})";
+        QTest::newRow("reference alone") << R"({"blocks": [{"name": "ground", "type": "translational.reference"}]})";
+    }
+    void modelsWithoutUnknowns() {
+        QFETCH(QString, json);
+        const core::Model m = test::modelFromJson(json.toStdString());
+        const core::MemorySink every = test::run(m, test::solverOptions(2.0, 1e-6));
+        QVERIFY(every.stats().completed);
+        QCOMPARE(every.time(), (std::vector<double>{0.0, 2.0}));
+        const core::MemorySink grid = test::run(m, test::solverOptions(2.0, 1e-6, 0.5));
+        QCOMPARE(grid.time(), (std::vector<double>{0.0, 0.5, 1.0, 1.5, 2.0}));
+    }
+
+    // output_interval 5e-324 wrote rows at t = 0 forever; max_step 1e-300 never advanced.
+    void settingsThatCannotEnd_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<double>("value");
+        QTest::newRow("output interval") << "output_interval" << 5e-324;
+        QTest::newRow("max step") << "max_step" << 1e-300;
+    }
+    void settingsThatCannotEnd() {
+        QFETCH(QString, key);
+        QFETCH(double, value);
+        const core::Model m = test::loadExample("rattling_mass.endstop");
+        core::SimulationOptions o;
+        (key == "max_step" ? o.maxStep : o.outputInterval) = value;
+        QString message;
+        try {
+            test::run(m, o);
+        } catch (const core::ModelError& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.contains("simulation setting " + key + " is too small for the stop time"), qPrintable(message));
+    }
+
+    // At rtol 1e-12, atol 1e-14 the rattling example's step size collapses to round-off at
+    // t = 0.0793 s: the run fails there, naming the stop, in well under a minute.
+    void stalledStepSize() {
+        core::SimulationOptions o;
+        o.relativeTolerance = 1e-12;
+        o.absoluteTolerance = 1e-14;
+        const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
+        QVERIFY2(f.message.contains("the solver is stuck"), qPrintable(f.message));
+        QCOMPARE(f.block, QString("stops"));
+        QVERIFY(!f.limit);
+        QVERIFY(f.seconds < 30);
+        QVERIFY(f.rows.rows() > 100);   // the rows up to the stall are kept
+        QVERIFY(f.rows.time().back() > 0.07 && f.rows.time().back() < 0.08);
+    }
+
+    void chatteringContact() {
+        const Failure f = runToFailure(test::modelFromJson(kPressed), test::solverOptions(1.0, 1e-2));
+        QVERIFY2(f.message.contains("(chattering)"), qPrintable(f.message));
+        QCOMPARE(f.block, QString("stops"));
+        QVERIFY(f.seconds < 30);
+        QVERIFY(f.rows.stats().events >= core::solver::RunGuard::kChatterEvents);
+    }
+
+    // A pulse period far below the time resolution blamed 'mass1' (IDA refused the stop time);
+    // now the pulse itself is named.
+    void pulseBelowTheTimeResolution() {
+        const core::Model m = test::modelFromJson(R"({"blocks": [
+            {"name": "pulse", "type": "signal.pulse", "parameters": {"period": 5e-324, "width": 5e-324}},
+            {"name": "src", "type": "translational.force_source"}, {"name": "mass1", "type": "translational.mass"},
+            {"name": "ground", "type": "translational.reference"}],
+          "connections": [["pulse.y", "src.S"], ["src.R", "mass1.M"], ["src.C", "ground.R"]]})");
+        const Failure f = runToFailure(m, {});
+        QCOMPARE(f.block, QString("pulse"));
+        QVERIFY2(f.message.contains("events at one instant"), qPrintable(f.message));
+    }
+
+    // --max-steps and --max-wall: RunLimitError with the rows so far.
+    void stepLimit() {
+        core::SimulationOptions o;
+        o.maxSteps = 300;
+        const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
+        QVERIFY(f.limit);
+        QVERIFY2(f.message.contains("more than 300 steps"), qPrintable(f.message));
+        QVERIFY(f.rows.rows() > 250);
+        QVERIFY(f.rows.time().back() < 1.0);
+        QCOMPARE(f.rows.stats().steps, 301L);
+    }
+
+    void wallTimeLimit() {
+        core::SimulationOptions o;
+        o.stopTime = 1e4;   // about two minutes of work
+        o.maxWallSeconds = 0.2;
+        const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
+        QVERIFY(f.limit);
+        QVERIFY2(f.message.contains("s of wall time"), qPrintable(f.message));
+        QVERIFY(f.seconds < 5);
+        QVERIFY(f.rows.rows() > 10);
+    }
+
+    // A grid run with long stretches between output times: IDA's per-call step limit used to end
+    // the run with IDA_TOO_MUCH_WORK; the run's own limit is what counts.
+    void longStretchBetweenOutputs() {
+        core::SimulationOptions o;
+        o.stopTime = 20.0;
+        o.outputInterval = 10.0;
+        const core::MemorySink r = test::run(test::loadExample("rattling_mass.endstop"), o);
+        QVERIFY(r.stats().completed);
+        QVERIFY(r.stats().steps > 1000);
+        QCOMPARE(r.time().back(), 20.0);
+    }
+
+    // RunGuard alone: the event ring and the stall counter.
+    void guardCountsEventsInAWindow() {
+        core::solver::RunGuard g({}, 1.0);
+        const int n = core::solver::RunGuard::kChatterEvents;
+        for (int i = 0; i < 3 * n; ++i) g.event(1e-6 * i, "slow");   // 1 µs apart: fine
+        bool thrown = false;
+        try {
+            for (int i = 0; i < n; ++i) g.event(0.5 + 1e-13 * i, "fast");
+        } catch (const core::SolverError& e) {
+            thrown = true;
+            QCOMPARE(QString::fromStdString(e.diagnostics().front().block), QString("fast"));
+        }
+        QVERIFY(thrown);
+    }
+
+    void guardCountsSmallStepsInARow() {
+        core::solver::RunGuard g({0, 0.0}, 1.0);
+        const int n = core::solver::RunGuard::kStallSteps;
+        auto where = [] { return std::string("b"); };
+        for (int i = 0; i < n - 1; ++i) g.step(0.1, 1e-15, i, where);
+        g.step(0.1, 1e-3, n, where);   // one real step resets the count
+        for (int i = 0; i < n - 1; ++i) g.step(0.1, 1e-15, i, where);
+        QVERIFY_THROWS_EXCEPTION(core::SolverError, g.step(0.1, 1e-15, n, where));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunGuard)
+#include "tst_run_guard.moc"
