@@ -2,6 +2,7 @@
 // Units: parsing of symbols and expressions (scale to SI and dimension), quantities as users type
 // them, dimension checks against a parameter with messages that say what was expected, the display
 // units offered per dimension, and the round-trip number format of files and CSV.
+#include "core/text/quote.hpp"
 #include "core/units/unit.hpp"
 
 #include <QTest>
@@ -14,6 +15,7 @@
 using endstop::core::Dimension;
 using endstop::core::Unit;
 using endstop::core::UnitError;
+namespace core = endstop::core;
 
 Q_DECLARE_METATYPE(Dimension)
 
@@ -338,6 +340,54 @@ private Q_SLOTS:
         if (!text.isEmpty()) QCOMPARE(QString::fromStdString(s), text);
         QCOMPARE(parseDouble(s), value);   // bit-exact round trip
         QVERIFY(s.find(',') == std::string::npos);   // never a locale's decimal comma
+    }
+
+    // Hostile unit text: deep nesting overflowed the stack, exponents wrapped in 8 bits
+    // (1 kg^257 was 1 kg, 5 mm^257 was 0 m), huge inputs were echoed whole in messages.
+    void hostileUnits_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("10,000 parentheses") << "1 " + QString(10000, '(') + "kg" + QString(10000, ')') << "nested more than 32 deep";
+        QTest::newRow("kg^257") << "1 kg^257" << "exponent out of range";
+        QTest::newRow("mm^257") << "5 mm^257" << "exponent out of range";
+        QTest::newRow("m^-257") << "5 m^-257" << "exponent out of range";
+        QTest::newRow("exponent beyond int") << "5 m^99999999999" << "exponent out of range";
+        QTest::newRow("product beyond 24") << "1 m^20*m^20" << "dimension exponent out of range";
+        QTest::newRow("power of a power") << "1 (m^12)^12" << "dimension exponent out of range";
+        QTest::newRow("number beyond double") << "1e999 m" << "out of the range of a double";
+        QTest::newRow("scale beyond double") << "1 km^24/mm^24*km^24/mm^24*km^24/mm^24" << "scale factor out of the range";
+    }
+    void hostileUnits() {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        QString message;
+        try {
+            core::parseQuantity(text.toStdString());
+        } catch (const core::UnitError& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.contains(expected), qPrintable(message.left(300)));
+        QVERIFY2(message.size() < 300, qPrintable(message.left(300)));
+    }
+
+    void deepButFineNesting() {
+        const core::Quantity q = core::parseQuantity("2 " + std::string(32, '(') + "mm" + std::string(32, ')') + "^2");
+        QCOMPARE(q.unit->dimension, core::Dimension::length().pow(2));
+        QCOMPARE(q.unit->toSI(q.value), 2e-6);
+        QCOMPARE(core::parseQuantity("1 kg^24").unit->dimension, core::Dimension::mass().pow(24));
+    }
+
+    // A message quotes at most 60 characters of what was typed, escaped onto one line.
+    void longTextIsCappedInMessages() {
+        QString message;
+        try {
+            core::parseQuantity("1 " + std::string(2'000'000, 'q'));
+        } catch (const core::UnitError& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.startsWith("bad unit 'qqq") && message.contains("more bytes") && message.size() < 300, qPrintable(message.left(300)));
+        QCOMPARE(QString::fromStdString(core::quoteText("a\nb\x01")), QString("'a\\nb\\x01'"));
+        QCOMPARE(QString::fromStdString(core::excerpt(std::string(70, 'x'), 60)), QString(60, 'x') + "... (10 more bytes)");
     }
 };
 
