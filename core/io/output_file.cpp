@@ -38,7 +38,7 @@ OutputFile::OutputFile(std::string path) : m_path(std::move(path)) {
 OutputFile::~OutputFile() = default;   // an uncommitted QSaveFile removes its temporary file
 
 void OutputFile::write(std::string_view bytes) {
-    if (m_failed) fail("an earlier write failed");
+    if (!m_failure.empty()) fail(m_failure);
     QFileDevice& dev = m_save ? static_cast<QFileDevice&>(*m_save) : *m_direct;
     while (!bytes.empty()) {
         const qint64 n = dev.write(bytes.data(), static_cast<qint64>(bytes.size()));
@@ -49,7 +49,7 @@ void OutputFile::write(std::string_view bytes) {
 
 void OutputFile::commit() {
     if (m_committed) return;
-    if (m_failed) fail("an earlier write failed");
+    if (!m_failure.empty()) fail(m_failure);
     if (m_save) {
         // the data must be on the disk before the rename makes it the file: a full disk or an
         // I/O error shows up here at the latest (delayed allocation), not after success
@@ -63,7 +63,7 @@ void OutputFile::commit() {
 }
 
 void OutputFile::fail(const std::string& reason) {
-    m_failed = true;
+    m_failure = reason;
     if (m_save) m_save->cancelWriting();
     throw IoError("cannot write '" + (m_path == "-" ? std::string("standard output") : m_path) + "': " + reason);
 }

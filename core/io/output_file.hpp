@@ -5,7 +5,8 @@
 //   on any failure the previous file is left as it was and the temporary file is removed;
 // - a device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written through, never replaced;
 // - "-" is standard output.
-// Every failure throws IoError("cannot write '<path>': <reason>"); after one, commit() refuses.
+// Every failure throws IoError("cannot write '<path>': <reason>"); after one, write() and commit()
+// refuse with the same reason.
 #pragma once
 
 #include <memory>
@@ -37,7 +38,7 @@ private:
     std::string m_path;
     std::unique_ptr<QSaveFile> m_save;   // regular files
     std::unique_ptr<QFile> m_direct;     // devices, FIFOs, standard output
-    bool m_failed = false;
+    std::string m_failure;   // the first failure's reason: later calls repeat it
     bool m_committed = false;
 };
 

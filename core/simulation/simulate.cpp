@@ -36,9 +36,11 @@ solver::SolverOptions resolveSettings(const SimulationSettings& model, const Sim
     require(std::isfinite(s.outputInterval) && s.outputInterval >= 0, "output_interval", "must be >= 0 s (0: every step)");
     // a setting that cannot end: more output rows or forced steps than any run can take
     require(s.outputInterval == 0 || s.stopTime / s.outputInterval <= kMaxRows, "output_interval",
-            "is too small for the stop time: " + formatNumber(s.stopTime / s.outputInterval) + " rows (at most " + formatNumber(kMaxRows) + ")");
+            formatNumber(s.outputInterval) + " s is too small for the stop time " + formatNumber(s.stopTime) + " s (more than " +
+                formatNumber(kMaxRows) + " rows)");
     require(s.maxStep == 0 || s.stopTime / s.maxStep <= kMaxForcedSteps, "max_step",
-            "is too small for the stop time: at least " + formatNumber(s.stopTime / s.maxStep) + " steps (at most " + formatNumber(kMaxForcedSteps) + ")");
+            formatNumber(s.maxStep) + " s is too small for the stop time " + formatNumber(s.stopTime) + " s (more than " +
+                formatNumber(kMaxForcedSteps) + " steps)");
     if (o.maxSteps) s.limits.maxSteps = *o.maxSteps;
     if (o.maxWallSeconds) s.limits.maxWallSeconds = *o.maxWallSeconds;
     require(s.limits.maxSteps >= 0 && s.limits.maxWallSeconds >= 0, "limits", "must be >= 0 (0: unlimited)");

@@ -92,7 +92,7 @@ private Q_SLOTS:
         } catch (const core::ModelError& e) {
             message = e.what();
         }
-        QVERIFY2(message.contains("simulation setting " + key + " is too small for the stop time"), qPrintable(message));
+        QVERIFY2(message.contains("simulation setting " + key + " ") && message.contains(" s is too small for the stop time 1 s"), qPrintable(message));
     }
 
     // At rtol 1e-12, atol 1e-14 the rattling example's step size collapses to round-off at

@@ -381,7 +381,7 @@ private Q_SLOTS:
     void longTextIsCappedInMessages() {
         QString message;
         try {
-            core::parseQuantity("1 " + std::string(2'000'000, 'q'));
+            core::parseQuantity("1 " + std::string(2000000, 'q'));
         } catch (const core::UnitError& e) {
             message = e.what();
         }
