@@ -236,7 +236,7 @@ bool ParamForm::parse(Field& f) {
             double si = 0.0;
             const core::Quantity q = core::parseQuantity(text);
             if (q.unit || d.anyDimension) si = std::get<double>(core::io::parseParameterText(text, d));
-            else si = shown.toSI(q.value);
+            else si = core::checkedSI(text, shown.toSI(q.value));
             if (const std::string e = d.rangeError(si); !e.empty()) throw core::UnitError(e);
             m_values[d.key] = si;
             return true;

@@ -318,7 +318,7 @@ ParamValue parseParameterText(const std::string& text, const ParamDesc& d) {
         case ParamType::Real:
             if (d.anyDimension) {
                 const Quantity q = parseQuantity(text);
-                return q.unit ? q.unit->toSI(q.value) : q.value;
+                return q.unit ? checkedSI(text, q.unit->toSI(q.value)) : q.value;
             }
             return parseSI(text, d.unit.dimension);
         case ParamType::Vector: {

@@ -240,7 +240,13 @@ double parseSI(std::string_view text, const Dimension& expected) {
     if (q.unit->dimension != expected)
         throw UnitError("unit " + quoteText(q.unit->display()) + " has dimension " + q.unit->dimension.toString() +
                         ", expected " + expected.toString() + " (e.g. " + Unit::si(expected).display() + ")");
-    return q.unit->toSI(q.value);
+    return checkedSI(text, q.unit->toSI(q.value));
+}
+
+double checkedSI(std::string_view text, double si) {
+    // 1e308 N*m/deg is finite as typed but not in SI: a file saved with it would hold null
+    if (!std::isfinite(si)) throw UnitError(quoteText(text) + " is out of the range of a double in SI units");
+    return si;
 }
 
 std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferred) {

@@ -70,6 +70,8 @@ Quantity parseQuantity(std::string_view text);   // throws UnitError
 // value in SI if `text` is a quantity whose unit has dimension `expected`; throws UnitError with
 // "unit '<unit>' has dimension <dimension>, expected <dimension> (e.g. <si symbol>)" otherwise.
 double parseSI(std::string_view text, const Dimension& expected);
+// `si` if it is finite; UnitError quoting `text` otherwise.
+double checkedSI(std::string_view text, double si);
 
 // Display units offered for a dimension, most common first; always contains `preferred` if given.
 std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferred = {});

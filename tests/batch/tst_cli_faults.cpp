@@ -155,6 +155,9 @@ private Q_SLOTS:
                                                << "nested more than 32 deep";
         QTest::newRow("file 2 MB unit") << QStringList{"run", "FILE"} << head + QByteArray(mass).replace("XX", QByteArray(2000000, 'z'))
                                         << "more bytes";
+        QTest::newRow("file 1e308 N*m/deg") << QStringList{"run", "FILE"}
+                                            << head + R"("blocks": [{"name": "k", "type": "rotational.spring", "parameters": {"stiffness": "1e308 N*m/deg"}}]})"
+                                            << "blocks[0].parameters.stiffness: block \"k\": stiffness: '1e308 N*m/deg' is out of the range of a double in SI";
         QTest::newRow("file kg^257") << QStringList{"run", "FILE"} << head + QByteArray(mass).replace("XX", "kg^257") << "exponent out of range";
         QTest::newRow("ui.units deep parentheses")
             << QStringList{"run", "FILE"}

@@ -370,6 +370,11 @@ private Q_SLOTS:
         QVERIFY2(message.size() < 300, qPrintable(message.left(300)));
     }
 
+    // Found by the fuzzer: finite as typed, infinite in SI; the file was saved with null.
+    void finiteOnlyInTheUnitTyped() {
+        QVERIFY_THROWS_EXCEPTION(core::UnitError, core::parseSI("1e308 N*m/deg", dim(2, 1, -2, -1)));
+    }
+
     void deepButFineNesting() {
         const core::Quantity q = core::parseQuantity("2 " + std::string(32, '(') + "mm" + std::string(32, ')') + "^2");
         QCOMPARE(q.unit->dimension, core::Dimension::length().pow(2));
