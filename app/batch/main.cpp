@@ -14,12 +14,14 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   endstop-batch run MODEL.endstop [--out results.csv] [--events events.csv] [--set NAME.KEY=VALUE]...
                 [--stop-time T] [--rtol R] [--atol A] [--output-interval DT] [--signals a,b,...]
-                [--linear-solver auto|dense|klu] [--stats]
+                [--linear-solver auto|dense|klu] [--stats] [--max-steps N] [--max-wall S]
   endstop-batch sweep MODEL.endstop --vary NAME.KEY=V1,V2,...|START:STOP:COUNT ... [--jobs N] [--out DIR]
+                [--max-steps N] [--max-wall S]
   endstop-batch validate MODEL.endstop
   endstop-batch variables MODEL.endstop
   endstop-batch blocks [--markdown]
-exit codes: 0 ok, 1 simulation failed, 2 bad input
+exit codes: 0 ok, 1 simulation failed or a file could not be written, 2 bad input,
+            130/143 stopped by SIGINT/SIGTERM (the rows so far are written)
 )";
 
 }  // namespace
