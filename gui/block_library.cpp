@@ -3,6 +3,7 @@
 
 #include "gui/block_shape.hpp"
 #include "gui/diagram_view.hpp"
+#include "gui/help_text.hpp"
 #include "gui/icon_cache.hpp"
 
 #include <QHeaderView>
@@ -67,8 +68,7 @@ BlockLibrary::BlockLibrary(const core::Registry& registry, QWidget* parent)
         auto* item = new QTreeWidgetItem(cat, {QString::fromStdString(t.info.title)});
         item->setData(0, kTypeRole, typeId);
         item->setIcon(0, iconFor(typeId));
-        item->setToolTip(0, QStringLiteral("<b>%1</b> <i>(%2)</i><br>%3")
-                                .arg(QString::fromStdString(t.info.title), typeId, QString::fromStdString(t.info.help)));
+        item->setToolTip(0, blockHelpHtml(QString::fromStdString(t.info.title), typeId, QString::fromStdString(t.info.help)));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
     }
     m_tree->expandAll();

@@ -14,6 +14,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -21,6 +22,12 @@ namespace endstop::gui {
 
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+bool startsWithNumber(const std::string& text) {
+    std::size_t i = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+    if (i < text.size() && text[i] == '.') ++i;
+    return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
+}
 
 QString describeRange(const core::ParamDesc& d) {
     QStringList parts;
@@ -125,9 +132,9 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     auto* grid = static_cast<QGridLayout*>(page->layout());
     const int row = grid->rowCount();
     const core::ParamDesc& d = f.desc;
-    QString tip = QStringLiteral("<b>%1</b> <i>(%2)</i>").arg(qs(d.label), qs(d.key));
-    if (!d.help.empty()) tip += QStringLiteral("<br>") + qs(d.help);
-    if (const QString r = describeRange(d); !r.isEmpty()) tip += QStringLiteral("<br>Allowed: ") + r;
+    QString tip = QStringLiteral("<b>%1</b> <i>(%2)</i>").arg(qs(d.label).toHtmlEscaped(), qs(d.key).toHtmlEscaped());
+    if (!d.help.empty()) tip += QStringLiteral("<br>") + qs(d.help).toHtmlEscaped();
+    if (const QString r = describeRange(d); !r.isEmpty()) tip += QStringLiteral("<br>Allowed: ") + r.toHtmlEscaped();
     f.label = new QLabel(qs(d.label), page);
     f.label->setToolTip(tip);
     grid->addWidget(f.label, row, 0);
@@ -233,6 +240,10 @@ bool ParamForm::parse(Field& f) {
         for (const core::Unit& c : f.units)
             if (qs(c.display()) == f.shownUnit) shown = c;
         if (d.type == core::ParamType::Real) {
+            if (!startsWithNumber(text)) {   // the example in this field's own unit, not a length
+                const QString unit = shown.symbol.empty() ? QString() : QStringLiteral(" ") + qs(shown.display());
+                throw core::UnitError(tr("'%1' is not a number (e.g. 10%2)").arg(qs(text), unit).toStdString());
+            }
             double si = 0.0;
             const core::Quantity q = core::parseQuantity(text);
             if (q.unit || d.anyDimension) si = std::get<double>(core::io::parseParameterText(text, d));

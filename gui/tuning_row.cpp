@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/tuning_row.hpp"
 
+#include "gui/help_text.hpp"
+
 #include <QCheckBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -113,8 +115,8 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
 void TuningRow::setBlock(const QString& block) {
     m_block = block;
     m_name->setText(QStringLiteral("<b>%1</b>.%2").arg(m_block, m_key));
-    m_name->setToolTip(QString::fromStdString(m_desc.label) +
-                       (m_desc.help.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(m_desc.help)));
+    m_name->setToolTip(plainTooltip(QString::fromStdString(m_desc.label) +
+                                    (m_desc.help.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(m_desc.help))));
 }
 
 // A range around the value, inside the parameter's limits: a decade either way (log) for a
