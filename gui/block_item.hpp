@@ -34,6 +34,7 @@ public:
     QRectF labelRect() const { return m_label; }   // item coordinates
     QRectF obstacleSceneRect() const;   // body, port tips and stubs: where other wires must not run
     void setError(bool error);
+    bool hasError() const { return m_error; }   // drawn with a red frame
     // the port a dragged wire would attach to; refused: the wire would be refused there (red cross)
     void setHotPort(const std::string& port, bool refused = false);
     const std::string& hotPort() const { return m_hotPort; }

@@ -84,6 +84,11 @@ void MainWindow::createRunControls() {
     connect(m_runs, &RunController::frame, this, &MainWindow::updateRunStatus);
     connect(m_runs, &RunController::runFinished, this, &MainWindow::runFinished);
     connect(m_runs, &RunController::runStarted, this, [this] { m_diagnostics->setRunDiagnostics({}); });
+    // a failed run's findings describe a model that is gone once it is edited
+    connect(m_runs, &RunController::staleChanged, this, [this](bool stale) {
+        if (stale) m_diagnostics->setRunDiagnostics({});
+        updateRunStatus();
+    });
     connect(m_doc, &Document::modelReset, m_runs, [this] {   // the runs belong to the previous document
         m_runs->clear();
         m_diagnostics->setRunDiagnostics({});
@@ -208,7 +213,10 @@ void MainWindow::updateRunStatus() {
     case core::RunState::Cancelled: state = tr("Cancelled"); break;
     case core::RunState::Failed: state = tr("Failed"); break;
     }
-    m_runStatus->setText(series->label + QStringLiteral(": ") + state + QStringLiteral(" \u00b7 ") + numbers);
+    QString text = series->label + QStringLiteral(": ") + state + QStringLiteral(" \u00b7 ") + numbers;
+    if (m_runs->stale()) text = tr("Out of date (the model changed; F5 runs it again) \u00b7 ") + text;
+    m_runStatus->setText(text);
+    m_runStatus->setStyleSheet(m_runs->stale() ? QStringLiteral("color: #b26a00") : QString());
 }
 
 void MainWindow::runFinished(int runId) {
