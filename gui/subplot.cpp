@@ -106,17 +106,43 @@ std::vector<std::string> Subplot::signalNames() const {
     return out;
 }
 
+void Subplot::setUpValueAxes(const std::vector<TraceSpec>& specs) {
+    m_valueAxes = {m_rect->axis(QCPAxis::atLeft)};
+    m_axisUnits = {specs.empty() ? QString() : specs.front().unit};
+    for (const TraceSpec& t : specs) {
+        if (std::find(m_axisUnits.begin(), m_axisUnits.end(), t.unit) != m_axisUnits.end()) continue;
+        QCPAxis* axis = m_rect->addAxis(QCPAxis::atRight);
+        axis->setLayer(QStringLiteral("axes"));
+        axis->grid()->setVisible(false);
+        m_valueAxes.push_back(axis);
+        m_axisUnits.push_back(t.unit);
+    }
+    for (std::size_t i = 0; i < m_valueAxes.size(); ++i) {
+        QCPAxis* axis = m_valueAxes[i];
+        axis->setLabel(m_axisUnits[i].isEmpty() ? QString() : QStringLiteral("[%1]").arg(m_axisUnits[i]));
+        // with several axes, each label takes the colour of its first trace
+        std::size_t first = 0;
+        while (first < specs.size() && specs[first].unit != m_axisUnits[i]) ++first;
+        axis->setLabelColor(m_valueAxes.size() > 1 ? traceColour(static_cast<int>(first)) : QColor(Qt::black));
+    }
+    const QList<QCPAxis*> values(m_valueAxes.begin(), m_valueAxes.end());
+    m_rect->setRangeDragAxes({m_rect->axis(QCPAxis::atBottom)}, values);
+    m_rect->setRangeZoomAxes({m_rect->axis(QCPAxis::atBottom)}, values);
+}
+
+QCPAxis* Subplot::valueAxis(const QString& unit) const {
+    const auto it = std::find(m_axisUnits.begin(), m_axisUnits.end(), unit);
+    return it == m_axisUnits.end() ? nullptr : m_valueAxes[static_cast<std::size_t>(it - m_axisUnits.begin())];
+}
+
 void Subplot::setTraces(const std::vector<TraceSpec>& specs, const RunSeries* current, const std::vector<const RunSeries*>& previous) {
     m_specs = specs;
     m_current = current;
+    setUpValueAxes(specs);
     for (std::size_t age = previous.size(); age >= 1; --age)   // oldest first, underneath
         for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], previous[age - 1], static_cast<int>(i), static_cast<int>(age));
     for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], current, static_cast<int>(i), 0);
     m_legend->setVisible(!specs.empty());
-    QString unit = specs.empty() ? QString() : specs.front().unit;   // one unit for all: the axis says it
-    for (const TraceSpec& t : specs)
-        if (t.unit != unit) unit.clear();
-    m_rect->axis(QCPAxis::atLeft)->setLabel(unit.isEmpty() ? QString() : QStringLiteral("[%1]").arg(unit));
     if (specs.empty()) {
         m_hint = new QCPItemText(m_plot);
         m_hint->setClipAxisRect(m_rect);
@@ -137,7 +163,8 @@ void Subplot::addTrace(const TraceSpec& spec, const RunSeries* run, int colour, 
     t.run = run;
     const std::string& signal = spec.signal;
     t.current = age == 0;
-    t.graph = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
+    t.axis = valueAxis(spec.unit);
+    t.graph = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), t.axis);
     QColor c = traceColour(colour);
     if (!t.current) c.setAlpha(std::max(45, 120 - 30 * (age - 1)));
     t.graph->setPen(QPen(c, 1.0));
@@ -211,17 +238,37 @@ QCPGraph* Subplot::graph(const std::string& signal, int runId) const {
     return nullptr;
 }
 
-QCPRange Subplot::valueRange(const QCPRange& time) const {
+QCPRange Subplot::valueRange(const QCPRange& time, const QCPAxis* axis) const {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const Trace& t : m_traces) {
         const MinMaxCache* c = t.run ? t.run->trace(t.signal) : nullptr;
-        if (!c) continue;
+        if (!c || (axis && t.axis != axis)) continue;
         const auto [a, b] = c->range(t.run->time(), time.lower, time.upper);
         if (a > b) continue;
         lo = std::min(lo, a / t.scale);
         hi = std::max(hi, b / t.scale);
     }
     return QCPRange(lo, hi);   // lower > upper: no data
+}
+
+void Subplot::autoscaleValues(const QCPRange& time) {
+    for (QCPAxis* axis : m_valueAxes) {
+        QCPRange y = valueRange(time, axis);
+        if (!(y.lower <= y.upper)) y = QCPRange(-1, 1);
+        const double pad = y.size() > 0 ? 0.06 * y.size() : std::max(1e-9, 0.1 * std::abs(y.center()));
+        axis->setRange(y.lower - pad, y.upper + pad);
+    }
+}
+
+std::vector<QCPRange> Subplot::valueRanges() const {
+    std::vector<QCPRange> out;
+    for (const QCPAxis* axis : m_valueAxes) out.push_back(axis->range());
+    return out;
+}
+
+void Subplot::setValueRanges(const std::vector<QCPRange>& ranges) {
+    if (ranges.size() != m_valueAxes.size()) return;
+    for (std::size_t i = 0; i < ranges.size(); ++i) m_valueAxes[i]->setRange(ranges[i]);
 }
 
 void Subplot::clearEventGraphs() {

@@ -46,7 +46,14 @@ public:
     void stream();                   // new rows of the current run
     void updateEnvelopes();          // before a replot
     void updateEvents();             // new events of the current run
-    QCPRange valueRange(const QCPRange& time) const;   // of every trace within `time`; empty if none
+    // One value axis per unit: the first unit on the left, each further one on its own axis on
+    // the right, so a force beside a position keeps both readable.
+    const std::vector<QCPAxis*>& valueAxes() const { return m_valueAxes; }
+    QCPAxis* valueAxis(const QString& unit) const;   // nullptr if no trace has that unit
+    QCPRange valueRange(const QCPRange& time, const QCPAxis* axis = nullptr) const;   // traces on axis (all: nullptr); empty if none
+    void autoscaleValues(const QCPRange& time);      // every value axis to its traces within `time`
+    std::vector<QCPRange> valueRanges() const;
+    void setValueRanges(const std::vector<QCPRange>& ranges);   // ignored unless one per axis
     void setSelected(bool selected);
 
     // cursor
@@ -62,6 +69,7 @@ private:
         double scale = 1.0;
         const RunSeries* run = nullptr;
         QCPGraph* graph = nullptr;
+        QCPAxis* axis = nullptr;   // its value axis
         bool current = false;
         bool envelope = false;
         std::size_t drawn = 0;       // raw: samples added; envelope: data size it was drawn for
@@ -69,6 +77,7 @@ private:
         int drawnWidth = 0;
     };
     void addTrace(const TraceSpec& spec, const RunSeries* run, int colour, int age);
+    void setUpValueAxes(const std::vector<TraceSpec>& specs);
     void fill(Trace& t);
     void drawEnvelope(Trace& t);
     std::size_t available(const Trace& t) const;
@@ -82,6 +91,8 @@ private:
     QCPItemStraightLine* m_level;
     QCPItemText* m_readout;
     std::vector<TraceSpec> m_specs;
+    std::vector<QCPAxis*> m_valueAxes;
+    std::vector<QString> m_axisUnits;   // per value axis
     QCPItemText* m_hint = nullptr;
     std::vector<Trace> m_traces;
     const RunSeries* m_current = nullptr;
