@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Export: the plot as PNG or PDF (as drawn, without the cursor), the data as CSV (the current
+// Export: the plot as PNG or PDF (as drawn, without the cursor and the selection), the data as CSV (the current
 // run's full rows, not the drawn envelope: time and every plotted signal in the unit shown,
 // round-trip precision; in SI it is endstop-batch's CSV).
 #include "core/units/unit.hpp"
@@ -18,10 +18,13 @@ namespace endstop::gui {
 
 bool PlotPanel::exportImage(const QString& path, int width, int height) {
     hideCursor();
-    m_plot->replot(QCustomPlot::rpImmediateRefresh);   // envelopes for the current ranges
-    if (QFileInfo(path).suffix().compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0)
-        return m_plot->savePdf(path, width, height);
-    return m_plot->savePng(path, width, height);
+    for (const auto& s : m_subplots) s->setSelected(false);   // the selection is not part of the picture
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);          // envelopes for the current ranges
+    const bool ok = QFileInfo(path).suffix().compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0
+                        ? m_plot->savePdf(path, width, height)
+                        : m_plot->savePng(path, width, height);
+    selectSubplot(m_selected);
+    return ok;
 }
 
 bool PlotPanel::exportCsv(const QString& path) const {

@@ -36,12 +36,20 @@ QColor traceColour(int index) {
 
 Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margins, QCPLayer* cursorLayer)
     : m_plot(plot), m_rect(new QCPAxisRect(plot, true)), m_title(new QCPTextElement(plot, title)), m_legend(new QCPLegend) {
+    // a head row above the data: the title left, the legend (or, under the cursor, the read-out)
+    // right, so neither covers a trace
     QCPLayoutGrid* layout = plot->plotLayout();
     const int row = layout->rowCount();
-    layout->addElement(row, 0, m_title);
+    m_head = new QCPLayoutGrid;
+    layout->addElement(row, 0, m_head);
     layout->addElement(row + 1, 0, m_rect);
     layout->setRowStretchFactor(row, 0.001);
-    m_title->setMargins(QMargins(0, 2, 0, 0));
+    m_head->addElement(0, 0, m_title);
+    m_head->addElement(0, 1, m_legend);
+    m_head->setColumnStretchFactor(1, 0.001);
+    m_head->setMargins(QMargins(0, 0, 0, 0));
+    m_title->setMargins(QMargins(6, 2, 6, 0));
+    m_title->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
     setSelected(false);
     m_rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
@@ -54,10 +62,14 @@ Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margin
     markers->setVisible(false);
     markers->setRange(0, 1);
 
-    m_rect->insetLayout()->addElement(m_legend, Qt::AlignTop | Qt::AlignRight);
     m_legend->setLayer(QStringLiteral("legend"));
-    m_legend->setBrush(QColor(255, 255, 255, 210));
-    m_legend->setBorderPen(QPen(QColor(200, 200, 200)));
+    m_legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_legend->setWrap(4);
+    m_legend->setBrush(Qt::NoBrush);
+    m_legend->setBorderPen(Qt::NoPen);
+    m_legend->setMargins(QMargins(2, 2, 6, 0));
+    m_legend->setRowSpacing(0);
+    m_legend->setColumnSpacing(10);
     QFont small = plot->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     m_legend->setFont(small);
@@ -78,18 +90,16 @@ Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margin
     for (QCPItemPosition* p : {m_level->point1, m_level->point2})
         p->setAxes(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
     setLevel(0, false);
-    m_readout = new QCPItemText(plot);
+    m_readout = new QCPItemText(plot);   // one line over the legend, in the head row
     m_readout->setLayer(cursorLayer);
-    m_readout->setClipAxisRect(m_rect);
-    m_readout->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_readout->position->setAxisRect(m_rect);
-    m_readout->position->setCoords(0.01, 0.03);
-    m_readout->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_readout->setClipToAxisRect(false);
+    m_readout->position->setType(QCPItemPosition::ptAbsolute);
+    m_readout->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_readout->setTextAlignment(Qt::AlignLeft);
     m_readout->setFont(small);
-    m_readout->setBrush(QColor(255, 255, 255, 225));
-    m_readout->setPen(QPen(QColor(170, 170, 170)));
-    m_readout->setPadding(QMargins(4, 2, 4, 2));
+    m_readout->setBrush(QColor(255, 255, 255));
+    m_readout->setPen(Qt::NoPen);
+    m_readout->setPadding(QMargins(6, 1, 6, 1));
     setCursor(0, false);
 }
 
@@ -230,6 +240,10 @@ void Subplot::drawEnvelope(Trace& t) {
 void Subplot::updateEnvelopes() {
     for (Trace& t : m_traces)
         if (t.envelope) drawEnvelope(t);
+    // a short subplot gets fewer value ticks, so their labels never crowd each other
+    const int ticks = std::clamp(m_rect->height() / 40, 2, 5);
+    for (QCPAxis* axis : m_valueAxes)
+        if (axis->ticker()->tickCount() != ticks) axis->ticker()->setTickCount(ticks);
 }
 
 QCPGraph* Subplot::graph(const std::string& signal, int runId) const {
@@ -310,6 +324,8 @@ void Subplot::setCursor(double t, bool visible) {
     m_cursor->point1->setCoords(t, 0);
     m_cursor->point2->setCoords(t, 1);
     m_readout->setText(readout(t));
+    const QRect head = m_head->outerRect();
+    m_readout->position->setCoords(head.right() - 2, head.center().y() + 1);
 }
 
 void Subplot::setLevel(double value, bool visible) {
@@ -325,7 +341,7 @@ QString Subplot::readout(double t) const {
         const double v = tr.run->valueAt(tr.signal, t) / tr.scale;
         lines << QStringLiteral("%1 = %2").arg(tr.graph->name(), std::isnan(v) ? QStringLiteral("\u2013") : number(v));
     }
-    return lines.join('\n');
+    return lines.join(QStringLiteral("   "));
 }
 
 QString Subplot::eventsNear(double pixelX, double tolerancePx) const {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Subplot: one axis rect of the plot panel (one PlotSpec of the model): its title, a legend, a
+// Subplot: one axis rect of the plot panel (one PlotSpec of the model) under a head row with its
+// title and legend (the cursor's read-out takes the legend's place), a
 // graph per signal and run (the current run in full colour, previous runs faded behind it),
 // the event markers of the current run along the time axis, and the cursor line with its read-out.
 //
@@ -59,7 +60,7 @@ public:
     // cursor
     void setCursor(double t, bool visible);
     void setLevel(double value, bool visible);   // the crosshair's horizontal line (hovered subplot)
-    QString readout(double t) const;   // "t = 0.25 s" and each current trace's value there
+    QString readout(double t) const;   // one line: "t = 0.25 s" and each current trace's value there
     QString eventsNear(double pixelX, double tolerancePx) const;   // tooltip text, empty if none
     const QCPItemText* readoutItem() const { return m_readout; }
 
@@ -85,6 +86,7 @@ private:
 
     QCustomPlot* m_plot;
     QCPAxisRect* m_rect;
+    QCPLayoutGrid* m_head;   // title and legend
     QCPTextElement* m_title;
     QCPLegend* m_legend;
     QCPItemStraightLine* m_cursor;
