@@ -149,7 +149,7 @@ void BlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     p.setPen(QPen(frame, selected || m_error ? 2.0 : 1.0));
     p.setBrush(m_layout.known ? QColor(0xfb, 0xfb, 0xfc) : QColor(0xff, 0xee, 0xee));
     p.drawRoundedRect(m_layout.body, 3, 3);
-    iconCache().draw(p, m_layout.iconPath, m_layout.body.adjusted(5, 4, -5, -4));
+    iconCache().draw(p, m_layout.iconPath, m_layout.iconRect);
     for (const PortShape& port : m_layout.ports) paintPort(p, port);
     p.restore();
     if (lod < 0.5) return;
