@@ -24,7 +24,8 @@ DiagnosticsPanel::DiagnosticsPanel(Document& doc, QWidget* parent)
     m_list->setColumnCount(3);
     m_list->setHeaderLabels({tr("Severity"), tr("Where"), tr("Message")});
     m_list->setRootIsDecorated(false);
-    m_list->setUniformRowHeights(true);
+    m_list->setUniformRowHeights(false);
+    m_list->setWordWrap(true);   // long messages wrap in their column instead of being cut
     m_list->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_list->header()->setStretchLastSection(true);

@@ -137,11 +137,19 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     if (const QString r = describeRange(d); !r.isEmpty()) tip += QStringLiteral("<br>Allowed: ") + r.toHtmlEscaped();
     f.label = new QLabel(qs(d.label), page);
     f.label->setToolTip(tip);
-    grid->addWidget(f.label, row, 0);
+    // the narrow Properties dock puts each label above its field, so choices and units fit
+    const bool stacked = m_mode == Mode::Inline;
+    const int fieldRow = stacked ? row + 1 : row, fieldColumn = stacked ? 0 : 1;
+    if (stacked) grid->addWidget(f.label, row, 0, 1, 3);
+    else grid->addWidget(f.label, row, 0);
     QWidget* editor = nullptr;
     if (d.type == core::ParamType::Choice) {
         f.choice = new QComboBox(page);
-        for (const core::ChoiceOption& o : d.choices) f.choice->addItem(qs(o.label), qs(o.key));
+        for (const core::ChoiceOption& o : d.choices) {
+            f.choice->addItem(qs(o.label), qs(o.key));
+            f.choice->setItemData(f.choice->count() - 1, qs(o.label), Qt::ToolTipRole);
+        }
+        f.choice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         connect(f.choice, &QComboBox::currentIndexChanged, this, [this, &f] {
             onEdited(f);
             if (m_mode == Mode::Inline) Q_EMIT commitRequested();
@@ -159,13 +167,13 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     editor->setObjectName(qs(d.key));
     editor->setMinimumWidth(70);
     editor->setToolTip(tip);
-    grid->addWidget(editor, row, 1);
-    addUnitBox(f, grid, row);
+    grid->addWidget(editor, fieldRow, fieldColumn, 1, stacked && !f.choice ? 2 : (stacked ? 3 : 1));
+    addUnitBox(f, grid, fieldRow);
     f.error = new QLabel(page);
     f.error->setWordWrap(true);
     f.error->setObjectName(qs(d.key) + QStringLiteral("_error"));
     f.error->setVisible(false);
-    grid->addWidget(f.error, row + 1, 1, 1, 2);
+    grid->addWidget(f.error, fieldRow + 1, fieldColumn, 1, stacked ? 3 : 2);
 }
 
 void ParamForm::addUnitBox(Field& f, QGridLayout* grid, int row) {
@@ -182,6 +190,7 @@ void ParamForm::addUnitBox(Field& f, QGridLayout* grid, int row) {
             f.units = core::compatibleUnits(d.unit.dimension, d.unit.symbol);
         }
         f.unit = new QComboBox(page);
+        f.unit->setSizeAdjustPolicy(QComboBox::AdjustToContents);   // "N*m*s/rad" whole
         for (const core::Unit& u : f.units) f.unit->addItem(qs(u.display()));
         f.shownUnit = qs(f.units.front().display());
         f.unit->setObjectName(qs(d.key) + QStringLiteral("_unit"));
