@@ -12,6 +12,7 @@
 #include "gui/start_directory.hpp"
 
 #include <QCloseEvent>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -28,14 +29,19 @@ namespace {
 constexpr int kMaxRecent = 8;
 const QString kFilter = QStringLiteral("Endstop projects (*.endstop);;All files (*)");
 
-// The name of the bundled example a file is an unchanged copy of, or "". Such a file opens as an
-// untitled copy, so Save never writes over a shipped example.
+// The name of the bundled example a file is, or "": an unchanged example in the shipped examples
+// folder (a folder that holds every bundled example). Such a file opens as an untitled copy, so
+// Save never writes over a shipped example; a user's own copy elsewhere opens as their file.
 QString bundledExampleName(const QString& path) {
     const QFileInfo info(path);
-    QFile bundled(QStringLiteral(":/examples/") + info.fileName());
+    const QStringList bundled = QDir(QStringLiteral(":/examples")).entryList({QStringLiteral("*.endstop")}, QDir::Files);
+    if (!bundled.contains(info.fileName())) return {};
+    for (const QString& name : bundled)
+        if (!info.dir().exists(name)) return {};
+    QFile original(QStringLiteral(":/examples/") + info.fileName());
     QFile file(path);
-    if (!bundled.open(QIODevice::ReadOnly) || !file.open(QIODevice::ReadOnly)) return {};
-    return file.readAll() == bundled.readAll() ? info.completeBaseName() : QString();
+    if (!original.open(QIODevice::ReadOnly) || !file.open(QIODevice::ReadOnly)) return {};
+    return file.readAll() == original.readAll() ? info.completeBaseName() : QString();
 }
 }  // namespace
 
