@@ -77,6 +77,10 @@ void MainWindow::createRunControls() {
     m_progress->setTextVisible(false);
     m_runStatus = new QLabel(this);
     m_runStatus->setObjectName("runStatus");
+    // a long status message is drawn unclipped by QStatusBar: the summary's own background and a
+    // gap keep the two apart
+    m_runStatus->setAutoFillBackground(true);
+    m_runStatus->setContentsMargins(12, 0, 4, 0);
     statusBar()->addPermanentWidget(m_runStatus);
     statusBar()->addPermanentWidget(m_progress);
 
