@@ -3,7 +3,7 @@
 // edit and current again after its undo; a failed run's findings leave once the model is changed
 // and a structural error is listed once; a missing reference is reported as such; a position and
 // a force in one subplot each get their own value axis; a position entered in mm is plotted, read
-// out and exported in mm (SI on request).
+// out and exported in mm (SI on request); legend and read-out stay off the data.
 #include "blocks/registry.hpp"
 #include "gui/block_item.hpp"
 #include "gui/diagnostics_panel.hpp"
@@ -13,6 +13,8 @@
 #include "gui/property_panel.hpp"
 #include "gui/run_controller.hpp"
 #include "gui/subplot.hpp"
+#include "gui/tuning_panel.hpp"
+#include "gui/tuning_row.hpp"
 #include "gui_test_support.hpp"
 #include "support/test_support.hpp"
 
@@ -20,6 +22,8 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QSlider>
 #include <QThreadPool>
 #include <QToolBar>
 #include <QTreeWidget>
@@ -115,6 +119,29 @@ private Q_SLOTS:
         QVERIFY(plots().staleBanner()->isHidden());
     }
 
+    // 4. a tuned value, kept on release and then undone: the plotted run is the tuned one
+    void undoingATunedValueMarksTheTunedRunOutOfDate() {
+        QVERIFY(m_window->openFile(example("rattling_mass.endstop")));
+        QVERIFY(runAndWait());
+        QMenu menu;
+        m_window->addBlockMenus(&menu, "stops");
+        auto* tune = menu.findChild<QMenu*>("tuneMenu");
+        QVERIFY(tune);
+        for (QAction* a : tune->actions())
+            if (a->data().toString() == "upper_bound") a->trigger();
+        gui::TuningRow* row = m_window->tuning()->row("stops", "upper_bound");
+        QVERIFY(row);
+        row->slider()->setSliderDown(true);
+        row->slider()->setValue(gui::TuningRow::kSteps * 3 / 4);
+        QVERIFY(QTest::qWaitFor([this] { return !runs().active(); }, 30000));
+        QVERIFY(plots().staleBanner()->isHidden());   // a tuning preview is not out of date
+        row->slider()->setSliderDown(false);          // release: kept, one undo step
+        QVERIFY(plots().staleBanner()->isHidden());
+        m_window->action("undo")->trigger();
+        QVERIFY(!plots().staleBanner()->isHidden());
+        QVERIFY(m_window->runStatus()->text().startsWith("Out of date"));
+    }
+
     // 5. a failed run's rows and red frames go once the model is changed
     void runFindingsLeaveWhenTheModelChanges() {
         doc().reset(test::modelFromJson(R"({"simulation": {"stop_time": 3.0},
@@ -180,6 +207,35 @@ private Q_SLOTS:
         QVERIFY(x.size() > 0.5 * position->range().size());
         const QCPRange f = s->valueRange(plots().timeRange(), force);
         QVERIFY(f.size() > 0.5 * force->range().size());
+    }
+
+    // legend and cursor read-out sit above the data, never over it; an exported picture does not
+    // carry the selected subplot's colour
+    void plotDecorationsStayOffTheData() {
+        QVERIFY(m_window->openFile(example("rattling_mass.endstop")));
+        QVERIFY(runAndWait());
+        plots().selectSubplot(0);
+        plots().showCursor(0.5);
+        plots().plot()->replot(QCustomPlot::rpImmediateRefresh);
+        for (int i = 0; i < plots().subplotCount(); ++i) {
+            const gui::Subplot* s = plots().subplot(i);
+            const QRect data = s->rect()->rect();
+            QVERIFY(s->legend()->visible());
+            QVERIFY(!s->legend()->outerRect().intersects(data));
+            QVERIFY(s->readoutItem()->visible());
+            QVERIFY2(s->readoutItem()->position->pixelPosition().y() < data.top(), "the read-out is above the data");
+        }
+        const QColor selected = plots().subplot(0)->title()->textColor();
+        QVERIFY(plots().exportImage(m_dir.filePath("plain.png"), 800, 500));
+        QCOMPARE(plots().subplot(0)->title()->textColor(), selected);   // the window keeps its selection
+        const auto hasSelectedTitle = [](const QImage& image) {   // its colour, rgb(25, 90, 170)
+            for (int y = 0; y < 60; ++y)
+                for (int x = 0; x < 300; ++x)
+                    if (image.pixelColor(x, y) == QColor(25, 90, 170)) return true;
+            return false;
+        };
+        QVERIFY(hasSelectedTitle(plots().plot()->toPixmap(800, 500).toImage()));   // on screen it is there
+        QVERIFY(!hasSelectedTitle(QImage(m_dir.filePath("plain.png"))));
     }
 
     // 8. the unit chosen for the mass's initial position is the unit its position is plotted,
