@@ -262,7 +262,10 @@ QCPRange Subplot::valueRange(const QCPRange& time, const QCPAxis* axis) const {
         lo = std::min(lo, a / t.scale);
         hi = std::max(hi, b / t.scale);
     }
-    return QCPRange(lo, hi);   // lower > upper: no data
+    QCPRange r;   // set field by field: QCPRange(lo, hi) would swap an empty (inf, -inf) into (-inf, inf)
+    r.lower = lo;
+    r.upper = hi;
+    return r;   // lower > upper: no data
 }
 
 void Subplot::autoscaleValues(const QCPRange& time) {
