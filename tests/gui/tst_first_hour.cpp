@@ -9,6 +9,7 @@
 #include "gui/block_library.hpp"
 #include "gui/main_window.hpp"
 #include "gui/param_dialog.hpp"
+#include "gui/param_form.hpp"
 #include "gui/property_panel.hpp"
 #include "gui_test_support.hpp"
 #include "support/test_support.hpp"
@@ -17,6 +18,7 @@
 #include <QFileDialog>
 #include <QGraphicsPathItem>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSignalSpy>
@@ -164,6 +166,23 @@ private Q_SLOTS:
         out.close();
         QVERIFY(m_window->openFile(path));
         QCOMPARE(doc().path(), QFileInfo(path).absoluteFilePath());
+    }
+
+    // a word in a mass field: the example is a mass, not "10 mm"
+    void aNonNumberGetsAnExampleInTheFieldsUnit() {
+        scene()->selectBlocks({"mass1"});
+        QApplication::processEvents();
+        gui::ParamForm* form = m_window->properties()->form();
+        QLineEdit* mass = form->findChild<QLineEdit*>("mass");
+        QVERIFY(mass);
+        mass->setFocus();
+        mass->selectAll();
+        QTest::keyClicks(mass, "heavy");
+        QTest::keyClick(mass, Qt::Key_Return);
+        const auto* error = form->findChild<QLabel*>("mass_error");
+        QVERIFY(error);
+        QVERIFY2(error->text().contains("'heavy' is not a number (e.g. 10 kg)"), qPrintable(error->text()));
+        QVERIFY(!error->text().contains("mm"));
     }
 
     // 9. the model summary counts blocks after delete, undo and redo

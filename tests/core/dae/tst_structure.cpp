@@ -268,6 +268,19 @@ private Q_SLOTS:
             found = found || (d.severity == core::Severity::Info && d.block == "d" && d.port == "C");
         QVERIFY(found);
     }
+
+    // The free end's note names the flow of its domain: zero force, or zero torque.
+    void freeEndNamesItsFlow() {
+        const core::Model m = test::modelFromJson(R"({"blocks":[
+            {"name":"j","type":"rotational.inertia"}, {"name":"k","type":"rotational.spring"},
+            {"name":"m","type":"translational.mass"}, {"name":"d","type":"translational.damper"}],
+            "connections":[["j.I","k.R"],["m.M","d.R"]]})");
+        QStringList notes;
+        for (const core::Diagnostic& d : core::validateModel(m, blocks::registry()))
+            if (d.severity == core::Severity::Info) notes << QString::fromStdString(d.text());
+        QVERIFY2(notes.filter("block 'k', port 'C'").value(0).endsWith("free end (zero torque)"), qPrintable(notes.join('\n')));
+        QVERIFY2(notes.filter("block 'd', port 'C'").value(0).endsWith("free end (zero force)"), qPrintable(notes.join('\n')));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStructure)
