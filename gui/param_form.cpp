@@ -6,6 +6,7 @@
 #include "gui/document.hpp"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -16,12 +17,28 @@
 
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace endstop::gui {
 
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Calls back when the watched widget is resized.
+class ResizeWatcher : public QObject {
+public:
+    ResizeWatcher(QWidget* watched, std::function<void()> onResize) : QObject(watched), m_onResize(std::move(onResize)) {
+        watched->installEventFilter(this);
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Resize) m_onResize();
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    std::function<void()> m_onResize;
+};
 
 bool startsWithNumber(const std::string& text) {
     std::size_t i = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
@@ -45,6 +62,7 @@ struct ParamForm::Field {
     QComboBox* choice = nullptr;
     QComboBox* unit = nullptr;
     QLabel* error = nullptr;
+    QLabel* choiceNote = nullptr;   // Properties dock: the whole choice when the box cuts it
     std::vector<core::Unit> units;
     QString shownUnit;   // the display unit the entry is written in
     QString shownText;   // what show() wrote, to tell an untouched entry
@@ -139,7 +157,8 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     f.label->setToolTip(tip);
     // the narrow Properties dock puts each label above its field, so choices and units fit
     const bool stacked = m_mode == Mode::Inline;
-    const int fieldRow = stacked ? row + 1 : row, fieldColumn = stacked ? 0 : 1;
+    int fieldRow = stacked ? row + 1 : row;
+    const int fieldColumn = stacked ? 0 : 1;
     if (stacked) grid->addWidget(f.label, row, 0, 1, 3);
     else grid->addWidget(f.label, row, 0);
     QWidget* editor = nullptr;
@@ -169,11 +188,32 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     editor->setToolTip(tip);
     grid->addWidget(editor, fieldRow, fieldColumn, 1, stacked && !f.choice ? 2 : (stacked ? 3 : 1));
     addUnitBox(f, grid, fieldRow);
+    if (stacked && f.choice) addChoiceNote(f, grid, ++fieldRow);
     f.error = new QLabel(page);
     f.error->setWordWrap(true);
     f.error->setObjectName(qs(d.key) + QStringLiteral("_error"));
     f.error->setVisible(false);
     grid->addWidget(f.error, fieldRow + 1, fieldColumn, 1, stacked ? 3 : 2);
+}
+
+// A choice longer than the narrow dock's box is also written out, wrapped, under it.
+void ParamForm::addChoiceNote(Field& f, QGridLayout* grid, int row) {
+    f.choiceNote = new QLabel(grid->parentWidget());
+    f.choiceNote->setObjectName(qs(f.desc.key) + QStringLiteral("_note"));
+    f.choiceNote->setWordWrap(true);
+    f.choiceNote->setStyleSheet(QStringLiteral("color: #555"));
+    f.choiceNote->setVisible(false);
+    grid->addWidget(f.choiceNote, row, 0, 1, 3);
+    connect(f.choice, &QComboBox::currentIndexChanged, this, [this, &f] { updateChoiceNote(f); });
+    new ResizeWatcher(f.choice, [this, &f] { updateChoiceNote(f); });
+}
+
+void ParamForm::updateChoiceNote(Field& f) {
+    if (!f.choiceNote) return;
+    const QString text = f.choice->currentText();
+    const int room = f.choice->width() - 32;   // the arrow and the frame
+    f.choiceNote->setText(text);
+    f.choiceNote->setVisible(f.visible && f.choice->fontMetrics().horizontalAdvance(text) > room);
 }
 
 void ParamForm::addUnitBox(Field& f, QGridLayout* grid, int row) {
@@ -331,6 +371,7 @@ void ParamForm::revalidate() {
         ed->setVisible(f->visible);
         ed->setStyleSheet(f->visible && !msg.isEmpty() && !warn ? QStringLiteral("border: 1px solid #c62828") : QString());
         if (f->unit) f->unit->setVisible(f->visible);
+        updateChoiceNote(*f);
     }
     // a group whose every field is hidden by the current choices disappears as a whole
     std::map<QWidget*, bool> used;

@@ -15,6 +15,7 @@
 #include "support/test_support.hpp"
 
 #include <QAction>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QGraphicsPathItem>
 #include <QLabel>
@@ -183,6 +184,26 @@ private Q_SLOTS:
         QVERIFY(error);
         QVERIFY2(error->text().contains("'heavy' is not a number (e.g. 10 kg)"), qPrintable(error->text()));
         QVERIFY(!error->text().contains("mm"));
+    }
+
+    // the Properties dock: a choice longer than its box is written out under it, wrapped
+    void longChoicesAreWrittenOutInTheDock() {
+        scene()->selectBlocks({"stop"});
+        QApplication::processEvents();
+        gui::ParamForm* form = m_window->properties()->form();
+        auto* choice = form->findChild<QComboBox*>("model");
+        auto* note = form->findChild<QLabel*>("model_note");
+        QVERIFY(choice && note);
+        QTRY_VERIFY(choice->width() > 0);
+        const bool cut = choice->fontMetrics().horizontalAdvance(choice->currentText()) > choice->width() - 32;
+        QCOMPARE(note->isVisibleTo(form), cut);
+        QVERIFY(cut);   // the smooth model's name is longer than a 300 px dock
+        QCOMPARE(note->text(), choice->currentText());
+        QVERIFY(note->wordWrap());
+        // a unit box shows its whole unit
+        QComboBox* unit = form->unitBox("upper_bound");
+        QVERIFY(unit);
+        QTRY_VERIFY2(unit->width() >= unit->minimumSizeHint().width(), qPrintable(QString("%1 < %2").arg(unit->width()).arg(unit->minimumSizeHint().width())));
     }
 
     // 9. the model summary counts blocks after delete, undo and redo
