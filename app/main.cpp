@@ -3,6 +3,7 @@
 // Hidden options for documentation and checks: --screenshot OUT.png grabs the window once the
 // file is loaded and quits; --size WxH sets the window size first; --select NAME selects a block
 // first (the property panel shows it) and also saves its parameter dialog to OUT-dialog.png;
+// --tooltip NAME shows that block's canvas tooltip in the picture (without --run);
 // --run presses Run first and grabs when the run has ended (--run-for MS: that long after Run,
 // while it may still be running); --cursor T shows the plot cursor at time T; --tune NAME.KEY[=V]
 // pins a parameter to the tuning panel and, with --run, sets it to V (display unit) after the first
@@ -11,7 +12,9 @@
 // live plots offscreen and prints one JSON line (app/bench_gui.hpp).
 #include "app/bench_gui.hpp"
 #include "blocks/registry.hpp"
+#include "gui/block_item.hpp"
 #include "gui/diagram_scene.hpp"
+#include "gui/diagram_view.hpp"
 #include "gui/document.hpp"
 #include "gui/main_window.hpp"
 #include "gui/param_dialog.hpp"
@@ -23,8 +26,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QScreen>
 #include <QThreadPool>
 #include <QTimer>
+#include <QToolTip>
 
 #include <cstring>
 
@@ -36,12 +42,28 @@ bool wants(int argc, char** argv, const char* flag) {
     return false;
 }
 
-void grabLater(endstop::gui::MainWindow& window, const QString& out, const QString& block, const QString& cursor, int delayMs) {
-    QTimer::singleShot(delayMs, &window, [&window, out, block, cursor] {
+// Shows the canvas tooltip of `block` and returns a picture of the screen around the window (the
+// tooltip is a window of its own, so grabbing the main window would leave it out).
+QPixmap grabWithTooltip(endstop::gui::MainWindow& window, const QString& block) {
+    const endstop::gui::BlockItem* item = window.scene()->blockItem(block);
+    if (!item) return window.grab();
+    endstop::gui::DiagramView* view = window.view();
+    const QPoint at = view->viewport()->mapToGlobal(view->mapFromScene(item->sceneBoundingRect().center()));
+    QToolTip::showText(at, item->toolTip(), view->viewport());
+    QElapsedTimer shown;
+    shown.start();
+    while (shown.elapsed() < 500) QApplication::processEvents(QEventLoop::AllEvents, 50);
+    const QRect frame = window.frameGeometry();
+    return window.screen()->grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height());
+}
+
+void grabLater(endstop::gui::MainWindow& window, const QString& out, const QString& block, const QString& cursor, int delayMs,
+               const QString& tooltip = {}) {
+    QTimer::singleShot(delayMs, &window, [&window, out, block, cursor, tooltip] {
         bool ok = true;
         if (!cursor.isEmpty()) window.plots()->showCursor(cursor.toDouble(&ok));
         QApplication::processEvents();
-        ok = window.grab().save(out) && ok;
+        ok = (tooltip.isEmpty() ? window.grab() : grabWithTooltip(window, tooltip)).save(out) && ok;
         if (!block.isEmpty() && window.document().model().find(block.toStdString())) {
             endstop::gui::ParamDialog dialog(window.document(), block, &window);
             dialog.show();
@@ -73,6 +95,7 @@ int main(int argc, char** argv) {
     QCommandLineOption run("run", "run the model before the screenshot");
     QCommandLineOption runFor("run-for", "take the screenshot this long after Run", "MS");
     QCommandLineOption cursor("cursor", "show the plot cursor at this time (screenshots)", "T");
+    QCommandLineOption tooltip("tooltip", "show this block's canvas tooltip in the screenshot", "NAME");
     QCommandLineOption tune("tune", "pin NAME.KEY to the tuning panel; with --run, set it to V after the first run", "NAME.KEY[=V]");
     QCommandLineOption benchGui("bench-gui", "measure the live plots offscreen and print one JSON line");
     QCommandLineOption benchModel("model", "--bench-gui: chain or a project file", "MODEL", "chain");
@@ -80,10 +103,11 @@ int main(int argc, char** argv) {
     QCommandLineOption benchTraces("traces", "--bench-gui: plotted signals", "K", "8");
     QCommandLineOption benchStop("stop-time", "--bench-gui: stop time", "T", "0");
     QCommandLineOption benchPoints("points", "--bench-gui: record about P rows, then zoom and pan", "P", "0");
-    for (QCommandLineOption* o : {&screenshot, &size, &select, &run, &runFor, &cursor, &tune, &benchGui, &benchModel, &benchN,
-                                  &benchTraces, &benchStop, &benchPoints})
+    for (QCommandLineOption* o : {&screenshot, &size, &select, &run, &runFor, &cursor, &tooltip, &tune, &benchGui, &benchModel,
+                                  &benchN, &benchTraces, &benchStop, &benchPoints})
         o->setFlags(QCommandLineOption::HiddenFromHelp);
-    cli.addOptions({screenshot, size, select, run, runFor, cursor, tune, benchGui, benchModel, benchN, benchTraces, benchStop, benchPoints});
+    cli.addOptions({screenshot, size, select, run, runFor, cursor, tooltip, tune, benchGui, benchModel, benchN, benchTraces, benchStop,
+                    benchPoints});
     cli.process(app);
 
     if (cli.isSet(benchGui)) {
@@ -138,7 +162,7 @@ int main(int argc, char** argv) {
                                  });
             }
         } else {
-            grabLater(window, out, block, at, 1200);
+            grabLater(window, out, block, at, 1200, cli.value(tooltip));
         }
     }
     const int rc = QApplication::exec();

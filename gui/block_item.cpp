@@ -3,6 +3,7 @@
 
 #include "gui/diagram_scene.hpp"
 #include "gui/document.hpp"
+#include "gui/help_text.hpp"
 #include "gui/icon_cache.hpp"
 
 #include <QFont>
@@ -45,7 +46,7 @@ void BlockItem::refresh() {
     prepareGeometryChange();
     m_layout = block ? layoutBlock(*block) : unknownBlockShape(QString::fromStdString(spec->type));
     m_bounds = QRectF();   // ports may have changed: refreshUi() recomputes the geometry
-    m_tooltip = QStringLiteral("<b>%1</b> (%2)<br>%3").arg(m_layout.title, QString::fromStdString(spec->type), m_layout.help);
+    m_tooltip = blockHelpHtml(m_layout.title, QString::fromStdString(spec->type), m_layout.help);
     setToolTip(m_tooltip);
     refreshUi();
 }
@@ -105,9 +106,10 @@ void BlockItem::setError(bool error) {
     update();
 }
 
-void BlockItem::setHotPort(const std::string& port) {
-    if (port == m_hotPort) return;
+void BlockItem::setHotPort(const std::string& port, bool refused) {
+    if (port == m_hotPort && refused == m_hotRefused) return;
     m_hotPort = port;
+    m_hotRefused = refused;
     update();
 }
 
@@ -147,7 +149,7 @@ void BlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     p.setPen(QPen(frame, selected || m_error ? 2.0 : 1.0));
     p.setBrush(m_layout.known ? QColor(0xfb, 0xfb, 0xfc) : QColor(0xff, 0xee, 0xee));
     p.drawRoundedRect(m_layout.body, 3, 3);
-    iconCache().draw(p, m_layout.iconPath, m_layout.body.adjusted(5, 4, -5, -4));
+    iconCache().draw(p, m_layout.iconPath, m_layout.iconRect);
     for (const PortShape& port : m_layout.ports) paintPort(p, port);
     p.restore();
     if (lod < 0.5) return;
@@ -163,7 +165,8 @@ void BlockItem::paintPort(QPainter& p, const PortShape& port) const {
     p.drawLine(edge, port.tip);
     const bool hot = port.name == m_hotPort;
     const double r = hot ? kPortRadius + 2 : kPortRadius;
-    p.setPen(QPen(hot ? QColor(0xff, 0xa0, 0x00) : c.darker(130), hot ? 2.0 : 1.0));
+    const QColor ring = m_hotRefused ? kRefusedColour : QColor(0xff, 0xa0, 0x00);
+    p.setPen(QPen(hot ? ring : c.darker(130), hot ? 2.0 : 1.0));
     switch (port.kind) {
     case core::PortKind::Conserving:
         p.setBrush(c);
@@ -180,6 +183,12 @@ void BlockItem::paintPort(QPainter& p, const PortShape& port) const {
         p.drawPolygon(tri);
         break;
     }
+    }
+    if (hot && m_hotRefused) {   // a cross over the port: this wire would be refused
+        p.setPen(QPen(kRefusedColour, 2.0));
+        const double x = r + 3;
+        p.drawLine(port.tip + QPointF(-x, -x), port.tip + QPointF(x, x));
+        p.drawLine(port.tip + QPointF(-x, x), port.tip + QPointF(x, -x));
     }
     if (m_layout.ports.size() > 2) {   // names tell several ports apart
         QFont f;

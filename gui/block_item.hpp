@@ -13,6 +13,8 @@ namespace endstop::gui {
 
 class DiagramScene;
 
+inline const QColor kRefusedColour{0xd3, 0x2f, 0x2f};
+
 class BlockItem final : public QGraphicsItem {
 public:
     enum { Type = UserType + 1 };
@@ -32,7 +34,11 @@ public:
     QRectF labelRect() const { return m_label; }   // item coordinates
     QRectF obstacleSceneRect() const;   // body, port tips and stubs: where other wires must not run
     void setError(bool error);
-    void setHotPort(const std::string& port);   // the port a dragged wire would attach to
+    bool hasError() const { return m_error; }   // drawn with a red frame
+    // the port a dragged wire would attach to; refused: the wire would be refused there (red cross)
+    void setHotPort(const std::string& port, bool refused = false);
+    const std::string& hotPort() const { return m_hotPort; }
+    bool hotPortRefused() const { return m_hotRefused; }
 
     QRectF boundingRect() const override { return m_bounds; }
     QPainterPath shape() const override;
@@ -54,6 +60,7 @@ private:
     bool m_flipped = false;
     bool m_error = false;
     std::string m_hotPort;
+    bool m_hotRefused = false;
     QRectF m_bodyBounds;   // rotated body incl. port tips, item coordinates
     QRectF m_label;
     QRectF m_bounds;

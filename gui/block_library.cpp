@@ -3,6 +3,7 @@
 
 #include "gui/block_shape.hpp"
 #include "gui/diagram_view.hpp"
+#include "gui/help_text.hpp"
 #include "gui/icon_cache.hpp"
 
 #include <QHeaderView>
@@ -16,6 +17,7 @@ namespace endstop::gui {
 
 namespace {
 constexpr int kTypeRole = Qt::UserRole + 1;
+constexpr int kTitleRole = Qt::UserRole + 2;
 
 class LibraryTree final : public QTreeWidget {
 public:
@@ -46,7 +48,9 @@ BlockLibrary::BlockLibrary(const core::Registry& registry, QWidget* parent)
     m_tree->setDragDropMode(QAbstractItemView::DragOnly);
     m_tree->setIconSize(QSize(36, 24));
     m_tree->setRootIsDecorated(true);
-    m_tree->setUniformRowHeights(true);
+    m_tree->setUniformRowHeights(false);
+    m_tree->setWordWrap(true);   // a long name takes two lines at a narrow dock, never an ellipsis
+    m_tree->setTextElideMode(Qt::ElideNone);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_search);
@@ -64,11 +68,15 @@ BlockLibrary::BlockLibrary(const core::Registry& registry, QWidget* parent)
             cat->setFont(0, f);
         }
         const QString typeId = QString::fromStdString(t.info.typeId);
-        auto* item = new QTreeWidgetItem(cat, {QString::fromStdString(t.info.title)});
+        // under its category a block is named without it ("Hard Stop", "Ideal Motion Sensor" under
+        // Translational), so names fit the dock; the tooltip and the search keep the full title
+        QString title = QString::fromStdString(t.info.title);
+        title.remove(category + ' ');
+        auto* item = new QTreeWidgetItem(cat, {title});
+        item->setData(0, kTitleRole, QString::fromStdString(t.info.title));
         item->setData(0, kTypeRole, typeId);
         item->setIcon(0, iconFor(typeId));
-        item->setToolTip(0, QStringLiteral("<b>%1</b> <i>(%2)</i><br>%3")
-                                .arg(QString::fromStdString(t.info.title), typeId, QString::fromStdString(t.info.help)));
+        item->setToolTip(0, blockHelpHtml(QString::fromStdString(t.info.title), typeId, QString::fromStdString(t.info.help)));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
     }
     m_tree->expandAll();
@@ -98,7 +106,7 @@ void BlockLibrary::filter(const QString& text) {
         int shown = 0;
         for (int i = 0; i < cat->childCount(); ++i) {
             QTreeWidgetItem* item = cat->child(i);
-            const bool match = needle.isEmpty() || item->text(0).contains(needle, Qt::CaseInsensitive) ||
+            const bool match = needle.isEmpty() || item->data(0, kTitleRole).toString().contains(needle, Qt::CaseInsensitive) ||
                                item->data(0, kTypeRole).toString().contains(needle, Qt::CaseInsensitive) ||
                                cat->text(0).contains(needle, Qt::CaseInsensitive);
             item->setHidden(!match);

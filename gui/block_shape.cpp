@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 
 namespace endstop::gui {
 
@@ -54,9 +55,18 @@ BlockShape layoutBlock(const core::Block& block) {
 
     const double pitch = 2 * kGrid;
     const auto most = [&](Side a, Side b) { return static_cast<double>(std::max(sides[a].size(), sides[b].size())); };
-    const double w = std::max(6 * kGrid, roundUp(pitch * most(Top, Bottom) + pitch, 2 * kGrid));
-    const double h = std::max(4 * kGrid, roundUp(pitch * most(Left, Right) + pitch * 0.5, 2 * kGrid));
+    double w = std::max(6 * kGrid, roundUp(pitch * most(Top, Bottom) + pitch, 2 * kGrid));
+    double h = std::max(4 * kGrid, roundUp(pitch * most(Left, Right) + pitch * 0.5, 2 * kGrid));
+    // with more than two ports their names are drawn inside the body: room for them beside the icon
+    const bool named = std::accumulate(sides.begin(), sides.end(), std::size_t{0}, [](std::size_t n, const auto& v) { return n + v.size(); }) > 2;
+    const bool sideNames = named && (!sides[Left].empty() || !sides[Right].empty());
+    const bool endNames = named && (!sides[Top].empty() || !sides[Bottom].empty());
+    if (sideNames) w += 2 * kGrid * static_cast<double>(!sides[Left].empty() + !sides[Right].empty());
+    if (endNames) h += 2 * kGrid;
     shape.body = QRectF(-w / 2, -h / 2, w, h);
+    const auto inset = [&](Side s, double margin, double label) { return !named || sides[s].empty() ? margin : label; };
+    shape.iconRect = shape.body.adjusted(inset(Left, 5, kNameSpace), inset(Top, 4, kNameSpace * 0.6), -inset(Right, 5, kNameSpace),
+                                         -inset(Bottom, 4, kNameSpace * 0.6));
 
     for (int s = 0; s < 4; ++s) {
         const auto& list = sides[static_cast<std::size_t>(s)];
@@ -78,6 +88,7 @@ BlockShape layoutBlock(const core::Block& block) {
 BlockShape unknownBlockShape(const QString& typeId) {
     BlockShape shape;
     shape.body = QRectF(-3 * kGrid, -2 * kGrid, 6 * kGrid, 4 * kGrid);
+    shape.iconRect = shape.body.adjusted(5, 4, -5, -4);
     shape.title = typeId;
     shape.help = QStringLiteral("Unknown block type: this version of Endstop does not know it.");
     shape.iconPath = QStringLiteral(":/icons/generic.svg");

@@ -30,8 +30,11 @@ struct PortShape {
     QPointF dir;   // outward unit vector, body coordinates
 };
 
+constexpr double kNameSpace = 24.0;   // between a body edge and the icon when port names are drawn there
+
 struct BlockShape {
     QRectF body;
+    QRectF iconRect;   // inside the body, clear of the port names
     std::vector<PortShape> ports;   // present ports only
     QString title;
     QString help;

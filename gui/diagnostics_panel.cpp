@@ -15,21 +15,34 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace endstop::gui {
 
 DiagnosticsPanel::DiagnosticsPanel(Document& doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_list(new QTreeWidget(this)), m_summary(new QLabel(this)), m_debounce(new QTimer(this)) {
+    : QWidget(parent), m_doc(doc), m_list(new QTreeWidget(this)), m_summary(new QLabel(this)), m_details(new QLabel(this)), m_debounce(new QTimer(this)) {
     m_list->setColumnCount(3);
     m_list->setHeaderLabels({tr("Severity"), tr("Where"), tr("Message")});
     m_list->setRootIsDecorated(false);
-    m_list->setUniformRowHeights(true);
+    m_list->setUniformRowHeights(false);
+    m_list->setWordWrap(true);   // long messages wrap in their column instead of being cut
     m_list->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_list->header()->setStretchLastSection(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_summary);
-    layout->addWidget(m_list);
+    layout->addWidget(m_list, 1);
+    // the whole message of the selected entry, wrapped: the list's column cuts long ones
+    m_details->setObjectName(QStringLiteral("diagnosticDetails"));
+    m_details->setWordWrap(true);
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setVisible(false);
+    layout->addWidget(m_details);
+    connect(m_list, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        m_details->setText(item ? item->toolTip(2) : QString());
+        m_details->setVisible(item != nullptr);
+    });
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(150);
     connect(m_debounce, &QTimer::timeout, this, &DiagnosticsPanel::start);
@@ -106,10 +119,17 @@ QTreeWidgetItem* DiagnosticsPanel::makeItem(const core::Diagnostic& d, bool from
 
 void DiagnosticsPanel::render() {
     m_list->clear();
+    m_details->setVisible(false);
     QSet<QString> errorBlocks;
     int errors = 0, warnings = 0;
     QList<QTreeWidgetItem*> items;
+    const auto same = [](const core::Diagnostic& a, const core::Diagnostic& b) {
+        return a.severity == b.severity && a.block == b.block && a.port == b.port && a.param == b.param && a.message == b.message;
+    };
     for (const core::Diagnostic& d : m_runDiagnostics) {
+        // a structural error the run stopped at is also what validation says: listed once
+        if (std::any_of(m_diagnostics.begin(), m_diagnostics.end(), [&](const core::Diagnostic& v) { return same(d, v); }))
+            continue;
         items << makeItem(d, true);
         if (d.severity == core::Severity::Error && !d.block.empty()) errorBlocks.insert(QString::fromStdString(d.block));
     }
@@ -132,7 +152,7 @@ void DiagnosticsPanel::render() {
     else
         summary = QStringLiteral("%1, %2, %3").arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
                                                    count(infos, "note", "notes"));
-    if (!m_runDiagnostics.empty()) summary = tr("The last run failed: see the first entry. ") + summary;
+    if (!m_runDiagnostics.empty()) summary = tr("The last run failed (the errors below say why). ") + summary;
     m_summary->setText(summary);
     Q_EMIT validated(errorBlocks);
 }

@@ -26,6 +26,7 @@ public:
     explicit DiagnosticsPanel(Document& doc, QWidget* parent = nullptr);
 
     QTreeWidget* list() const { return m_list; }
+    QLabel* details() const { return m_details; }   // the selected entry's whole message
     const core::Diagnostics& diagnostics() const { return m_diagnostics; }
     int validationsStarted() const { return m_started; }
     bool busy() const { return m_running; }
@@ -48,6 +49,7 @@ private:
     Document& m_doc;
     QTreeWidget* m_list;
     QLabel* m_summary;
+    QLabel* m_details;
     QTimer* m_debounce;
     core::Diagnostics m_diagnostics;
     core::Diagnostics m_runDiagnostics;

@@ -27,7 +27,15 @@ DiagramScene::DiagramScene(Document& doc, QObject* parent)
               if (i->type() != BlockItem::Type) continue;
               const auto* b = static_cast<BlockItem*>(i);
               o.blocked.push_back(b->obstacleSceneRect());
-              for (const PortShape& p : b->layout().ports) o.reserved.push_back(b->portTip(p) + b->portDir(p) * (2 * kPortLead));
+              // the name label too, unless a port's stub runs through it (a port on the bottom side)
+              const QRectF label = b->mapRectToScene(b->labelRect());
+              bool labelClear = true;
+              for (const PortShape& p : b->layout().ports) {
+                  const QPointF tip = b->portTip(p), end = tip + b->portDir(p) * (2 * kPortLead);
+                  o.reserved.push_back(end);
+                  labelClear = labelClear && !QRectF(tip, end).normalized().adjusted(-1, -1, 1, 1).intersects(label);
+              }
+              if (labelClear) o.blocked.push_back(label);
           }
           return o;
       }),

@@ -5,6 +5,7 @@
 //   diagram_scene.cpp   items <-> model synchronisation, grid, selection helpers
 //   scene_input.cpp     mouse: wire drawing and detaching, move commit, double-click, rename editor
 //   scene_commands.cpp  edits: add, delete, rotate, flip, copy/paste/duplicate, rename
+//   scene_placement.cpp where added and pasted blocks land (free space near the wanted spot)
 #pragma once
 
 #include "core/model/model.hpp"
@@ -55,6 +56,9 @@ public:
     void selectBlocks(const QStringList& names);
     void setErrorBlocks(const QSet<QString>& names);
     const QString& lastStatus() const { return m_lastStatus; }
+    // while a wire is dragged: its preview, and whether the port under the mouse would refuse it
+    const QGraphicsPathItem* wirePreview() const { return m_drag ? m_drag->preview : nullptr; }
+    bool wireDragRefused() const { return m_drag && m_drag->refused; }
 
     // edits (scene_commands.cpp); each is one undo step, refusals go to statusMessage
     bool addBlock(const QString& typeId, QPointF scenePos);
@@ -66,6 +70,10 @@ public:
     bool paste(const QMimeData* data, std::optional<QPointF> at = std::nullopt);
     void duplicateSelection();
     bool renameBlock(const QString& from, const QString& to);
+    // placement (scene_placement.cpp): a block's rectangle with ports and label, scene coordinates
+    QRectF footprint(const core::BlockSpec& spec) const;
+    // the offset nearest `preferred` (a multiple of the grid from it) where no rect overlaps a block
+    QPointF freeOffset(const std::vector<QRectF>& rects, QPointF preferred) const;
     void beginRename(const QString& name);   // inline editor on the label (F2, double-click)
     RenameEditor* renameEditor() const { return m_renameEditor; }
     void clearRenameEditor() { m_renameEditor = nullptr; }
@@ -97,6 +105,7 @@ private:
         std::optional<core::Connection> detaching;   // dragging an existing wire's end away
         QGraphicsPathItem* preview = nullptr;
         BlockItem* hot = nullptr;
+        bool refused = false;   // the port under the mouse would refuse this wire
     };
 
     void rebuild();
@@ -108,6 +117,7 @@ private:
     void updateWiresOf(const QString& block);
     void updateWiresAt(const core::PortRef& ref);
     void status(const QString& message);
+    bool occupied(const QRectF& rect) const;
 
     // scene_input.cpp
     std::optional<std::pair<BlockItem*, const PortShape*>> portUnder(QPointF scenePos) const;

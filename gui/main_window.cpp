@@ -91,8 +91,9 @@ void MainWindow::createActions() {
     makeAction("new", tr("&New"), QKeySequence::New, [this] { newFile(); });
     makeAction("open", tr("&Open\u2026"), QKeySequence::Open, [this] { openDialog(); });
     makeAction("save", tr("&Save"), QKeySequence::Save, [this] { save(); });
-    makeAction("saveAs", tr("Save &As\u2026"), QKeySequence::SaveAs, [this] { saveAs(); });
-    makeAction("quit", tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+    // explicit: without a desktop theme (a bare X server) Qt's SaveAs and Quit sequences are empty
+    makeAction("saveAs", tr("Save &As\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] { saveAs(); });
+    makeAction("quit", tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), [this] { close(); });
 
     QAction* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setObjectName("undo");

@@ -90,6 +90,7 @@ private:
     QAction* makeAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot);
     QAction* addViewAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot);
     bool maybeSave();   // false: the user cancelled
+    QString documentName() const;   // "file.endstop", "untitled" or "name (example)"
     void updateTitle();
     void addRecent(const QString& path);
     void rebuildRecentMenu();

@@ -9,8 +9,11 @@
 #include "gui/document.hpp"
 #include "gui/main_window.hpp"
 #include "gui/recovery.hpp"
+#include "gui/start_directory.hpp"
 
 #include <QCloseEvent>
+#include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLocale>
@@ -25,18 +28,36 @@ namespace endstop::gui {
 namespace {
 constexpr int kMaxRecent = 8;
 const QString kFilter = QStringLiteral("Endstop projects (*.endstop);;All files (*)");
+
+// The name of the bundled example a file is, or "": an unchanged example in the shipped examples
+// folder (a folder that holds every bundled example). Such a file opens as an untitled copy, so
+// Save never writes over a shipped example; a user's own copy elsewhere opens as their file.
+QString bundledExampleName(const QString& path) {
+    const QFileInfo info(path);
+    const QStringList bundled = QDir(QStringLiteral(":/examples")).entryList({QStringLiteral("*.endstop")}, QDir::Files);
+    if (!bundled.contains(info.fileName())) return {};
+    for (const QString& name : bundled)
+        if (!info.dir().exists(name)) return {};
+    QFile original(QStringLiteral(":/examples/") + info.fileName());
+    QFile file(path);
+    if (!original.open(QIODevice::ReadOnly) || !file.open(QIODevice::ReadOnly)) return {};
+    return file.readAll() == original.readAll() ? info.completeBaseName() : QString();
+}
 }  // namespace
 
+QString MainWindow::documentName() const {
+    return m_exampleName.isEmpty() ? m_doc->displayName() : tr("%1 (example)").arg(m_exampleName);
+}
+
 void MainWindow::updateTitle() {
-    const QString name = m_exampleName.isEmpty() ? m_doc->displayName() : tr("%1 (example)").arg(m_exampleName);
-    setWindowTitle(QStringLiteral("%1[*] \u2014 Endstop").arg(name));
+    setWindowTitle(QStringLiteral("%1[*] \u2014 Endstop").arg(documentName()));
     setWindowModified(m_doc->isDirty());
 }
 
 bool MainWindow::maybeSave() {
     if (!m_doc->isDirty()) return true;
     const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                             tr("%1 has unsaved changes. Save them?").arg(m_doc->displayName()),
+                                             tr("%1 has unsaved changes. Save them?").arg(documentName()),
                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Save) return save();
     return answer == QMessageBox::Discard;
@@ -51,8 +72,7 @@ void MainWindow::newFile() {
 
 void MainWindow::openDialog() {
     if (!maybeSave()) return;
-    const QString dir = QSettings().value("lastDirectory").toString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), dir, kFilter);
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), startDirectory(QStringLiteral("lastDirectory")), kFilter);
     if (!path.isEmpty()) openFile(path);
 }
 
@@ -65,10 +85,15 @@ bool MainWindow::openFile(const QString& path) {
         return false;   // the current document stays as it was
     }
     m_recovery->clear();
-    m_exampleName.clear();
-    m_doc->reset(std::move(model), QFileInfo(path).absoluteFilePath());
-    addRecent(m_doc->path());
-    QSettings().setValue("lastDirectory", QFileInfo(path).absolutePath());
+    m_exampleName = bundledExampleName(path);
+    if (!m_exampleName.isEmpty()) {
+        m_doc->reset(std::move(model), QString());   // an untitled copy, as Help > Examples opens it
+        updateTitle();
+    } else {
+        m_doc->reset(std::move(model), QFileInfo(path).absoluteFilePath());
+        addRecent(m_doc->path());
+        QSettings().setValue("lastDirectory", QFileInfo(path).absolutePath());
+    }
     QTimer::singleShot(0, m_view, &DiagramView::fitAll);
     return true;
 }
@@ -98,6 +123,7 @@ bool MainWindow::saveTo(const QString& path) {
     }
     m_exampleName.clear();
     m_doc->setPath(QFileInfo(path).absoluteFilePath());
+    QSettings().setValue("lastDirectory", QFileInfo(path).absolutePath());
     m_doc->markClean();
     m_recovery->clear();
     addRecent(m_doc->path());
@@ -109,7 +135,7 @@ bool MainWindow::save() { return m_doc->path().isEmpty() ? saveAs() : saveTo(m_d
 
 bool MainWindow::saveAs() {
     QString start = m_doc->path();
-    if (start.isEmpty()) start = QSettings().value("lastDirectory").toString() + '/' + (m_exampleName.isEmpty() ? "untitled" : m_exampleName) + ".endstop";
+    if (start.isEmpty()) start = startDirectory(QStringLiteral("lastDirectory")) + '/' + (m_exampleName.isEmpty() ? "untitled" : m_exampleName) + ".endstop";
     QString path = QFileDialog::getSaveFileName(this, tr("Save project"), start, kFilter);
     if (path.isEmpty()) return false;
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".endstop");

@@ -77,6 +77,10 @@ void MainWindow::createRunControls() {
     m_progress->setTextVisible(false);
     m_runStatus = new QLabel(this);
     m_runStatus->setObjectName("runStatus");
+    // a long status message is drawn unclipped by QStatusBar: the summary's own background and a
+    // gap keep the two apart
+    m_runStatus->setAutoFillBackground(true);
+    m_runStatus->setContentsMargins(12, 0, 4, 0);
     statusBar()->addPermanentWidget(m_runStatus);
     statusBar()->addPermanentWidget(m_progress);
 
@@ -84,6 +88,11 @@ void MainWindow::createRunControls() {
     connect(m_runs, &RunController::frame, this, &MainWindow::updateRunStatus);
     connect(m_runs, &RunController::runFinished, this, &MainWindow::runFinished);
     connect(m_runs, &RunController::runStarted, this, [this] { m_diagnostics->setRunDiagnostics({}); });
+    // a failed run's findings describe a model that is gone once it is edited
+    connect(m_runs, &RunController::staleChanged, this, [this](bool stale) {
+        if (stale) m_diagnostics->setRunDiagnostics({});
+        updateRunStatus();
+    });
     connect(m_doc, &Document::modelReset, m_runs, [this] {   // the runs belong to the previous document
         m_runs->clear();
         m_diagnostics->setRunDiagnostics({});
@@ -208,7 +217,10 @@ void MainWindow::updateRunStatus() {
     case core::RunState::Cancelled: state = tr("Cancelled"); break;
     case core::RunState::Failed: state = tr("Failed"); break;
     }
-    m_runStatus->setText(series->label + QStringLiteral(": ") + state + QStringLiteral(" \u00b7 ") + numbers);
+    QString text = series->label + QStringLiteral(": ") + state + QStringLiteral(" \u00b7 ") + numbers;
+    if (m_runs->stale()) text = tr("Out of date (the model changed; F5 runs it again) \u00b7 ") + text;
+    m_runStatus->setText(text);
+    m_runStatus->setStyleSheet(m_runs->stale() ? QStringLiteral("color: #b26a00") : QString());
 }
 
 void MainWindow::runFinished(int runId) {

@@ -2,6 +2,7 @@
 #include "gui/param_dialog.hpp"
 
 #include "gui/document.hpp"
+#include "gui/help_text.hpp"
 #include "gui/param_form.hpp"
 
 #include <QDialogButtonBox>
@@ -20,10 +21,11 @@ ParamDialog::ParamDialog(Document& doc, const QString& block, QWidget* parent)
     const QString title = type ? QString::fromStdString(type->info.title) : QString::fromStdString(spec ? spec->type : "");
     setWindowTitle(tr("%1 \u2014 %2").arg(block, title));
     auto* layout = new QVBoxLayout(this);
-    auto* header = new QLabel(QStringLiteral("<b>%1</b> <span style='color:#666'>(%2)</span><br>%3")
-                                  .arg(title, spec ? QString::fromStdString(spec->type) : QString(),
-                                       type ? QString::fromStdString(type->info.help) : QString()),
+    auto* header = new QLabel(blockHelpHtml(title, spec ? QString::fromStdString(spec->type) : QString(),
+                                            type ? QString::fromStdString(type->info.help) : QString()),
                               this);
+    header->setObjectName(QStringLiteral("blockHelp"));
+    header->setTextFormat(Qt::RichText);
     header->setWordWrap(true);
     layout->addWidget(header);
     layout->addWidget(m_form, 1);

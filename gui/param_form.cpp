@@ -6,6 +6,7 @@
 #include "gui/document.hpp"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -14,13 +15,36 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace endstop::gui {
 
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Calls back when the watched widget is resized.
+class ResizeWatcher : public QObject {
+public:
+    ResizeWatcher(QWidget* watched, std::function<void()> onResize) : QObject(watched), m_onResize(std::move(onResize)) {
+        watched->installEventFilter(this);
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Resize) m_onResize();
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    std::function<void()> m_onResize;
+};
+
+bool startsWithNumber(const std::string& text) {
+    std::size_t i = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+    if (i < text.size() && text[i] == '.') ++i;
+    return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
+}
 
 QString describeRange(const core::ParamDesc& d) {
     QStringList parts;
@@ -38,6 +62,7 @@ struct ParamForm::Field {
     QComboBox* choice = nullptr;
     QComboBox* unit = nullptr;
     QLabel* error = nullptr;
+    QLabel* choiceNote = nullptr;   // Properties dock: the whole choice when the box cuts it
     std::vector<core::Unit> units;
     QString shownUnit;   // the display unit the entry is written in
     QString shownText;   // what show() wrote, to tell an untouched entry
@@ -125,16 +150,25 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     auto* grid = static_cast<QGridLayout*>(page->layout());
     const int row = grid->rowCount();
     const core::ParamDesc& d = f.desc;
-    QString tip = QStringLiteral("<b>%1</b> <i>(%2)</i>").arg(qs(d.label), qs(d.key));
-    if (!d.help.empty()) tip += QStringLiteral("<br>") + qs(d.help);
-    if (const QString r = describeRange(d); !r.isEmpty()) tip += QStringLiteral("<br>Allowed: ") + r;
+    QString tip = QStringLiteral("<b>%1</b> <i>(%2)</i>").arg(qs(d.label).toHtmlEscaped(), qs(d.key).toHtmlEscaped());
+    if (!d.help.empty()) tip += QStringLiteral("<br>") + qs(d.help).toHtmlEscaped();
+    if (const QString r = describeRange(d); !r.isEmpty()) tip += QStringLiteral("<br>Allowed: ") + r.toHtmlEscaped();
     f.label = new QLabel(qs(d.label), page);
     f.label->setToolTip(tip);
-    grid->addWidget(f.label, row, 0);
+    // the narrow Properties dock puts each label above its field, so choices and units fit
+    const bool stacked = m_mode == Mode::Inline;
+    int fieldRow = stacked ? row + 1 : row;
+    const int fieldColumn = stacked ? 0 : 1;
+    if (stacked) grid->addWidget(f.label, row, 0, 1, 3);
+    else grid->addWidget(f.label, row, 0);
     QWidget* editor = nullptr;
     if (d.type == core::ParamType::Choice) {
         f.choice = new QComboBox(page);
-        for (const core::ChoiceOption& o : d.choices) f.choice->addItem(qs(o.label), qs(o.key));
+        for (const core::ChoiceOption& o : d.choices) {
+            f.choice->addItem(qs(o.label), qs(o.key));
+            f.choice->setItemData(f.choice->count() - 1, qs(o.label), Qt::ToolTipRole);
+        }
+        f.choice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         connect(f.choice, &QComboBox::currentIndexChanged, this, [this, &f] {
             onEdited(f);
             if (m_mode == Mode::Inline) Q_EMIT commitRequested();
@@ -152,13 +186,34 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     editor->setObjectName(qs(d.key));
     editor->setMinimumWidth(70);
     editor->setToolTip(tip);
-    grid->addWidget(editor, row, 1);
-    addUnitBox(f, grid, row);
+    grid->addWidget(editor, fieldRow, fieldColumn, 1, stacked && !f.choice ? 2 : (stacked ? 3 : 1));
+    addUnitBox(f, grid, fieldRow);
+    if (stacked && f.choice) addChoiceNote(f, grid, ++fieldRow);
     f.error = new QLabel(page);
     f.error->setWordWrap(true);
     f.error->setObjectName(qs(d.key) + QStringLiteral("_error"));
     f.error->setVisible(false);
-    grid->addWidget(f.error, row + 1, 1, 1, 2);
+    grid->addWidget(f.error, fieldRow + 1, fieldColumn, 1, stacked ? 3 : 2);
+}
+
+// A choice longer than the narrow dock's box is also written out, wrapped, under it.
+void ParamForm::addChoiceNote(Field& f, QGridLayout* grid, int row) {
+    f.choiceNote = new QLabel(grid->parentWidget());
+    f.choiceNote->setObjectName(qs(f.desc.key) + QStringLiteral("_note"));
+    f.choiceNote->setWordWrap(true);
+    f.choiceNote->setStyleSheet(QStringLiteral("color: #555"));
+    f.choiceNote->setVisible(false);
+    grid->addWidget(f.choiceNote, row, 0, 1, 3);
+    connect(f.choice, &QComboBox::currentIndexChanged, this, [this, &f] { updateChoiceNote(f); });
+    new ResizeWatcher(f.choice, [this, &f] { updateChoiceNote(f); });
+}
+
+void ParamForm::updateChoiceNote(Field& f) {
+    if (!f.choiceNote) return;
+    const QString text = f.choice->currentText();
+    const int room = f.choice->width() - 32;   // the arrow and the frame
+    f.choiceNote->setText(text);
+    f.choiceNote->setVisible(f.visible && f.choice->fontMetrics().horizontalAdvance(text) > room);
 }
 
 void ParamForm::addUnitBox(Field& f, QGridLayout* grid, int row) {
@@ -175,6 +230,7 @@ void ParamForm::addUnitBox(Field& f, QGridLayout* grid, int row) {
             f.units = core::compatibleUnits(d.unit.dimension, d.unit.symbol);
         }
         f.unit = new QComboBox(page);
+        f.unit->setSizeAdjustPolicy(QComboBox::AdjustToContents);   // "N*m*s/rad" whole
         for (const core::Unit& u : f.units) f.unit->addItem(qs(u.display()));
         f.shownUnit = qs(f.units.front().display());
         f.unit->setObjectName(qs(d.key) + QStringLiteral("_unit"));
@@ -233,6 +289,10 @@ bool ParamForm::parse(Field& f) {
         for (const core::Unit& c : f.units)
             if (qs(c.display()) == f.shownUnit) shown = c;
         if (d.type == core::ParamType::Real) {
+            if (!startsWithNumber(text)) {   // the example in this field's own unit, not a length
+                const QString unit = shown.symbol.empty() ? QString() : QStringLiteral(" ") + qs(shown.display());
+                throw core::UnitError(tr("'%1' is not a number (e.g. 10%2)").arg(qs(text), unit).toStdString());
+            }
             double si = 0.0;
             const core::Quantity q = core::parseQuantity(text);
             if (q.unit || d.anyDimension) si = std::get<double>(core::io::parseParameterText(text, d));
@@ -311,6 +371,7 @@ void ParamForm::revalidate() {
         ed->setVisible(f->visible);
         ed->setStyleSheet(f->visible && !msg.isEmpty() && !warn ? QStringLiteral("border: 1px solid #c62828") : QString());
         if (f->unit) f->unit->setVisible(f->visible);
+        updateChoiceNote(*f);
     }
     // a group whose every field is hidden by the current choices disappears as a whole
     std::map<QWidget*, bool> used;

@@ -59,6 +59,8 @@ private:
     QWidget* buildGroups(const core::Block& blk);
     void addRow(Field& f, QWidget* page);
     void addUnitBox(Field& f, QGridLayout* grid, int row);
+    void addChoiceNote(Field& f, QGridLayout* grid, int row);
+    void updateChoiceNote(Field& f);
     void onEdited(Field& f);
     void onUnitChanged(Field& f, int index);
     bool parse(Field& f);   // entry -> m_values, or the reason into f's error label

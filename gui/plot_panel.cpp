@@ -6,6 +6,8 @@
 #include "gui/signal_catalog.hpp"
 #include "gui/subplot.hpp"
 
+#include <QLabel>
+#include <QSettings>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -15,7 +17,8 @@
 namespace endstop::gui {
 
 PlotPanel::PlotPanel(Document& doc, RunController& runs, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_runs(runs), m_plot(new QCustomPlot(this)) {
+    : QWidget(parent), m_doc(doc), m_runs(runs), m_plot(new QCustomPlot(this)),
+      m_si(QSettings().value(QStringLiteral("plots/siUnits"), false).toBool()) {
     m_plot->setObjectName(QStringLiteral("plot"));
     m_plot->setMinimumSize(200, 120);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -33,6 +36,12 @@ PlotPanel::PlotPanel(Document& doc, RunController& runs, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_toolbar);
+    m_staleBanner = new QLabel(tr("Out of date: the model changed since this run. Run (F5) to update the plots."), this);
+    m_staleBanner->setObjectName(QStringLiteral("staleBanner"));
+    m_staleBanner->setWordWrap(true);
+    m_staleBanner->setStyleSheet(QStringLiteral("background: #fff4d6; color: #6b4500; padding: 3px 6px"));
+    m_staleBanner->setVisible(false);
+    layout->addWidget(m_staleBanner);
     layout->addWidget(m_plot, 1);
 
     connect(m_plot, &QCustomPlot::beforeReplot, this, &PlotPanel::beforeReplot);
@@ -51,6 +60,7 @@ PlotPanel::PlotPanel(Document& doc, RunController& runs, QWidget* parent)
     connect(&runs, &RunController::runStarted, this, &PlotPanel::rebuild);
     connect(&runs, &RunController::runsChanged, this, &PlotPanel::rebuild);
     connect(&runs, &RunController::frame, this, &PlotPanel::onFrame);
+    connect(&runs, &RunController::staleChanged, m_staleBanner, &QLabel::setVisible);
     // antialiased traces cost about half a frame: only the still picture gets them
     connect(&runs, &RunController::stateChanged, this, [this] {
         const bool live = m_runs.active();
@@ -67,6 +77,21 @@ Subplot* PlotPanel::subplot(int index) const {
     return index >= 0 && index < subplotCount() ? m_subplots[static_cast<std::size_t>(index)].get() : nullptr;
 }
 
+std::optional<SignalInfo> PlotPanel::shownSignal(const std::string& column) const {
+    std::optional<SignalInfo> info = signalInfo(m_doc, column);
+    if (info && m_si) info->display = info->si;
+    return info;
+}
+
+void PlotPanel::setSiUnits(bool si) {
+    if (si == m_si) return;
+    m_si = si;
+    QSettings().setValue(QStringLiteral("plots/siUnits"), si);
+    if (m_siAction) m_siAction->setChecked(si);
+    m_auto = true;   // the value ranges change scale
+    rebuild();
+}
+
 void PlotPanel::selectSubplot(int index) {
     m_selected = index >= 0 && index < subplotCount() ? index : -1;
     for (int i = 0; i < subplotCount(); ++i) m_subplots[static_cast<std::size_t>(i)]->setSelected(i == m_selected);
@@ -77,8 +102,8 @@ void PlotPanel::selectSubplot(int index) {
 // in the runs' caches, and a zoomed view keeps its ranges.
 void PlotPanel::rebuild() {
     const QCPRange x = timeRange();
-    std::vector<QCPRange> y;
-    for (const auto& s : m_subplots) y.push_back(s->rect()->axis(QCPAxis::atLeft)->range());
+    std::vector<std::vector<QCPRange>> y;
+    for (const auto& s : m_subplots) y.push_back(s->valueRanges());
     m_plot->clearItems();
     m_plot->clearGraphs();
     m_plot->plotLayout()->clear();
@@ -95,7 +120,7 @@ void PlotPanel::rebuild() {
         for (const std::string& s : spec.signals) {
             m_runs.track(s);
             TraceSpec t{s, {}, 1.0};
-            if (const std::optional<SignalInfo> info = signalInfo(m_doc, s)) {
+            if (const std::optional<SignalInfo> info = shownSignal(s)) {
                 t.unit = QString::fromStdString(info->unitText());
                 t.scale = info->display.scale;
             }
@@ -119,7 +144,7 @@ void PlotPanel::rebuild() {
     } else {
         m_programmatic = true;
         m_subplots.front()->rect()->axis(QCPAxis::atBottom)->setRange(x);   // linked
-        for (std::size_t i = 0; i < y.size(); ++i) m_subplots[i]->rect()->axis(QCPAxis::atLeft)->setRange(y[i]);
+        for (std::size_t i = 0; i < y.size(); ++i) m_subplots[i]->setValueRanges(y[i]);
         m_programmatic = false;
     }
     for (const auto& s : m_subplots) s->stream();
@@ -131,9 +156,10 @@ void PlotPanel::rebuild() {
 void PlotPanel::linkTimeAxes() {
     for (const auto& s : m_subplots) {
         QCPAxis* axis = s->rect()->axis(QCPAxis::atBottom);
-        connect(s->rect()->axis(QCPAxis::atLeft), qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
-            if (!m_programmatic) m_auto = false;
-        });
+        for (QCPAxis* value : s->valueAxes())
+            connect(value, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
+                if (!m_programmatic) m_auto = false;
+            });
         connect(axis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this, axis](const QCPRange& r) {
             if (m_linking) return;
             if (!m_programmatic) m_auto = false;
@@ -186,12 +212,7 @@ void PlotPanel::applyAuto() {
     if (m_subplots.empty()) return;
     m_programmatic = true;
     m_subplots.front()->rect()->axis(QCPAxis::atBottom)->setRange(x);
-    for (const auto& s : m_subplots) {
-        QCPRange y = s->valueRange(x);
-        if (!(y.lower <= y.upper)) y = QCPRange(-1, 1);
-        const double pad = y.size() > 0 ? 0.06 * y.size() : std::max(1e-9, 0.1 * std::abs(y.center()));
-        s->rect()->axis(QCPAxis::atLeft)->setRange(y.lower - pad, y.upper + pad);
-    }
+    for (const auto& s : m_subplots) s->autoscaleValues(x);
     m_programmatic = false;
 }
 

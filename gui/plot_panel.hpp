@@ -15,12 +15,15 @@
 
 #include "core/model/model.hpp"
 #include "gui/qcp.hpp"
+#include "gui/signal_catalog.hpp"
 
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
+class QLabel;
 class QMenu;
 class QToolBar;
 
@@ -38,6 +41,7 @@ public:
 
     QCustomPlot* plot() const { return m_plot; }
     QToolBar* toolBar() const { return m_toolbar; }
+    QLabel* staleBanner() const { return m_staleBanner; }   // shown while the run is out of date
     int subplotCount() const { return static_cast<int>(m_subplots.size()); }
     Subplot* subplot(int index) const;
     int selectedSubplot() const { return m_selected; }
@@ -58,7 +62,13 @@ public:
     void hideCursor();
 
     bool exportImage(const QString& path, int width = 0, int height = 0);   // .png or .pdf
-    bool exportCsv(const QString& path) const;   // current run: time and every plotted signal
+    // current run: time and every plotted signal, in the units shown (a header entry names a unit
+    // other than SI: "mass1.x [mm]"); with SI units on, exactly endstop-batch's CSV
+    bool exportCsv(const QString& path) const;
+
+    // Plots, read-out and export in each signal's display unit, or all in SI (remembered).
+    bool siUnits() const { return m_si; }
+    void setSiUnits(bool si);
 
 Q_SIGNALS:
     void statusMessage(const QString& message);
@@ -82,10 +92,13 @@ private:
     void contextMenu(const QPoint& pos);
     void applyPlots(std::vector<core::PlotSpec> plots, const QString& label);
     void exportDialog(const QString& kind);
+    std::optional<SignalInfo> shownSignal(const std::string& column) const;   // in the unit shown
 
     Document& m_doc;
     RunController& m_runs;
     QToolBar* m_toolbar = nullptr;
+    QLabel* m_staleBanner = nullptr;
+    QAction* m_siAction = nullptr;
     QMenu* m_runsMenu = nullptr;
     QCustomPlot* m_plot;
     QCPMarginGroup* m_margins = nullptr;
@@ -96,6 +109,7 @@ private:
     bool m_linking = false;
     bool m_programmatic = false;   // the panel itself is setting ranges (auto-scale, rebuild)
     bool m_rebuildPending = false;
+    bool m_si = false;
 };
 
 }  // namespace endstop::gui

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Export: the plot as PNG or PDF (as drawn, without the cursor), the data as CSV (the current
-// run's full rows, not the drawn envelope: time and every plotted signal, SI, round-trip precision,
-// the header of endstop-batch's CSV).
+// Export: the plot as PNG or PDF (as drawn, without the cursor and the selection), the data as CSV (the current
+// run's full rows, not the drawn envelope: time and every plotted signal in the unit shown,
+// round-trip precision; in SI it is endstop-batch's CSV).
 #include "core/units/unit.hpp"
 #include "gui/plot_panel.hpp"
 #include "gui/run_controller.hpp"
+#include "gui/start_directory.hpp"
 #include "gui/subplot.hpp"
 
 #include <QFileDialog>
@@ -17,10 +18,13 @@ namespace endstop::gui {
 
 bool PlotPanel::exportImage(const QString& path, int width, int height) {
     hideCursor();
-    m_plot->replot(QCustomPlot::rpImmediateRefresh);   // envelopes for the current ranges
-    if (QFileInfo(path).suffix().compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0)
-        return m_plot->savePdf(path, width, height);
-    return m_plot->savePng(path, width, height);
+    for (const auto& s : m_subplots) s->setSelected(false);   // the selection is not part of the picture
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);          // envelopes for the current ranges
+    const bool ok = QFileInfo(path).suffix().compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0
+                        ? m_plot->savePdf(path, width, height)
+                        : m_plot->savePng(path, width, height);
+    selectSubplot(m_selected);
+    return ok;
 }
 
 bool PlotPanel::exportCsv(const QString& path) const {
@@ -28,25 +32,34 @@ bool PlotPanel::exportCsv(const QString& path) const {
     if (!run && !m_runs.previous().empty()) run = m_runs.previous().front().get();
     if (!run) return false;
     const core::ResultBuffer& buffer = run->run().results();
-    std::vector<std::string> names;
+    std::vector<std::string> names, headers;
     std::vector<int> columns;
+    std::vector<core::Unit> units;
     for (const auto& s : m_subplots)
         for (const std::string& sig : s->signalNames()) {
             const int c = buffer.columnIndex(sig);
-            if (c >= 0 && std::find(names.begin(), names.end(), sig) == names.end()) {
-                names.push_back(sig);
-                columns.push_back(c);
-            }
+            if (c < 0 || std::find(names.begin(), names.end(), sig) != names.end()) continue;
+            const std::optional<SignalInfo> info = shownSignal(sig);
+            const core::Unit unit = info ? info->display : core::Unit{};
+            const bool si = !info || unit.scale == 1.0;   // the batch tool's header and numbers
+            names.push_back(sig);
+            headers.push_back(si ? sig : sig + " [" + unit.display() + "]");
+            columns.push_back(c);
+            units.push_back(si ? core::Unit{} : unit);
         }
     const std::size_t rows = buffer.rows();
     std::vector<std::vector<double>> table(columns.size() + 1);
     buffer.read(core::ResultBuffer::kTime, 0, rows, table[0]);
-    for (std::size_t i = 0; i < columns.size(); ++i) buffer.read(columns[i], 0, rows, table[i + 1]);
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        buffer.read(columns[i], 0, rows, table[i + 1]);
+        if (units[i].scale != 1.0)
+            for (double& v : table[i + 1]) v = units[i].fromSI(v);
+    }
 
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return false;
     std::string text = "time";
-    for (const std::string& n : names) text += ',' + n;
+    for (const std::string& h : headers) text += ',' + h;
     text += '\n';
     for (std::size_t r = 0; r < rows; ++r) {
         for (std::size_t c = 0; c < table.size(); ++c) {
@@ -67,7 +80,7 @@ void PlotPanel::exportDialog(const QString& kind) {
     const QString filter = kind == QLatin1String("csv")   ? tr("CSV files (*.csv)")
                            : kind == QLatin1String("pdf") ? tr("PDF files (*.pdf)")
                                                           : tr("PNG images (*.png)");
-    const QString dir = QSettings().value(QStringLiteral("lastExportDirectory")).toString();
+    const QString dir = startDirectory(QStringLiteral("lastExportDirectory"));
     QString path = QFileDialog::getSaveFileName(this, tr("Export"), dir + QStringLiteral("/plot.") + kind, filter);
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += '.' + kind;

@@ -31,6 +31,11 @@ void PlotPanel::createToolBar() {
     QAction* fit = m_toolbar->addAction(tr("Fit"), this, &PlotPanel::autoscale);
     fit->setObjectName(QStringLiteral("plotFit"));
     fit->setToolTip(tr("Show the whole run and follow it (double-click the plot)"));
+    m_siAction = m_toolbar->addAction(tr("SI"), this, &PlotPanel::setSiUnits);
+    m_siAction->setObjectName(QStringLiteral("plotSiUnits"));
+    m_siAction->setCheckable(true);
+    m_siAction->setChecked(m_si);
+    m_siAction->setToolTip(tr("Plot, read out and export in SI units instead of each signal's display unit"));
 
     m_runsMenu = new QMenu(tr("Runs"), this);
     connect(m_runsMenu, &QMenu::aboutToShow, this, &PlotPanel::fillRunsMenu);

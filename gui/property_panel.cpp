@@ -3,6 +3,7 @@
 
 #include "gui/diagram_scene.hpp"
 #include "gui/document.hpp"
+#include "gui/help_text.hpp"
 #include "gui/param_form.hpp"
 
 #include <QFormLayout>
@@ -20,8 +21,15 @@ PropertyPanel::PropertyPanel(Document& doc, DiagramScene& scene, QWidget* parent
     connect(&scene, &QGraphicsScene::selectionChanged, this, &PropertyPanel::scheduleRebuild);
     connect(&doc, &Document::modelReset, this, &PropertyPanel::scheduleRebuild);
     connect(&doc, &Document::blockRemoved, this, [this](const QString& n) {
-        if (n == m_block) scheduleRebuild();
+        if (n == m_block || m_block.isEmpty()) scheduleRebuild();
     });
+    // the summary counts blocks and connections: it follows every edit that changes them
+    const auto recount = [this] {
+        if (m_block.isEmpty()) scheduleRebuild();
+    };
+    connect(&doc, &Document::blockAdded, this, recount);
+    connect(&doc, &Document::connectionAdded, this, recount);
+    connect(&doc, &Document::connectionRemoved, this, recount);
     connect(&doc, &Document::blockRenamed, this, [this](const QString& from, const QString& to) {
         if (from != m_block) return;
         m_block = to;
@@ -64,6 +72,7 @@ void PropertyPanel::showSummary(int selected, QVBoxLayout* layout) {
                                          : tr("No selection.\n\nModel: %1 blocks, %2 connections.")
                                                .arg(m.blocks().size()).arg(m.connections().size()),
                             m_content);
+    info->setObjectName(QStringLiteral("modelSummary"));
     info->setWordWrap(true);
     layout->addWidget(info);
     layout->addStretch(1);
@@ -84,7 +93,7 @@ void PropertyPanel::showBlock(const core::BlockSpec& spec, QVBoxLayout* layout) 
                                           QString::fromStdString(spec.type)),
                                  m_content);
     typeLabel->setWordWrap(true);
-    if (type) typeLabel->setToolTip(QString::fromStdString(type->info.help));
+    if (type) typeLabel->setToolTip(plainTooltip(QString::fromStdString(type->info.help)));
     head->addRow(tr("Type"), typeLabel);
     layout->addLayout(head);
     m_form = new ParamForm(m_doc, m_block, ParamForm::Mode::Inline, m_content);

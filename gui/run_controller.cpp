@@ -20,6 +20,29 @@ RunController::RunController(Document& doc, QObject* parent)
     m_timer->setTimerType(Qt::PreciseTimer);
     connect(m_timer, &QTimer::timeout, this, &RunController::tick);
     connect(m_session, &core::Session::finished, this, &RunController::onFinished);
+    connect(&doc, &Document::structureChanged, this, &RunController::updateStale);
+    connect(&doc, &Document::simulationChanged, this, &RunController::updateStale);
+}
+
+bool RunController::sameInputs(const core::Model& a, const core::Model& b) {
+    if (!(a.simulation() == b.simulation()) || a.blocks().size() != b.blocks().size() ||
+        a.connections().size() != b.connections().size())
+        return false;
+    for (std::size_t i = 0; i < a.blocks().size(); ++i) {
+        const core::BlockSpec &x = a.blocks()[i], &y = b.blocks()[i];
+        if (x.name != y.name || x.type != y.type || x.typeVersion != y.typeVersion || !(x.params == y.params)) return false;
+    }
+    for (std::size_t i = 0; i < a.connections().size(); ++i)
+        if (!(a.connections()[i] == b.connections()[i])) return false;
+    return true;
+}
+
+void RunController::updateStale() { setStale(m_current && !sameInputs(m_current->run().model(), m_doc.model())); }
+
+void RunController::setStale(bool stale) {
+    if (stale == m_stale) return;
+    m_stale = stale;
+    Q_EMIT staleChanged(stale);
 }
 
 RunController::~RunController() = default;
@@ -62,6 +85,7 @@ void RunController::start(const core::Model& model, const QString& label, bool r
     for (const std::string& c : m_tracked) m_current->track(c);
     m_timer->start(kFirstRowsMs);
     Q_EMIT runStarted();
+    setStale(false);   // a tuning preview differs from the document, but on purpose
     Q_EMIT stateChanged();
 }
 
@@ -114,6 +138,7 @@ void RunController::clear() {
     m_previous.clear();
     m_tracked.clear();
     m_timer->stop();
+    updateStale();
     Q_EMIT runsChanged();
     Q_EMIT stateChanged();
 }

@@ -65,6 +65,11 @@ public:
     // Follows a column in every run (the plots call it for each signal they show).
     void track(const std::string& column);
     double lastPullSeconds() const { return m_lastPull; }   // the last frame's pull (benchmark)
+    // The current run was made from a model that differs from the document's now (an edit or an
+    // undo since; layout and plot setup do not count): its results are out of date.
+    bool stale() const { return m_stale; }
+    // Whether two models give the same results: blocks (types, parameters), wiring, settings.
+    static bool sameInputs(const core::Model& a, const core::Model& b);
 
 Q_SIGNALS:
     void runStarted();             // a new current run; the previous list may have changed too
@@ -72,12 +77,15 @@ Q_SIGNALS:
     void frame();                  // new rows pulled (about 30 times a second while running)
     void runFinished(int runId);   // the current run ended; its state and diagnostics say how
     void stateChanged();           // active / paused changed (toolbar)
+    void staleChanged(bool stale);
 
 private:
     void start(const core::Model& model, const QString& label, bool replaceCurrent);
     void tick();
     void onFinished(int runId);
     void trim();
+    void updateStale();   // after an edit: compares the current run's model with the document
+    void setStale(bool stale);
 
     Document& m_doc;
     core::Session* m_session;
@@ -94,6 +102,7 @@ private:
     };
     std::optional<Pending> m_pending;
     bool m_running = false;   // the current run's finished() has not been handled yet
+    bool m_stale = false;
 };
 
 }  // namespace endstop::gui

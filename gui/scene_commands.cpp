@@ -31,6 +31,9 @@ bool DiagramScene::addBlock(const QString& typeId, QPointF pos) {
     spec.name = m_doc.model().uniqueName(typeId.section('.', -1).toStdString() + "1");
     spec.ui.x = snap(pos.x());
     spec.ui.y = snap(pos.y());
+    const QPointF free = freeOffset({footprint(spec)}, QPointF());
+    spec.ui.x += free.x();
+    spec.ui.y += free.y();
     if (const auto error = m_doc.apply(core::AddBlock{spec}, tr("Add %1").arg(qs(type->info.title)))) {
         status(*error);
         return false;
@@ -128,6 +131,9 @@ bool DiagramScene::paste(const QMimeData* data, std::optional<QPointF> at) {
     } else {
         ++m_pasteCount;
     }
+    std::vector<QRectF> rects;
+    for (const core::BlockSpec& b : fragment.blocks()) rects.push_back(footprint(b));
+    offset = freeOffset(rects, offset);
     core::Model names = m_doc.model();   // scratch copy: fresh names against the model and each other
     std::map<std::string, std::string> renamed;
     core::EditBatch batch{{}, "paste"};

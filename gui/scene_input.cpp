@@ -80,17 +80,28 @@ bool DiagramScene::startWireDrag(QGraphicsSceneMouseEvent* event) {
     return true;
 }
 
+// Over a port the preview tells before release whether the wire would be taken: refused, it
+// turns red, the port gets a red cross and the status bar says why.
 void DiagramScene::updateWireDrag(QPointF pos) {
     BlockItem* hot = nullptr;
     QPointF target = pos, targetDir;
+    std::optional<QString> refused;
     if (const auto hit = portUnder(pos)) {
         hot = hit->first;
         target = hot->portTip(*hit->second);
         targetDir = hot->portDir(*hit->second);
-        hot->setHotPort(hit->second->name);
+        const core::PortRef to{hot->name().toStdString(), hit->second->name};
+        const bool same = to == m_drag->from || (m_drag->detaching && (to == m_drag->detaching->a || to == m_drag->detaching->b));
+        if (!same) refused = refusal(m_drag->from, to, m_drag->detaching);
+        hot->setHotPort(hit->second->name, refused.has_value());
     }
     if (m_drag->hot && m_drag->hot != hot) m_drag->hot->setHotPort({});
     m_drag->hot = hot;
+    if (refused && *refused != m_lastStatus) status(*refused);
+    m_drag->refused = refused.has_value();
+    QPen pen = m_drag->preview->pen();
+    pen.setColor(refused ? kRefusedColour : domainColor(m_drag->fromEnd.domain));
+    m_drag->preview->setPen(pen);
     m_drag->preview->setPath(orthogonalRoute(m_drag->fromEnd.pos, m_drag->fromEnd.dir, target, targetDir));
 }
 

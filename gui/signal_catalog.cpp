@@ -9,6 +9,23 @@ std::string SignalInfo::unitText() const {
     return display.dimension.dimensionless() && display.scale == 1.0 ? std::string() : display.display();
 }
 
+namespace {
+// The display unit the user chose for a parameter of this dimension on the block (its first such
+// parameter in declaration order), if any: a position entered in mm is plotted in mm.
+std::optional<core::Unit> chosenUnit(const core::BlockSpec& spec, const core::Block& block, const core::Dimension& dimension) {
+    for (const core::ParamDesc& p : block.params()) {
+        const auto it = spec.ui.displayUnits.find(p.key);
+        if (it == spec.ui.displayUnits.end()) continue;
+        try {
+            const core::Unit u = core::Unit::parse(it->second);
+            if (u.dimension == dimension) return u;
+        } catch (const core::UnitError&) {
+        }
+    }
+    return std::nullopt;
+}
+}  // namespace
+
 std::vector<SignalInfo> signalsOf(const Document& doc, const std::string& block) {
     std::vector<SignalInfo> out;
     const core::BlockSpec* spec = doc.model().find(block);
@@ -17,6 +34,7 @@ std::vector<SignalInfo> signalsOf(const Document& doc, const std::string& block)
     for (const core::RecordedVar& r : b->recorded()) {
         const core::VarDesc& d = b->describe(r);
         SignalInfo s{block + "." + d.name, block, d.name, d.label, core::Unit::si(d.unit.dimension), d.unit};
+        if (const auto chosen = chosenUnit(*spec, *b, d.unit.dimension)) s.display = *chosen;
         if (s.display.symbol.empty()) s.display = s.si;
         out.push_back(std::move(s));
     }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The recordable variables of the document's blocks as the plots show them: result column name,
-// description, SI unit (results are SI) and the display unit the block declares for it (a friction
-// inertia's angle in deg, its speed in rpm); plots draw in the display unit.
+// description, SI unit (results are SI) and the display unit: the one the user chose for a
+// parameter of the same quantity on that block (kept in the file as the block's `ui.units`: a
+// position entered in mm plots in mm), else the one the block declares (a friction inertia's angle
+// in deg, its speed in rpm). Plots, the cursor and the CSV export use the display unit.
 #pragma once
 
 #include "core/units/unit.hpp"

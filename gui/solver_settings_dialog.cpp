@@ -52,11 +52,27 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
     m_error->setWordWrap(true);
 
     auto* form = new QFormLayout;
-    form->addRow(tr("Stop time"), m_stop);
-    form->addRow(tr("Relative tolerance"), m_rtol);
-    form->addRow(tr("Absolute tolerance"), m_atol);
-    form->addRow(tr("Maximum step"), m_maxStep);
-    form->addRow(tr("Output interval"), m_interval);
+    // each field's reason sits right under it
+    const auto row = [this, form](const QString& label, QLineEdit* edit) {
+        auto* box = new QWidget(this);
+        auto* v = new QVBoxLayout(box);
+        v->setContentsMargins(0, 0, 0, 0);
+        v->setSpacing(1);
+        auto* error = new QLabel(box);
+        error->setObjectName(edit->objectName() + QStringLiteral("_error"));
+        error->setStyleSheet(QStringLiteral("color: #b00020;"));
+        error->setWordWrap(true);
+        error->setVisible(false);
+        v->addWidget(edit);
+        v->addWidget(error);
+        m_fieldErrors.insert(edit->objectName(), error);
+        form->addRow(label, box);
+    };
+    row(tr("Stop time"), m_stop);
+    row(tr("Relative tolerance"), m_rtol);
+    row(tr("Absolute tolerance"), m_atol);
+    row(tr("Maximum step"), m_maxStep);
+    row(tr("Output interval"), m_interval);
     form->addRow(tr("Linear solver"), m_solver);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -69,18 +85,28 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
 
 QLineEdit* SolverSettingsDialog::field(const QString& key) const { return findChild<QLineEdit*>(key); }
 
+QLabel* SolverSettingsDialog::fieldError(const QString& key) const { return m_fieldErrors.value(key); }
+
+void SolverSettingsDialog::showFieldError(const QString& key, const QString& message) {
+    if (QLabel* l = m_fieldErrors.value(key)) {
+        l->setText(message);
+        l->setVisible(!message.isEmpty());
+    }
+}
+
 std::optional<core::SimulationSettings> SolverSettingsDialog::settings() {
     core::SimulationSettings s = m_doc.model().simulation();
     bool ok = true;
+    for (auto it = m_fieldErrors.cbegin(); it != m_fieldErrors.cend(); ++it) showFieldError(it.key(), {});
     const auto time = [&](QLineEdit* e, double& out) {
         if (const auto v = parseTime(e->text())) out = *v;
-        else ok = false;
+        else showFieldError(e->objectName(), tr("Enter a time, e.g. 2 or 500 ms")), ok = false;
     };
     const auto plain = [&](QLineEdit* e, double& out) {
         bool good = false;
         const double v = QLocale::c().toDouble(e->text().trimmed(), &good);
         if (good) out = v;
-        else ok = false;
+        else showFieldError(e->objectName(), tr("Enter a number, e.g. 1e-6")), ok = false;
     };
     time(m_stop, s.stopTime);
     plain(m_rtol, s.relativeTolerance);
@@ -89,13 +115,21 @@ std::optional<core::SimulationSettings> SolverSettingsDialog::settings() {
     time(m_interval, s.outputInterval);
     s.linearSolver = m_solver->currentData().toString().toStdString();
     if (!ok) {
-        m_error->setText(tr("Enter numbers; times may carry a unit (\"500 ms\")."));
+        m_error->clear();
         return std::nullopt;
     }
     try {
         core::resolveSettings(s, {});
     } catch (const core::Error& e) {
         m_error->setText(QString::fromStdString(e.what()));
+        for (const core::Diagnostic& d : e.diagnostics()) {
+            const QString key = QString::fromStdString(d.param);
+            if (!m_fieldErrors.contains(key)) continue;
+            const QString prefix = QStringLiteral("simulation setting %1 ").arg(key);
+            const QString message = QString::fromStdString(d.message);
+            showFieldError(key, message.startsWith(prefix) ? message.mid(prefix.size()) : message);
+            m_error->clear();   // said next to the field
+        }
         return std::nullopt;
     }
     m_error->clear();

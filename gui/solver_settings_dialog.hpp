@@ -7,6 +7,7 @@
 #include "core/model/model.hpp"
 
 #include <QDialog>
+#include <QHash>
 
 #include <optional>
 
@@ -25,7 +26,8 @@ public:
 
     QLineEdit* field(const QString& key) const;   // "stop_time", "relative_tolerance", ...
     QComboBox* linearSolver() const { return m_solver; }
-    QLabel* errorLabel() const { return m_error; }
+    QLabel* errorLabel() const { return m_error; }   // what no single field explains
+    QLabel* fieldError(const QString& key) const;     // the reason under that field
     std::optional<core::SimulationSettings> settings();   // nullopt: invalid, reason shown
     bool apply();                                          // OK without closing (tests)
 
@@ -34,6 +36,8 @@ public:
     void accept() override;
 
 private:
+    void showFieldError(const QString& key, const QString& message);   // "" hides it
+
     Document& m_doc;
     QLineEdit* m_stop;
     QLineEdit* m_rtol;
@@ -42,6 +46,7 @@ private:
     QLineEdit* m_interval;
     QComboBox* m_solver;
     QLabel* m_error;
+    QHash<QString, QLabel*> m_fieldErrors;
 };
 
 }  // namespace endstop::gui

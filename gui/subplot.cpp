@@ -36,12 +36,20 @@ QColor traceColour(int index) {
 
 Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margins, QCPLayer* cursorLayer)
     : m_plot(plot), m_rect(new QCPAxisRect(plot, true)), m_title(new QCPTextElement(plot, title)), m_legend(new QCPLegend) {
+    // a head row above the data: the title left, the legend (or, under the cursor, the read-out)
+    // right, so neither covers a trace
     QCPLayoutGrid* layout = plot->plotLayout();
     const int row = layout->rowCount();
-    layout->addElement(row, 0, m_title);
+    m_head = new QCPLayoutGrid;
+    layout->addElement(row, 0, m_head);
     layout->addElement(row + 1, 0, m_rect);
     layout->setRowStretchFactor(row, 0.001);
-    m_title->setMargins(QMargins(0, 2, 0, 0));
+    m_head->addElement(0, 0, m_title);
+    m_head->addElement(0, 1, m_legend);
+    m_head->setColumnStretchFactor(1, 0.001);
+    m_head->setMargins(QMargins(0, 0, 0, 0));
+    m_title->setMargins(QMargins(6, 2, 6, 0));
+    m_title->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
     setSelected(false);
     m_rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
@@ -54,10 +62,14 @@ Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margin
     markers->setVisible(false);
     markers->setRange(0, 1);
 
-    m_rect->insetLayout()->addElement(m_legend, Qt::AlignTop | Qt::AlignRight);
     m_legend->setLayer(QStringLiteral("legend"));
-    m_legend->setBrush(QColor(255, 255, 255, 210));
-    m_legend->setBorderPen(QPen(QColor(200, 200, 200)));
+    m_legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_legend->setWrap(4);
+    m_legend->setBrush(Qt::NoBrush);
+    m_legend->setBorderPen(Qt::NoPen);
+    m_legend->setMargins(QMargins(2, 2, 6, 0));
+    m_legend->setRowSpacing(0);
+    m_legend->setColumnSpacing(10);
     QFont small = plot->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     m_legend->setFont(small);
@@ -78,18 +90,16 @@ Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margin
     for (QCPItemPosition* p : {m_level->point1, m_level->point2})
         p->setAxes(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
     setLevel(0, false);
-    m_readout = new QCPItemText(plot);
+    m_readout = new QCPItemText(plot);   // one line over the legend, in the head row
     m_readout->setLayer(cursorLayer);
-    m_readout->setClipAxisRect(m_rect);
-    m_readout->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_readout->position->setAxisRect(m_rect);
-    m_readout->position->setCoords(0.01, 0.03);
-    m_readout->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_readout->setClipToAxisRect(false);
+    m_readout->position->setType(QCPItemPosition::ptAbsolute);
+    m_readout->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_readout->setTextAlignment(Qt::AlignLeft);
     m_readout->setFont(small);
-    m_readout->setBrush(QColor(255, 255, 255, 225));
-    m_readout->setPen(QPen(QColor(170, 170, 170)));
-    m_readout->setPadding(QMargins(4, 2, 4, 2));
+    m_readout->setBrush(QColor(255, 255, 255));
+    m_readout->setPen(Qt::NoPen);
+    m_readout->setPadding(QMargins(6, 1, 6, 1));
     setCursor(0, false);
 }
 
@@ -106,17 +116,43 @@ std::vector<std::string> Subplot::signalNames() const {
     return out;
 }
 
+void Subplot::setUpValueAxes(const std::vector<TraceSpec>& specs) {
+    m_valueAxes = {m_rect->axis(QCPAxis::atLeft)};
+    m_axisUnits = {specs.empty() ? QString() : specs.front().unit};
+    for (const TraceSpec& t : specs) {
+        if (std::find(m_axisUnits.begin(), m_axisUnits.end(), t.unit) != m_axisUnits.end()) continue;
+        QCPAxis* axis = m_rect->addAxis(QCPAxis::atRight);
+        axis->setLayer(QStringLiteral("axes"));
+        axis->grid()->setVisible(false);
+        m_valueAxes.push_back(axis);
+        m_axisUnits.push_back(t.unit);
+    }
+    for (std::size_t i = 0; i < m_valueAxes.size(); ++i) {
+        QCPAxis* axis = m_valueAxes[i];
+        axis->setLabel(m_axisUnits[i].isEmpty() ? QString() : QStringLiteral("[%1]").arg(m_axisUnits[i]));
+        // with several axes, each label takes the colour of its first trace
+        std::size_t first = 0;
+        while (first < specs.size() && specs[first].unit != m_axisUnits[i]) ++first;
+        axis->setLabelColor(m_valueAxes.size() > 1 ? traceColour(static_cast<int>(first)) : QColor(Qt::black));
+    }
+    const QList<QCPAxis*> values(m_valueAxes.begin(), m_valueAxes.end());
+    m_rect->setRangeDragAxes({m_rect->axis(QCPAxis::atBottom)}, values);
+    m_rect->setRangeZoomAxes({m_rect->axis(QCPAxis::atBottom)}, values);
+}
+
+QCPAxis* Subplot::valueAxis(const QString& unit) const {
+    const auto it = std::find(m_axisUnits.begin(), m_axisUnits.end(), unit);
+    return it == m_axisUnits.end() ? nullptr : m_valueAxes[static_cast<std::size_t>(it - m_axisUnits.begin())];
+}
+
 void Subplot::setTraces(const std::vector<TraceSpec>& specs, const RunSeries* current, const std::vector<const RunSeries*>& previous) {
     m_specs = specs;
     m_current = current;
+    setUpValueAxes(specs);
     for (std::size_t age = previous.size(); age >= 1; --age)   // oldest first, underneath
         for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], previous[age - 1], static_cast<int>(i), static_cast<int>(age));
     for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], current, static_cast<int>(i), 0);
     m_legend->setVisible(!specs.empty());
-    QString unit = specs.empty() ? QString() : specs.front().unit;   // one unit for all: the axis says it
-    for (const TraceSpec& t : specs)
-        if (t.unit != unit) unit.clear();
-    m_rect->axis(QCPAxis::atLeft)->setLabel(unit.isEmpty() ? QString() : QStringLiteral("[%1]").arg(unit));
     if (specs.empty()) {
         m_hint = new QCPItemText(m_plot);
         m_hint->setClipAxisRect(m_rect);
@@ -137,7 +173,8 @@ void Subplot::addTrace(const TraceSpec& spec, const RunSeries* run, int colour, 
     t.run = run;
     const std::string& signal = spec.signal;
     t.current = age == 0;
-    t.graph = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
+    t.axis = valueAxis(spec.unit);
+    t.graph = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), t.axis);
     QColor c = traceColour(colour);
     if (!t.current) c.setAlpha(std::max(45, 120 - 30 * (age - 1)));
     t.graph->setPen(QPen(c, 1.0));
@@ -203,6 +240,10 @@ void Subplot::drawEnvelope(Trace& t) {
 void Subplot::updateEnvelopes() {
     for (Trace& t : m_traces)
         if (t.envelope) drawEnvelope(t);
+    // a short subplot gets fewer value ticks, so their labels never crowd each other
+    const int ticks = std::clamp(m_rect->height() / 40, 2, 5);
+    for (QCPAxis* axis : m_valueAxes)
+        if (axis->ticker()->tickCount() != ticks) axis->ticker()->setTickCount(ticks);
 }
 
 QCPGraph* Subplot::graph(const std::string& signal, int runId) const {
@@ -211,17 +252,40 @@ QCPGraph* Subplot::graph(const std::string& signal, int runId) const {
     return nullptr;
 }
 
-QCPRange Subplot::valueRange(const QCPRange& time) const {
+QCPRange Subplot::valueRange(const QCPRange& time, const QCPAxis* axis) const {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const Trace& t : m_traces) {
         const MinMaxCache* c = t.run ? t.run->trace(t.signal) : nullptr;
-        if (!c) continue;
+        if (!c || (axis && t.axis != axis)) continue;
         const auto [a, b] = c->range(t.run->time(), time.lower, time.upper);
         if (a > b) continue;
         lo = std::min(lo, a / t.scale);
         hi = std::max(hi, b / t.scale);
     }
-    return QCPRange(lo, hi);   // lower > upper: no data
+    QCPRange r;   // set field by field: QCPRange(lo, hi) would swap an empty (inf, -inf) into (-inf, inf)
+    r.lower = lo;
+    r.upper = hi;
+    return r;   // lower > upper: no data
+}
+
+void Subplot::autoscaleValues(const QCPRange& time) {
+    for (QCPAxis* axis : m_valueAxes) {
+        QCPRange y = valueRange(time, axis);
+        if (!(y.lower <= y.upper)) y = QCPRange(-1, 1);
+        const double pad = y.size() > 0 ? 0.06 * y.size() : std::max(1e-9, 0.1 * std::abs(y.center()));
+        axis->setRange(y.lower - pad, y.upper + pad);
+    }
+}
+
+std::vector<QCPRange> Subplot::valueRanges() const {
+    std::vector<QCPRange> out;
+    for (const QCPAxis* axis : m_valueAxes) out.push_back(axis->range());
+    return out;
+}
+
+void Subplot::setValueRanges(const std::vector<QCPRange>& ranges) {
+    if (ranges.size() != m_valueAxes.size()) return;
+    for (std::size_t i = 0; i < ranges.size(); ++i) m_valueAxes[i]->setRange(ranges[i]);
 }
 
 void Subplot::clearEventGraphs() {
@@ -263,6 +327,8 @@ void Subplot::setCursor(double t, bool visible) {
     m_cursor->point1->setCoords(t, 0);
     m_cursor->point2->setCoords(t, 1);
     m_readout->setText(readout(t));
+    const QRect head = m_head->outerRect();
+    m_readout->position->setCoords(head.right() - 2, head.center().y() + 1);
 }
 
 void Subplot::setLevel(double value, bool visible) {
@@ -278,7 +344,7 @@ QString Subplot::readout(double t) const {
         const double v = tr.run->valueAt(tr.signal, t) / tr.scale;
         lines << QStringLiteral("%1 = %2").arg(tr.graph->name(), std::isnan(v) ? QStringLiteral("\u2013") : number(v));
     }
-    return lines.join('\n');
+    return lines.join(QStringLiteral("   "));
 }
 
 QString Subplot::eventsNear(double pixelX, double tolerancePx) const {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/tuning_row.hpp"
 
+#include "gui/help_text.hpp"
+
 #include <QCheckBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -79,12 +81,16 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
     remove->setToolTip(tr("Unpin"));
     remove->setAutoRaise(true);
 
-    auto* range = new QHBoxLayout(m_rangeRow);
+    // the slider gets the dock's whole width (more travel per decade); its ends and scale below it
+    auto* range = new QGridLayout(m_rangeRow);
     range->setContentsMargins(0, 0, 0, 0);
-    range->addWidget(m_minEdit);
-    range->addWidget(m_slider, 1);
-    range->addWidget(m_maxEdit);
-    range->addWidget(m_logBox);
+    range->setVerticalSpacing(0);
+    range->addWidget(m_slider, 0, 0, 1, 4);
+    range->addWidget(m_minEdit, 1, 0);
+    range->addWidget(m_logBox, 1, 2, Qt::AlignRight);
+    range->addWidget(m_maxEdit, 1, 3);
+    range->setColumnStretch(1, 1);
+    m_slider->setToolTip(tr("Drag to tune; arrow keys move one fine step, Page Up/Down a coarse one"));
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(4, 4, 4, 4);
     grid->setVerticalSpacing(2);
@@ -113,8 +119,8 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
 void TuningRow::setBlock(const QString& block) {
     m_block = block;
     m_name->setText(QStringLiteral("<b>%1</b>.%2").arg(m_block, m_key));
-    m_name->setToolTip(QString::fromStdString(m_desc.label) +
-                       (m_desc.help.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(m_desc.help)));
+    m_name->setToolTip(plainTooltip(QString::fromStdString(m_desc.label) +
+                                    (m_desc.help.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(m_desc.help))));
 }
 
 // A range around the value, inside the parameter's limits: a decade either way (log) for a
@@ -164,9 +170,17 @@ void TuningRow::readRange() {
     else setRange(m_min, m_max, m_logBox->isChecked());
 }
 
+// The value at a slider position, rounded to the slider's resolution there: no more digits than
+// one step can tell apart (6920 g, not 6918.30970919 g).
 double TuningRow::fromSlider(int position) const {
     const double u = static_cast<double>(position) / kSteps;
-    return m_log ? m_min * std::pow(m_max / m_min, u) : m_min + (m_max - m_min) * u;
+    const double v = m_log ? m_min * std::pow(m_max / m_min, u) : m_min + (m_max - m_min) * u;
+    if (position == 0 || position == kSteps) return v;   // the ends as typed
+    const double step = m_log ? v * (std::pow(m_max / m_min, 1.0 / kSteps) - 1) : (m_max - m_min) / kSteps;
+    if (!(step > 0) || !std::isfinite(step)) return v;
+    const double quantum = std::pow(10.0, std::floor(std::log10(step)));
+    const double r = std::round(v / quantum) * quantum;
+    return QString::number(r, 'g', 12).toDouble();   // 6920, not 6920.000000000001
 }
 
 int TuningRow::toSlider(double shown) const {

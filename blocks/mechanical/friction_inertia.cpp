@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Rotatory mass with friction and end stops (seed 002, MERMASS11MSEREF), equations 7-14 in SI.
+// Rotatory mass with friction and end stops, equations 7-14 in SI.
 //   J w' = T_ext + T_friction + T_stop                                        (7)
 //   phi' = w,  phi(0) = phiinit,  w(0) = nRPMinit                              (8)
 // T_ext is the input Text (0 when open) plus t_F, the torque the network applies through the
@@ -13,11 +13,11 @@
 //   the viscous term dvisc * w is left out while phi is outside ]phimin, phimax[.
 //   Pd = Pd_fr + Pd_stop: Pd_fr = dvisc w^2 (no friction), |T_friction w| (motion), 0 (stick);
 //   Pd_stop = d_stop w^2 at a stop, else 0                                     (10-14)
-// DS_fr (the seed leaves its switching to its background documentation; ours): stick -> motion in
+// DS_fr (switching rules of our own): stick -> motion in
 // the direction of T_ext + T_stop when its magnitude exceeds TStick (zero crossing, or settle()
 // after a step of the input); motion -> stick when s*w falls to epsn or to zero; a stick whose
 // torque is already above TStick breaks away again at once. DS_endstop: free / upper / lower by
-// the zero crossings of phi - phimax and phi - phimin. Parameters in the seed's display units
+// the zero crossings of phi - phimax and phi - phimin. Parameters in the customary display units
 // (deg, rpm, N m/rpm, N m/deg), stored in SI. Outputs phi (rad), nRPM (rad/s), Pd (W), SI too.
 #include "blocks/common.hpp"
 
@@ -36,7 +36,7 @@ public:
     explicit FrictionInertia(const core::ParamValues& p)
         : BlockT({"rotational.friction_inertia", 1, "Rotatory Mass with Friction and End Stops", "Rotational",
                   "An inertia with Stribeck + stick/Coulomb friction and elastic end stops whose damping follows from a "
-                  "coefficient of restitution (seed 002, MERMASS11MSEREF)."},
+                  "coefficient of restitution."},
                  p),
           phi0(real("phiinit", "Initial displacement", "deg", 0.0).atLeast(si("deg", -1e7)).atMost(si("deg", 1e7))
                    .group("Initial values")),

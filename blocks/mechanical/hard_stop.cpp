@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Double-sided hard stop between slider R and case C (seeds 000 and 001), both domains.
+// Double-sided hard stop between slider R and case C, both domains.
 //   v = v_R - v_C,  x' = v,  x(0) = 0,  gp = upper_bound,  gn = lower_bound
 //   f flows from R through the stop to C: f > 0 decelerates R once the upper gap is closed.
 // Modes change only at events. Stiffness models: the event functions gp - x and x - gn (located by
@@ -14,7 +14,7 @@
 //   (smooth: p < delta or not, clamp inactive / at -Kp / at +Kp; full_undamped: p' >= 0 or not),
 //   so the residual is smooth within every mode and IDA steps over no kink (event functions
 //   p - delta, Kp + Dp p', Kp - Dp p', p'; settle() reclassifies after every event).
-// Restitution model (the seeds' mode chart; no penetration):
+// Restitution model (a mode chart; no penetration):
 //   FREE: f = 0.  CONTACT_UPPER / CONTACT_LOWER: v' = 0 (acceleration level), f the constraint force.
 //   IMPACT (instantaneous): a bound reached with approach speed above static_speed_threshold gets
 //     v+ = -e v- from the core's momentum-conserving projection (an impulse between the bodies on

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Nonlinear spring between R and C (seed 004), translational and rotational.
+// Nonlinear spring between R and C, translational and rotational.
 //   v = v_R - v_C,  dx/dt = v,  x(0) = initial_deformation,  f = F(x) flows from R through the
 //   spring to C (tension, x > 0, pulls R back)
 //   polynomial, symmetric:  F = k1 x + sign(x) k2 x^2 + k3 x^3 + sign(x) k4 x^4 + k5 x^5
@@ -75,7 +75,7 @@ private:
     static core::BlockInfo info(Domain d) {
         return {typeId(d, "nonlinear_spring"), 1, std::string(names(d).category) + " Nonlinear Spring", names(d).category,
                 "Spring with a nonlinear force-deformation curve: a 5th-order polynomial (symmetric or asymmetric) or a "
-                "table lookup (seed 004)."};
+                "table lookup."};
     }
     static double defaultK1(Domain d) { return d == Domain::Rotational ? 10.0 : 1000.0; }
     static std::vector<double> defaultForces(Domain d) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A force-deformation table for the nonlinear spring (seed 004): the points with (0, 0) added if
+// A force-deformation table for the nonlinear spring: the points with (0, 0) added if
 // no displacement is 0, linear or smooth interpolation (modified Akima: a C1 piecewise cubic that
 // does not overshoot flat parts), linear (the end slope) or nearest (the end force) extrapolation.
 // Regions: 0 below the first point, i between points i - 1 and i, n above the last (n points).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Stiction between R and C (seed 003, the Joint Stiction Actuator, as a network element).
+// Stiction between R and C (a joint stiction actuator as a network element).
 //   v = v_R - v_C; f flows from R through the block to C (it has the sign of v while slipping,
 //   like a damper's force, so it decelerates R relative to C).
 //   unlocked / wait:  f = s * Fkin(v) + c_v * v, with s = +1 or -1 the direction of motion (a
@@ -12,7 +12,7 @@
 //                     acceleration error of at most 1e-9 per second squared at the breakaway
 //                     force that splits redundant locks (two stictions, or a stiction and a stop,
 //                     locking the same motion) by minimum norm instead of making the DAE singular.
-// Modes (seed 003): locked; wait: just broken away (|v| < velocity_threshold), moving with
+// Modes: locked; wait: just broken away (|v| < velocity_threshold), moving with
 // kinetic friction in the direction s; unlocked: |v| has exceeded the threshold.
 //   locked -> wait      the holding force leaves [breakaway_negative, breakaway_positive]
 //   wait: at the instant of breakaway every waiting joint checks that the relative acceleration
@@ -103,7 +103,7 @@ private:
     static core::BlockInfo info(Domain d) {
         return {typeId(d, "stiction"), 1, std::string(names(d).category) + " Stiction", names(d).category,
                 "Static and kinetic friction between R and C: locks when the relative velocity reaches zero and the "
-                "holding force is inside the breakaway limits, unlocks when it leaves them (seed 003)."};
+                "holding force is inside the breakaway limits, unlocks when it leaves them."};
     }
     static double scale(Domain d) { return d == Domain::Rotational ? 1.0 : 10.0; }
     double cfm() const { return kCfmAcceleration / std::max(real(fsPos), -real(fsNeg)); }
@@ -112,7 +112,7 @@ private:
     bool fromSignals() const { return is(limitsFrom, "signals"); }
     // The static limits a locked joint holds. With Coulomb friction above a limit no mode would
     // be consistent between the two (locked: force too high; sliding: it decelerates at once),
-    // so the joint then holds up to the kinetic friction, as the seed's wait search would.
+    // so the joint then holds up to the kinetic friction, as a search for a consistent mode would.
     double upper(const core::Eq<double>& eq) const {
         const double limit = fromSignals() ? eq.input(FSr) : real(fsPos);
         return is(model, "coulomb") ? std::max(limit, kineticAtRest(eq)) : limit;

@@ -121,18 +121,38 @@ void initModes(DaeSystem& s) {
     }
 }
 
+// A node whose motion nothing sets. An unconnected port there is a missing reference: the block
+// applies a force with nothing to take it up (a force source whose C end is left free).
+Diagnostic freeNodeDiagnostic(const DaeSystem& s, int u, const Node& n) {
+    const std::string flow = flowName(n.domain);
+    const std::string what = "under-determined: nothing sets the " + s.describeUnknown(u) + ": ";
+    if (n.ports.size() == 1) {
+        const std::string port = s.topo.portName(n.ports[0]);
+        return {Severity::Error, s.blockOfUnknown(u), s.topo.blocks[at(n.ports[0].block)].block->ports()[at(n.ports[0].port)].name, {},
+                what + "the port is not connected and only prescribed " + flow + "s act there, with no reference to take them up",
+                "connect " + port + " to a Reference (ground) or to what it acts against"};
+    }
+    return {Severity::Error, s.blockOfUnknown(u), {}, {},
+            what + "no mass, damper or constraint acts on it, only prescribed " + flow + "s",
+            "add a mass or damper there, or connect it to a Reference (ground)"};
+}
+
 [[noreturn]] void reportSingular(const DaeSystem& s, const Singularity& sing) {
     Diagnostics under, over;
+    std::set<int> freeNodes;
     for (int u : sing.vars) {
         const Unknown& k = s.unknowns[at(u)];
         if (k.kind != Unknown::Kind::Node) continue;   // a node without anything that sets its motion
-        const Node& n = s.topo.nodes[at(k.index)];
-        under.push_back({Severity::Error, s.blockOfUnknown(u), {}, {},
-                         "under-determined: nothing sets the " + s.describeUnknown(u) + ": no mass, damper or constraint acts on it, only prescribed " +
-                             flowName(n.domain) + "s",
-                         "add a mass or damper there, or connect it"});
+        freeNodes.insert(k.index);
+        under.push_back(freeNodeDiagnostic(s, u, s.topo.nodes[at(k.index)]));
     }
-    if (!sing.rows.empty()) {
+    // the balance of a free node is over-determined too, but that is the same missing reference:
+    // "remove one of them" would be wrong advice
+    const bool onlyFreeBalances = !freeNodes.empty() && std::all_of(sing.rows.begin(), sing.rows.end(), [&](int r) {
+        const Row& row = s.rows[at(r)];
+        return row.kind != Row::Kind::Node || freeNodes.count(row.index) > 0;
+    });
+    if (!sing.rows.empty() && !onlyFreeBalances) {
         // blocks whose rows touch mechanical unknowns are the ones to name; signal rows only tag along
         std::set<std::string> mech, all;
         std::string rows;

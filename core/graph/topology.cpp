@@ -155,7 +155,10 @@ Topology buildTopology(const Model& model, const Registry& registry) {
             for (PortAt p : net) topo.blocks[static_cast<std::size_t>(p.block)].portNode[static_cast<std::size_t>(p.port)] = n;
             if (net.size() == 1 && !node.grounded)
                 topo.diagnostics.push_back({Severity::Info, topo.blocks[static_cast<std::size_t>(net[0].block)].name,
-                                            desc(net[0]).name, {}, "port is not connected: it is a free end (zero force)", {}});
+                                            desc(net[0]).name, {},
+                                            std::string("port is not connected: it is a free end (zero ") +
+                                                (node.domain == Domain::Rotational ? "torque" : "force") + ")",
+                                            {}});
             topo.nodes.push_back(std::move(node));
             continue;
         }

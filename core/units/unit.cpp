@@ -37,6 +37,9 @@ const std::vector<Named>& symbols() {
         {"rev", A, 2 * kPi},    {"rpm", A / T, 2 * kPi / 60},                   {"Hz", T.pow(-1), 1.0},
         {"W", kForce * L / T, 1.0},                     {"kW", kForce * L / T, 1e3},
         {"J", kForce * L, 1.0}, {"kJ", kForce * L, 1e3}, {"mJ", kForce * L, 1e-3},
+        // imperial (exact by definition): products such as lbf*in and oz*in^2 are parsed
+        {"in", L, 0.0254},      {"ft", L, 0.3048},      {"lb", M, 0.45359237},  {"oz", M, 0.028349523125},
+        {"lbf", kForce, 4.4482216152605},
     };
     return table;
 }
@@ -255,7 +258,8 @@ std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferr
         "N*m", "N*mm", "kN*m", "m/s", "mm/s", "km/h", "rad/s", "rpm", "deg/s", "m/s^2", "mm/s^2",
         "rad/s^2", "deg/s^2", "N/m", "N/mm", "kN/m", "N*m/rad", "N*m/deg", "N*s/m", "N*s/mm",
         "kN*s/m", "N*m*s/rad", "N*m/rpm", "N*m*s/deg", "kg*m^2", "g*cm^2", "kg*mm^2", "W", "kW", "J",
-        "kJ", "Hz", "1/s", "N/s"};
+        "kJ", "Hz", "1/s", "N/s",
+        "in", "ft", "lb", "lbf", "lbf*in", "in/s", "ft/s", "lbf/in", "lbf*s/in", "lbf*in/deg", "oz*in^2", "lb*in^2"};
     std::vector<Unit> out;
     auto add = [&](const Unit& u) {
         for (const Unit& have : out)

@@ -239,7 +239,9 @@ private Q_SLOTS:
         QVERIFY(m.find("spring2"));
         QVERIFY(connected(m, "mass2.M", "spring2.R"));
         QCOMPARE(m.connections().size(), std::size_t(2));   // no wire to the originals
-        QCOMPARE(m.find("mass2")->ui.x, m.find("mass1")->ui.x + 20);
+        // beside the originals, in free space (not one grid step over them)
+        QVERIFY(!scene()->blockItem("mass2")->sceneBoundingRect().intersects(scene()->blockItem("mass1")->sceneBoundingRect()));
+        QVERIFY(!scene()->blockItem("spring2")->sceneBoundingRect().intersects(scene()->blockItem("spring1")->sceneBoundingRect()));
         QCOMPARE(scene()->selectedBlockNames(), (QStringList{"mass2", "spring2"}));
         QCOMPARE(doc().undoStack()->count(), 1);   // the paste is one step
         // duplicate the pasted pair: fresh names again

@@ -223,10 +223,11 @@ private Q_SLOTS:
         gui::SolverSettingsDialog dialog(doc(), m_window.get());
         dialog.field("relative_tolerance")->setText("abc");
         QVERIFY(!dialog.apply());
-        QVERIFY(!dialog.errorLabel()->text().isEmpty());
+        QVERIFY(!dialog.fieldError("relative_tolerance")->text().isEmpty());   // next to its field
+        QVERIFY(dialog.fieldError("stop_time")->text().isEmpty());
         dialog.field("relative_tolerance")->setText("2");
         QVERIFY(!dialog.apply());
-        QVERIFY2(dialog.errorLabel()->text().contains("relative_tolerance"), qPrintable(dialog.errorLabel()->text()));
+        QVERIFY2(dialog.fieldError("relative_tolerance")->text().contains("(0, 1)"), qPrintable(dialog.fieldError("relative_tolerance")->text()));
         dialog.field("relative_tolerance")->setText("1e-5");
         dialog.field("max_step")->setText("2 ms");
         dialog.field("output_interval")->setText("0.01");

@@ -166,6 +166,17 @@ private Q_SLOTS:
             {"name":"g","type":"rotational.reference"}],
             "connections":[["c.y","ts.S"],["ts.C","g.R"]]})"
             << QStringList{"under-determined", "angular velocity of node {ts.R}", "torques"};
+        // a force source whose C end is left free: a missing reference, not two blocks to choose from
+        QTest::newRow("force source without a reference") << R"({"blocks":[
+            {"name":"k","type":"signal.constant"}, {"name":"src","type":"translational.force_source"},
+            {"name":"m","type":"translational.mass"}, {"name":"s","type":"translational.spring"}],
+            "connections":[["k.y","src.S"],["src.R","m.M"],["m.M","s.R"]]})"
+            << QStringList{"block 'src', port 'C'", "velocity of node {src.C}", "no reference", "connect src.C to a Reference"};
+        QTest::newRow("torque source without a reference") << R"({"blocks":[
+            {"name":"k","type":"signal.constant"}, {"name":"ts","type":"rotational.torque_source"},
+            {"name":"j","type":"rotational.inertia"}],
+            "connections":[["k.y","ts.S"],["ts.R","j.I"]]})"
+            << QStringList{"{ts.C}", "torques", "no reference", "Reference (ground)"};
         // an acceleration fed into a velocity constraint: v2 = a1 = v1' = s' would need v1''
         QTest::newRow("index too high") << R"({"blocks":[
             {"name":"s","type":"signal.sine"}, {"name":"vs1","type":"translational.velocity_source"},
@@ -183,6 +194,8 @@ private Q_SLOTS:
         const QStringList errors = refusal(m);
         QVERIFY2(!errors.isEmpty(), "assembled");
         for (const QString& f : expected) QVERIFY2(errors.front().contains(f), qPrintable(errors.join('\n') + "\n   lacks: " + f));
+        if (expected.contains("no reference"))   // the same missing reference is not also "over-determined"
+            QVERIFY2(!errors.join('\n').contains("remove one of them"), qPrintable(errors.join('\n')));
         // validateModel() says the same and never throws
         const core::Diagnostics diags = core::validateModel(m, blocks::registry());
         QVERIFY(core::hasErrors(diags));
@@ -254,6 +267,19 @@ private Q_SLOTS:
         for (const core::Diagnostic& d : diags)
             found = found || (d.severity == core::Severity::Info && d.block == "d" && d.port == "C");
         QVERIFY(found);
+    }
+
+    // The free end's note names the flow of its domain: zero force, or zero torque.
+    void freeEndNamesItsFlow() {
+        const core::Model m = test::modelFromJson(R"({"blocks":[
+            {"name":"j","type":"rotational.inertia"}, {"name":"k","type":"rotational.spring"},
+            {"name":"m","type":"translational.mass"}, {"name":"d","type":"translational.damper"}],
+            "connections":[["j.I","k.R"],["m.M","d.R"]]})");
+        QStringList notes;
+        for (const core::Diagnostic& d : core::validateModel(m, blocks::registry()))
+            if (d.severity == core::Severity::Info) notes << QString::fromStdString(d.text());
+        QVERIFY2(notes.filter("block 'k', port 'C'").value(0).endsWith("free end (zero torque)"), qPrintable(notes.join('\n')));
+        QVERIFY2(notes.filter("block 'd', port 'C'").value(0).endsWith("free end (zero force)"), qPrintable(notes.join('\n')));
     }
 };
 

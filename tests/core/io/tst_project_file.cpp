@@ -280,8 +280,8 @@ private Q_SLOTS:
                                               << QStringList{": blocks[0].parameters.mass:", "\"m\"", "'mm'", "expected kg"};
         QTest::newRow("wrong unit, rotational") << file(R"({"name": "k", "type": "rotational.spring", "parameters": {"stiffness": "5 N/m"}})")
                                                 << QStringList{": blocks[0].parameters.stiffness:", "'N/m'", "N*m/rad"};
-        QTest::newRow("unknown unit") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "2 lb"}})")
-                                      << QStringList{": blocks[0].parameters.mass:", "unknown unit 'lb'"};
+        QTest::newRow("unknown unit") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "2 slug"}})")
+                                      << QStringList{": blocks[0].parameters.mass:", "unknown unit 'slug'"};
         QTest::newRow("NaN as a string") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "nan"}})")
                                          << QStringList{": blocks[0].parameters.mass:", "not a finite number"};
         QTest::newRow("inf as a string") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"initial_velocity": "inf m/s"}})")
@@ -304,8 +304,8 @@ private Q_SLOTS:
                                       << QStringList{": blocks[0].ui.pos:", "[x, y]"};
         QTest::newRow("display unit of wrong dimension") << file(R"({"name": "m", "type": "translational.mass", "ui": {"units": {"mass": "mm"}}})")
                                                          << QStringList{": blocks[0].ui.units.mass:", "'mm'", "expected kg"};
-        QTest::newRow("unknown display unit") << file(R"({"name": "m", "type": "translational.mass", "ui": {"units": {"mass": "lb"}}})")
-                                              << QStringList{": blocks[0].ui.units.mass:", "unknown unit 'lb'"};
+        QTest::newRow("unknown display unit") << file(R"({"name": "m", "type": "translational.mass", "ui": {"units": {"mass": "slug"}}})")
+                                              << QStringList{": blocks[0].ui.units.mass:", "unknown unit 'slug'"};
         QTest::newRow("display unit of no parameter") << file(R"({"name": "m", "type": "translational.mass", "ui": {"units": {"weight": "g"}}})")
                                                       << QStringList{": blocks[0].ui.units.weight:", "no numeric parameter \"weight\""};
         QTest::newRow("unknown setting") << "{" + head + R"("simulation": {"stoptime": 1}})"

@@ -394,6 +394,45 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(core::quoteText("a\nb\x01")), QString("'a\\nb\\x01'"));
         QCOMPARE(QString::fromStdString(core::excerpt(std::string(70, 'x'), 60)), QString(60, 'x') + "... (10 more bytes)");
     }
+
+    // Imperial units as users type them, with their exact definitions (1 in = 25.4 mm,
+    // 1 lb = 0.45359237 kg, 1 lbf = 1 lb * 9.80665 m/s^2), alone and in products.
+    void imperialUnits_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<Dimension>("dimension");
+        QTest::addColumn<double>("siPerUnit");
+        const double lbf = 0.45359237 * 9.80665;
+        QTest::newRow("in") << "in" << kLength << 0.0254;
+        QTest::newRow("ft") << "ft" << kLength << 0.3048;
+        QTest::newRow("lb") << "lb" << kMass << 0.45359237;
+        QTest::newRow("oz") << "oz" << kMass << 0.45359237 / 16;
+        QTest::newRow("lbf") << "lbf" << kForce << lbf;
+        QTest::newRow("lbf*in (torque)") << "lbf*in" << dim(2, 1, -2, 0) << lbf * 0.0254;
+        QTest::newRow("lbf in (space product)") << "lbf in" << dim(2, 1, -2, 0) << lbf * 0.0254;
+        QTest::newRow("oz*in^2 (inertia)") << "oz*in^2" << dim(2, 1, 0, 0) << 0.45359237 / 16 * 0.0254 * 0.0254;
+        QTest::newRow("lbf/in (stiffness)") << "lbf/in" << dim(0, 1, -2, 0) << lbf / 0.0254;
+        QTest::newRow("ft/s") << "ft/s" << dim(1, 0, -1, 0) << 0.3048;
+    }
+    void imperialUnits() {
+        QFETCH(QString, text);
+        QFETCH(Dimension, dimension);
+        QFETCH(double, siPerUnit);
+        const Unit u = Unit::parse(text.toStdString());
+        QVERIFY(u.dimension == dimension);
+        QVERIFY2(std::abs(u.toSI(1.0) - siPerUnit) <= 1e-12 * siPerUnit, qPrintable(QString::number(u.toSI(1.0), 'g', 17)));
+        QCOMPARE(endstop::core::parseSI(("2 " + text).toStdString(), dimension), u.toSI(2.0));
+    }
+    void imperialUnitsInDropDowns() {
+        const auto has = [](const Dimension& d, const char* symbol) {
+            for (const Unit& u : endstop::core::compatibleUnits(d, ""))
+                if (u.symbol == symbol) return true;
+            return false;
+        };
+        QVERIFY(has(kLength, "in"));
+        QVERIFY(has(kForce, "lbf"));
+        QVERIFY(has(dim(2, 1, -2, 0), "lbf*in"));
+        QVERIFY(has(dim(2, 1, 0, 0), "oz*in^2"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestUnits)
