@@ -2,6 +2,8 @@
 // Export: the plot as PNG or PDF (as drawn, without the cursor and the selection), the data as CSV (the current
 // run's full rows, not the drawn envelope: time and every plotted signal in the unit shown,
 // round-trip precision; in SI it is endstop-batch's CSV).
+#include "core/io/output_file.hpp"
+#include "core/model/errors.hpp"
 #include "core/units/unit.hpp"
 #include "gui/plot_panel.hpp"
 #include "gui/run_controller.hpp"
@@ -11,7 +13,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
-#include <QSaveFile>
 #include <QSettings>
 
 namespace endstop::gui {
@@ -56,24 +57,29 @@ bool PlotPanel::exportCsv(const QString& path) const {
             for (double& v : table[i + 1]) v = units[i].fromSI(v);
     }
 
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) return false;
-    std::string text = "time";
-    for (const std::string& h : headers) text += ',' + h;
-    text += '\n';
-    for (std::size_t r = 0; r < rows; ++r) {
-        for (std::size_t c = 0; c < table.size(); ++c) {
-            if (c > 0) text += ',';
-            text += core::formatNumber(table[c][r]);
-        }
+    // every write is checked and the file replaces the old one only when whole (docs/reliability.md)
+    try {
+        core::io::OutputFile file(path.toStdString());
+        std::string text = "time";
+        for (const std::string& h : headers) text += ',' + h;
         text += '\n';
-        if (text.size() > (1u << 20)) {
-            file.write(text.data(), static_cast<qint64>(text.size()));
-            text.clear();
+        for (std::size_t r = 0; r < rows; ++r) {
+            for (std::size_t c = 0; c < table.size(); ++c) {
+                if (c > 0) text += ',';
+                text += core::formatNumber(table[c][r]);
+            }
+            text += '\n';
+            if (text.size() > (1u << 20)) {
+                file.write(text);
+                text.clear();
+            }
         }
+        file.write(text);
+        file.commit();
+    } catch (const core::IoError&) {
+        return false;
     }
-    file.write(text.data(), static_cast<qint64>(text.size()));
-    return file.commit();
+    return true;
 }
 
 void PlotPanel::exportDialog(const QString& kind) {

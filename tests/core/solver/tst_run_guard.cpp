@@ -131,6 +131,22 @@ private Q_SLOTS:
         QVERIFY2(f.message.contains("events at one instant"), qPrintable(f.message));
     }
 
+    // A restitution impact and a declared step time at rtol 1e-10 (the fault campaign saw both fail
+    // in IDACalcIC with "tout1 too close to t0"; a guard against that coming back).
+    void restitutionAndStepAtTightTolerance() {
+        std::string json = kPressed;
+        json.replace(json.find("full_undamped"), 13, "restitution");
+        const std::string constant = R"("type": "signal.constant", "parameters": {"value": "10 N"})";
+        json.replace(json.find(constant), constant.size(),
+                     R"("type": "signal.step", "parameters": {"step_time": 0.3, "initial_value": 10, "final_value": -10})");
+        core::SimulationOptions o;
+        o.relativeTolerance = 1e-10;
+        o.absoluteTolerance = 1e-14;
+        const core::MemorySink r = test::run(test::modelFromJson(json), o);
+        QVERIFY(r.stats().completed);
+        QVERIFY(r.stats().events > 3);
+    }
+
     // --max-steps and --max-wall: RunLimitError with the rows so far.
     void stepLimit() {
         core::SimulationOptions o;
