@@ -88,7 +88,7 @@ private:
             int n = 0;
             const char* first = m_text.data() + m_pos;
             const auto [ptr, ec] = std::from_chars(first, m_text.data() + m_text.size(), n);
-            if (ec == std::errc::result_out_of_range || (ec == std::errc{} && std::abs(n) > kMaxExponent))
+            if (ec == std::errc::result_out_of_range || (ec == std::errc{} && (n > kMaxExponent || n < -kMaxExponent)))
                 fail("exponent out of range (at most " + std::to_string(kMaxExponent) + " in magnitude)");
             if (ec != std::errc{}) fail("expected an integer exponent after '^'");
             m_pos += static_cast<std::size_t>(ptr - first);
@@ -181,7 +181,7 @@ std::optional<Dimension> Dimension::divide(const Dimension& a, const Dimension& 
 }
 
 std::optional<Dimension> Dimension::power(const Dimension& a, int n) {
-    if (std::abs(n) > kMaxExponent) return std::nullopt;
+    if (n > kMaxExponent || n < -kMaxExponent) return std::nullopt;
     return combine([&](std::size_t i) { return long{a.exponents[i]} * n; });
 }
 

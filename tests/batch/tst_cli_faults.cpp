@@ -21,16 +21,8 @@ namespace {
 
 QString example(const QString& name) { return test::sourcePath("resources/examples/" + name); }
 
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-QString writeText(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) qFatal("cannot write %s", qPrintable(path));
-    return path;
-}
+using test::readBytes;
+using test::writeBytes;
 
 // A CSV that a script can read: a header, at least `minRows` rows, each with the header's
 // number of cells, and a final newline (no row cut in the middle).
@@ -43,7 +35,7 @@ QString csvProblem(const QByteArray& bytes, int minRows) {
     return lines.size() - 1 >= minRows ? QString() : QString("only %1 rows").arg(lines.size() - 1);
 }
 
-QString model(const QTemporaryDir& dir, const QByteArray& json) { return writeText(dir.filePath("m.endstop"), json); }
+QString model(const QTemporaryDir& dir, const QByteArray& json) { return writeBytes(dir.filePath("m.endstop"), json); }
 
 }  // namespace
 
@@ -75,20 +67,20 @@ private Q_SLOTS:
         QCOMPARE(p.exitCode(), 128 + sig);
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(err.contains("interrupted by " + name + " at t = ") && err.contains("rows computed so far were written"), qPrintable(err));
-        const QString problem = csvProblem(readAll(dir.filePath("r.csv")), 100);
+        const QString problem = csvProblem(readBytes(dir.filePath("r.csv")), 100);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
-        QVERIFY(readAll(dir.filePath("e.csv")).startsWith("time,block,kind,velocity\n"));
+        QVERIFY(readBytes(dir.filePath("e.csv")).startsWith("time,block,kind,velocity\n"));
     }
 
     // A full disk: exit 1 naming the file and the reason; the previous results stay as they were.
     void fullDiskKeepsThePreviousResults() {
         test::SmallDisk disk(64 * 1024);
         if (disk.path().isEmpty()) QSKIP(qPrintable(disk.why()));
-        const QString out = writeText(disk.filePath("results.csv"), "time,x\n0,1\n");
+        const QString out = writeBytes(disk.filePath("results.csv"), "time,x\n0,1\n");
         const auto r = runBatch({"run", example("rattling_mass.endstop"), "--out", out});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("cannot write '" + out + "': ") && r.err.contains("space"), qPrintable(r.err));
-        QCOMPARE(readAll(out), QByteArray("time,x\n0,1\n"));
+        QCOMPARE(readBytes(out), QByteArray("time,x\n0,1\n"));
         QCOMPARE(QDir(disk.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"results.csv"});
     }
 
@@ -119,7 +111,7 @@ private Q_SLOTS:
         const QString fifo = dir.filePath("pipe");
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
         QByteArray got;
-        std::thread reader([&] { got = readAll(fifo); });
+        std::thread reader([&] { got = readBytes(fifo); });
         const auto r = runBatch({"run", example("mass_spring_damper.endstop"), "--out", fifo});
         reader.join();
         QCOMPARE(r.exitCode, 0);
@@ -199,7 +191,7 @@ private Q_SLOTS:
         const auto r = runBatch({"run", example("rattling_mass.endstop"), "--max-steps", "50", "--out", dir.filePath("r.csv")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("more than 50 steps") && r.err.contains("--max-steps"), qPrintable(r.err));
-        QVERIFY(csvProblem(readAll(dir.filePath("r.csv")), 40).isEmpty());
+        QVERIFY(csvProblem(readBytes(dir.filePath("r.csv")), 40).isEmpty());
     }
 };
 

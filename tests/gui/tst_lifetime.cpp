@@ -2,11 +2,16 @@
 // Object lifetimes in the editor, found by the sanitizers (these tests are what the ASan/UBSan
 // stage of CI runs them through): deleting, cutting, undoing and redoing blocks that carry wires
 // (the scene read a wire's connection after deleting the wire), and closing the window while the
-// stop-time field has focus and an edit (its editingFinished reached the half-destroyed window).
+// stop-time field has focus and an edit (its editingFinished reached the half-destroyed window);
+// and a Run of a model with nothing to solve.
 #include "support/test_support.hpp"
 
 #include "gui_test_support.hpp"
 
+#include "gui/run_controller.hpp"
+#include "gui/run_series.hpp"
+
+#include <QAction>
 #include <QLineEdit>
 #include <QThreadPool>
 #include <QUndoStack>
@@ -44,6 +49,20 @@ private Q_SLOTS:
         }
         QCOMPARE(w->scene()->items().size() > qsizetype(doc.model().blocks().size()), true);   // the wires are back
         doc.markClean();
+        w.reset();
+        QThreadPool::globalInstance()->waitForDone();
+    }
+
+    // Run on a model with nothing to solve crashed the window in IDA's tolerance set-up.
+    void runningAModelWithoutUnknowns() {
+        auto w = test::shownWindow();
+        QVERIFY(w);
+        w->document().reset(test::modelFromJson(R"({"format": "endstop-project", "formatVersion": 1})"), QString());
+        w->action("run")->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return !w->runs()->active(); }, 30000));
+        QVERIFY(w->runs()->current());
+        QCOMPARE(w->runs()->current()->run().state(), core::RunState::Finished);
+        w->document().markClean();
         w.reset();
         QThreadPool::globalInstance()->waitForDone();
     }

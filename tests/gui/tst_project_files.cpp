@@ -19,15 +19,7 @@
 using namespace endstop;
 
 namespace {
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-void write(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-}
+using test::readBytes;
 }  // namespace
 
 class TestProjectFiles : public QObject {
@@ -67,9 +59,9 @@ private Q_SLOTS:
         QVERIFY(!m_window->isWindowModified());
         QVERIFY(m_window->openFile(tmp("a.endstop")));
         QVERIFY(m_window->saveTo(tmp("b.endstop")));
-        const QByteArray a = readAll(tmp("a.endstop"));
+        const QByteArray a = readBytes(tmp("a.endstop"));
         QVERIFY(!a.isEmpty());
-        QCOMPARE(readAll(tmp("b.endstop")), a);
+        QCOMPARE(readBytes(tmp("b.endstop")), a);
         QCOMPARE(test::bytes(doc()), a);
         QCOMPARE(m_window->recentFiles().front(), QFileInfo(tmp("b.endstop")).absoluteFilePath());
         QVERIFY(m_window->recentFiles().contains(QFileInfo(tmp("a.endstop")).absoluteFilePath()));
@@ -80,7 +72,7 @@ private Q_SLOTS:
         QVERIFY(!doc().apply(core::MoveBlock{"mass1", 0, 0}, "move"));
         const QByteArray before = test::bytes(doc());
         const QString path = doc().path();
-        write(tmp("bad.endstop"), "{ \"format\": \"endstop-project\", \"formatVersion\": 1, \"blocks\": [ { \"name\": ");
+        test::writeBytes(tmp("bad.endstop"), "{ \"format\": \"endstop-project\", \"formatVersion\": 1, \"blocks\": [ { \"name\": ");
         QString text;
         test::MessageBoxAnswer answer(QMessageBox::Ok, &text);
         QVERIFY(!m_window->openFile(tmp("bad.endstop")));
@@ -91,7 +83,7 @@ private Q_SLOTS:
         QCOMPARE(doc().undoStack()->count(), 1);
         QVERIFY(doc().isDirty());
 
-        write(tmp("unknown.endstop"), R"({"format": "endstop-project", "formatVersion": 1,
+        test::writeBytes(tmp("unknown.endstop"), R"({"format": "endstop-project", "formatVersion": 1,
             "blocks": [{"name": "x", "type": "translational.warp_drive"}]})");
         test::MessageBoxAnswer again(QMessageBox::Ok, &text);
         QVERIFY(!m_window->openFile(tmp("unknown.endstop")));
@@ -135,7 +127,7 @@ private Q_SLOTS:
         QVERIFY(!doc().apply(core::RenameBlock{"mass1", "slider"}, "rename"));
         QVERIFY(m_window->recovery()->autosave());
         const QString recoveryFile = m_window->recovery()->path();
-        QCOMPARE(readAll(recoveryFile), test::bytes(doc()));
+        QCOMPARE(readBytes(recoveryFile), test::bytes(doc()));
         QVERIFY(gui::Recovery::orphans().isEmpty());   // its window is still alive
 
         // a crash: the file stays, the lock goes (simulated by copying it to a session nobody holds)

@@ -101,6 +101,17 @@ QStringList buildErrors(const core::Model& m) {
 
 QString sourcePath(const QString& relative) { return QString(ENDSTOP_SOURCE_DIR) + "/" + relative; }
 
+QByteArray readBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QString writeBytes(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.flush()) qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
 SmallDisk::SmallDisk(long bytes) {
     QTemporaryDir dir(QDir::tempPath() + "/endstop-small-disk-XXXXXX");
     dir.setAutoRemove(false);

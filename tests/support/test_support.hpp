@@ -45,6 +45,11 @@ ProcessResult runBatch(const QStringList& args, const QString& workingDir = {});
 
 QString sourcePath(const QString& relative);   // path under the source tree
 
+// A file's bytes (empty if it cannot be read); writing one returns its path, and a write that
+// fails ends the test binary (a fixture that is not there would make the test meaningless).
+QByteArray readBytes(const QString& path);
+QString writeBytes(const QString& path, const QByteArray& bytes);
+
 // A tmpfs of `bytes` mounted on a fresh directory for the full-disk tests (needs root and a
 // kernel that lets this process mount; path() is empty otherwise, with the reason in why()).
 // Unmounted when it goes out of scope.

@@ -22,15 +22,8 @@ using namespace endstop;
 
 namespace {
 
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-void writeAll(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) qFatal("cannot write %s", qPrintable(path));
-}
+using test::readBytes;
+using test::writeBytes;
 
 mode_t kind(const QString& path) {
     struct stat st {};
@@ -59,25 +52,25 @@ private Q_SLOTS:
     void writesAndReplacesWhole() {
         QTemporaryDir dir;
         const QString path = dir.filePath("a.txt");
-        writeAll(path, "old");
+        writeBytes(path, "old");
         core::io::OutputFile f(path.toStdString());
         f.write("new ");
         f.write("contents");
-        QCOMPARE(readAll(path), QByteArray("old"));   // nothing changes before commit()
+        QCOMPARE(readBytes(path), QByteArray("old"));   // nothing changes before commit()
         f.commit();
-        QCOMPARE(readAll(path), QByteArray("new contents"));
+        QCOMPARE(readBytes(path), QByteArray("new contents"));
         QCOMPARE(entries(dir.path()), QStringList{"a.txt"});
     }
 
     void uncommittedLeavesTheTargetAlone() {
         QTemporaryDir dir;
         const QString path = dir.filePath("a.txt");
-        writeAll(path, "old");
+        writeBytes(path, "old");
         {
             core::io::OutputFile f(path.toStdString());
             f.write("half");
         }
-        QCOMPARE(readAll(path), QByteArray("old"));
+        QCOMPARE(readBytes(path), QByteArray("old"));
         QCOMPARE(entries(dir.path()), QStringList{"a.txt"});
     }
 
@@ -95,7 +88,7 @@ private Q_SLOTS:
         if (disk.path().isEmpty()) QSKIP(qPrintable(disk.why()));
         const QString path = disk.filePath("results.csv");
         const QByteArray old(3000, 'o');
-        writeAll(path, old);
+        writeBytes(path, old);
         const QString message = ioError([&] {
             core::io::OutputFile f(path.toStdString());
             const std::string chunk(4096, 'n');
@@ -103,7 +96,7 @@ private Q_SLOTS:
             f.commit();
         });
         QVERIFY2(message.startsWith("cannot write '" + path + "': ") && message.contains("space"), qPrintable(message));
-        QCOMPARE(readAll(path), old);
+        QCOMPARE(readBytes(path), old);
         QCOMPARE(entries(disk.path()), QStringList{"results.csv"});
     }
 
@@ -115,11 +108,11 @@ private Q_SLOTS:
         const core::Model model = test::loadExample("rattling_mass.endstop");
         const QString path = disk.filePath("model.endstop");
         core::io::saveProject(model, path);
-        const QByteArray good = readAll(path);
+        const QByteArray good = readBytes(path);
         disk.fill(200);
         const QString message = ioError([&] { core::io::saveProject(model, path); });
         QVERIFY2(message.startsWith("cannot write '" + path + "': "), qPrintable(message));
-        QCOMPARE(readAll(path), good);
+        QCOMPARE(readBytes(path), good);
         QCOMPARE(entries(disk.path()), (QStringList{"filler", "model.endstop"}));
     }
 
@@ -129,7 +122,7 @@ private Q_SLOTS:
         test::SmallDisk disk(128 * 1024);
         if (disk.path().isEmpty()) QSKIP(qPrintable(disk.why()));
         const QString path = disk.filePath("r.csv");
-        writeAll(path, "time,x\n0,1\n");
+        writeBytes(path, "time,x\n0,1\n");
         const QString message = ioError([&] {
             core::CsvSink csv(path.toStdString(), "");
             csv.begin({{"x", "m", "x", "b", "x"}});
@@ -138,7 +131,7 @@ private Q_SLOTS:
             csv.end({});
         });
         QVERIFY2(message.startsWith("cannot write '" + path + "': "), qPrintable(message));
-        QCOMPARE(readAll(path), QByteArray("time,x\n0,1\n"));
+        QCOMPARE(readBytes(path), QByteArray("time,x\n0,1\n"));
     }
 
     // A character device is written through: /dev/full says the disk is full, and stays a device.
@@ -155,7 +148,7 @@ private Q_SLOTS:
         const QString path = dir.filePath("pipe");
         QCOMPARE(::mkfifo(path.toLocal8Bit().constData(), 0600), 0);
         QByteArray received;
-        std::thread reader([&] { received = readAll(path); });
+        std::thread reader([&] { received = readBytes(path); });
         const std::string payload(200000, 'p');
         core::io::writeFile(path.toStdString(), payload);
         reader.join();

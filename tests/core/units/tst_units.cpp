@@ -352,6 +352,7 @@ private Q_SLOTS:
         QTest::newRow("mm^257") << "5 mm^257" << "exponent out of range";
         QTest::newRow("m^-257") << "5 m^-257" << "exponent out of range";
         QTest::newRow("exponent beyond int") << "5 m^99999999999" << "exponent out of range";
+        QTest::newRow("exponent INT_MIN") << "5 m^-2147483648" << "exponent out of range";   // found by the fuzzer (UBSan)
         QTest::newRow("product beyond 24") << "1 m^20*m^20" << "dimension exponent out of range";
         QTest::newRow("power of a power") << "1 (m^12)^12" << "dimension exponent out of range";
         QTest::newRow("number beyond double") << "1e999 m" << "out of the range of a double";
