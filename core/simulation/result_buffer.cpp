@@ -35,7 +35,7 @@ void ResultBuffer::row(double t, std::span<const double> values) {
     double* dst = m_chunks.back().get() + inChunk * m_stride;   // only this thread changes m_chunks
     dst[0] = t;
     const std::size_t n = std::min(values.size(), m_stride - 1);
-    std::memcpy(dst + 1, values.data(), n * sizeof(double));
+    if (n > 0) std::memcpy(dst + 1, values.data(), n * sizeof(double));   // a model without columns passes no data
     std::fill(dst + 1 + n, dst + m_stride, 0.0);
     m_rows.store(++m_writeRow, std::memory_order_release);
 }
