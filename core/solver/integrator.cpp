@@ -27,7 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kMaxModeIterations = 50;
-constexpr int kMaxEventsAtOneTime = 500;
 constexpr long kStepsPerCall = 500;
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
@@ -398,17 +397,7 @@ private:
     // The latest time that counts as now: a scheduled event closer than this is taken here.
     static double dueBy(double t) { return t + 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)); }
 
-    void guardChattering(double t) {
-        if (t > m_burstStart + 1e-12 * std::max(1.0, std::abs(t))) {
-            m_burstStart = t;
-            m_burstEvents = 0;
-        }
-        if (++m_burstEvents > kMaxEventsAtOneTime)
-            throw SolverError(Diagnostics{{Severity::Error, m_log.empty() ? std::string() : m_log.back().block, {}, {},
-                                           "simulation failed at t = " + formatNumber(t) + " s: more than " + std::to_string(kMaxEventsAtOneTime) +
-                                               " events at one instant (chattering)",
-                                           "this block keeps switching: check its thresholds, or a period or width far below the time resolution"}});
-    }
+    void guardChattering(double t) { m_guard.restart(t, m_log.empty() ? std::string() : m_log.back().block); }
 
     // ---- output and statistics -----------------------------------------------------------------
     dae::State state(double t) { return {t, data(m_y), data(m_yp), m_disc.data()}; }
@@ -501,8 +490,6 @@ private:
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
     double m_largestStep = 0.0;
-    double m_burstStart = -1.0;
-    int m_burstEvents = 0;
     std::string m_idaMessage;
     std::exception_ptr m_error;
     RunGuard m_guard;

@@ -6,6 +6,8 @@
 
 #include <ida/ida.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace endstop::core::solver {
@@ -50,6 +52,16 @@ void RunGuard::event(double t, const std::string& block) {
     if (t - oldest < kChatterFraction * m_span)
         fail(t, block, std::to_string(kChatterEvents) + " events within " + formatNumber(t - oldest) + " s (chattering)",
              "the block keeps switching between modes: give the contact some damping, a restitution model, or looser tolerances");
+}
+
+void RunGuard::restart(double t, const std::string& block) {
+    if (t > m_burstStart + 1e-12 * std::max(1.0, std::abs(t))) {
+        m_burstStart = t;
+        m_burstRestarts = 0;
+    }
+    if (++m_burstRestarts > kRestartsAtOneTime)
+        fail(t, block, "more than " + std::to_string(kRestartsAtOneTime) + " events at one instant (chattering)",
+             "this block keeps switching: check its thresholds, or a period or width far below the time resolution");
 }
 
 std::string idaFlagName(int flag) {

@@ -6,9 +6,11 @@
 // - a stall: kStallSteps steps in a row that each advance time by less than kStallFraction of the
 //   run (the step size collapsed to round-off, or a tiny max_step): SolverError;
 // - chattering: kChatterEvents events within kChatterFraction of the run (a contact switching
-//   faster than anything physical, 1e-13 s apart): SolverError naming the block.
+//   faster than anything physical, 1e-13 s apart), or more than kRestartsAtOneTime restarts at one
+//   instant: SolverError naming the block.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -26,18 +28,22 @@ public:
     static constexpr double kStallFraction = 1e-12;
     static constexpr int kChatterEvents = 1'000;
     static constexpr double kChatterFraction = 1e-9;
+    static constexpr int kRestartsAtOneTime = 500;
 
     RunGuard(const RunLimits& limits, double stopTime);
     // After every step the solver took (steps: the run's total so far). `culprit` names the
     // unknown with the largest local error, asked only when a stall is reported.
+    // On a coarse output grid one call covers many steps: they count with the last one's size.
     template <class Culprit>
     void step(double t, double h, long steps, Culprit&& culprit) {
-        if (h < kStallFraction * m_span) ++m_smallSteps;
+        if (h < kStallFraction * m_span) m_smallSteps += std::max(1L, steps - m_stepsBefore);
         else m_smallSteps = 0;
+        m_stepsBefore = steps;
         if (m_smallSteps >= kStallSteps) stalled(t, h, culprit());
         checkLimits(t, steps);
     }
-    void event(double t, const std::string& block);   // after each logged event
+    void event(double t, const std::string& block);     // after each logged event
+    void restart(double t, const std::string& block);   // at each event restart; `block` switched last
 
 private:
     void checkLimits(double t, long steps);
@@ -46,9 +52,12 @@ private:
     RunLimits m_limits;
     double m_span;
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
-    int m_smallSteps = 0;
+    long m_smallSteps = 0;
+    long m_stepsBefore = 0;
     std::vector<double> m_eventTimes;   // a ring of the last kChatterEvents event times
     std::size_t m_next = 0;
+    double m_burstStart = -1.0;   // restarts at one instant (within 1e-12 relative)
+    int m_burstRestarts = 0;
 };
 
 // IDA's name for a return flag ("IDA_ERR_FAIL") and what it usually means for a model.
