@@ -30,7 +30,6 @@ public:
     void write(std::string_view bytes);
     void commit();
     const std::string& path() const { return m_path; }
-    bool replacesAtomically() const { return m_save != nullptr; }
 
 private:
     [[noreturn]] void fail(const std::string& reason);
