@@ -71,7 +71,7 @@ Vary parseVary(const core::Model& model, const std::string& arg) {
     }
     if (v.values.empty()) throw UsageError("--vary " + v.name + ": no values");
     for (const core::ParamValue& x : v.values)
-        if (const std::string error = core::io::rangeError(x, v.target.desc); !error.empty())
+        if (const std::string error = v.target.desc.valueError(x); !error.empty())
             throw UsageError("--vary " + v.name + ": block '" + v.target.block + "', parameter '" + v.target.key + "': " + error);
     return v;
 }

@@ -360,16 +360,7 @@ Diagnostics Block::validate() const {
     for (std::size_t i = 0; i < m_shape->params.size() && i < m_i->byIndex.size(); ++i) {
         const ParamDesc& d = m_shape->params[i];
         if (!visible(d.visibleWhen)) continue;   // hidden: ignored
-        const ParamValue& v = m_i->byIndex[i];
-        if (const double* x = std::get_if<double>(&v)) {
-            if (!std::isfinite(*x)) out.push_back(paramError(d.key, "must be a finite number"));
-            else if (std::string e = d.rangeError(*x); !e.empty()) out.push_back(paramError(d.key, e));
-        } else if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
-            for (double element : *xs) {
-                if (!std::isfinite(element)) { out.push_back(paramError(d.key, "all elements must be finite")); break; }
-                if (std::string e = d.rangeError(element); !e.empty()) { out.push_back(paramError(d.key, "every element " + e)); break; }
-            }
-        }
+        if (std::string e = d.valueError(m_i->byIndex[i]); !e.empty()) out.push_back(paramError(d.key, e));
     }
     if (!hasErrors(out)) validateMore(out);
     return out;

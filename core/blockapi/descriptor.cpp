@@ -4,6 +4,7 @@
 #include "core/blockapi/event_ctx.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace endstop::core {
 
@@ -54,6 +55,16 @@ std::string ParamDesc::rangeError(double x) const {
         return std::string("must be ") + (minExclusive ? "> " : ">= ") + formatNumber(min) + u + ", got " + formatNumber(x) + u;
     if (maxExclusive ? !(x < max) : !(x <= max))
         return std::string("must be ") + (maxExclusive ? "< " : "<= ") + formatNumber(max) + u + ", got " + formatNumber(x) + u;
+    return {};
+}
+
+std::string ParamDesc::valueError(const ParamValue& v) const {
+    if (const double* x = std::get_if<double>(&v)) return std::isfinite(*x) ? rangeError(*x) : "must be a finite number";
+    if (const auto* xs = std::get_if<std::vector<double>>(&v))
+        for (double element : *xs) {
+            if (!std::isfinite(element)) return "all elements must be finite";
+            if (std::string e = rangeError(element); !e.empty()) return "every element " + e;
+        }
     return {};
 }
 

@@ -74,6 +74,9 @@ struct ParamDesc {
 
     // "" if `x` (SI) is inside the range, else the reason, e.g. "must be > 0"
     std::string rangeError(double x) const;
+    // What is wrong with a value for this parameter: "must be a finite number", a range error,
+    // or "every element ..." for a vector; empty if it is fine. Block validation, --set and --vary.
+    std::string valueError(const ParamValue& v) const;
 };
 
 enum class VarKind {

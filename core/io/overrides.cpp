@@ -36,17 +36,10 @@ SetParameter parseAssignment(const Model& model, const Registry& registry, std::
     } catch (const FileFormatError& e) {
         throw ModelError(quoteText(assignment) + ": " + e.what());
     }
-    if (const std::string error = rangeError(value, target.desc); !error.empty())
+    if (const std::string error = target.desc.valueError(value); !error.empty())
         throw ModelError(quoteText(assignment) + ": block '" + target.block + "', parameter '" + target.key + "': " + error);
     return SetParameter{target.block, target.key, value};
 }
 
-std::string rangeError(const ParamValue& value, const ParamDesc& desc) {
-    if (const double* x = std::get_if<double>(&value)) return desc.rangeError(*x);
-    if (const auto* xs = std::get_if<std::vector<double>>(&value))
-        for (double x : *xs)
-            if (std::string e = desc.rangeError(x); !e.empty()) return e;
-    return {};
-}
 
 }  // namespace endstop::core::io

@@ -25,8 +25,4 @@ ParamTarget findParameter(const Model& model, const Registry& registry, std::str
 // value outside the parameter's range.
 SetParameter parseAssignment(const Model& model, const Registry& registry, std::string_view assignment);
 
-// "must be > 0 kg, got -1 kg" if a number (or any element of a vector) is outside the
-// parameter's range; empty if it is inside.
-std::string rangeError(const ParamValue& value, const ParamDesc& desc);
-
 }  // namespace endstop::core::io
