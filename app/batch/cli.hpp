@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop-batch (DESIGN §5): shared pieces of the commands.
+// endstop-batch (README, "Headless batch tool"): shared pieces of the commands.
 #pragma once
 
 #include "core/model/model.hpp"

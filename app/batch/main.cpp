@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop-batch: runs Endstop project files headless (DESIGN §5). Links no Qt Widgets.
+// endstop-batch: runs Endstop project files headless (README, "Headless batch tool"). Links no Qt Widgets.
 #include "app/batch/cli.hpp"
 
 #include "core/model/errors.hpp"

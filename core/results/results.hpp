@@ -35,7 +35,7 @@ struct RunStats {
     double finalTime = 0.0;
     bool completed = false;     // reached the stop time
     bool cancelled = false;
-    std::string toJson() const;   // one line, DESIGN §5 keys
+    std::string toJson() const;   // one line: the keys of --stats (README, "Headless batch tool")
 };
 
 class ResultSink {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop-batch (DESIGN §5) as a user runs it: the endstop-batch binary in a scratch directory.
+// endstop-batch (README, "Headless batch tool") as a user runs it: the endstop-batch binary in a scratch directory.
 // run and its flags (CSV layout and precision, --out -, --stats keys, the output grid, dense and
 // KLU), validate, variables, blocks, sweep; exit codes 0/1/2; every bad input gives exit 2 with
 // one line on stderr naming the file, flag, block or parameter and leaves no output file behind;
@@ -181,7 +181,7 @@ private Q_SLOTS:
         QVERIFY(entries(cwd.path()).isEmpty());
     }
 
-    // --stats: one JSON line with the keys of DESIGN §5
+    // --stats: one JSON line with the keys the README lists
     void stats() {
         const auto r = runBatch({"run", m_osc, "--out", scratch("stats.csv"), "--stats"});
         QCOMPARE(r.exitCode, 0);
