@@ -19,11 +19,14 @@ const core::Registry& registry() {
         ENDSTOP_BLOCKS(addSensors);
         ENDSTOP_BLOCKS(addWheelAxle);
         ENDSTOP_BLOCKS(addStiction);
+        ENDSTOP_BLOCKS(addIdealGear);
+        ENDSTOP_BLOCKS(addClutch);
         ENDSTOP_BLOCKS(addFrictionInertia);
         ENDSTOP_BLOCKS(addNonlinearSpring);
         ENDSTOP_BLOCKS(addSignalSources);
         ENDSTOP_BLOCKS(addTable);
         ENDSTOP_BLOCKS(addSignalMath);
+        ENDSTOP_BLOCKS(addSignalNonlinear);
         return r;
     }();
     return instance;

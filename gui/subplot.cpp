@@ -13,11 +13,13 @@ namespace {
 
 constexpr double kMarkerLevel = 0.035;   // event markers, as a fraction of the rect's height
 
-// impacts and contacts, friction locks, scheduled time events
+// impacts and contacts, friction locks and clutch engagement, scheduled time events
 int markerGroup(core::EventKind k) {
     switch (k) {
     case core::EventKind::Lock:
-    case core::EventKind::Unlock: return 1;
+    case core::EventKind::Unlock:
+    case core::EventKind::Engage:
+    case core::EventKind::Disengage: return 1;
     case core::EventKind::Time: return 2;
     default: return 0;
     }

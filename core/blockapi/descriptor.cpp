@@ -35,6 +35,8 @@ const char* toString(EventKind k) {
     case EventKind::Unlock: return "unlock";
     case EventKind::Bound: return "bound";
     case EventKind::Time: return "time";
+    case EventKind::Engage: return "engage";
+    case EventKind::Disengage: return "disengage";
     }
     return "?";
 }

@@ -12,7 +12,7 @@
 
 namespace endstop::core {
 
-enum class EventKind { Impact, Contact, Release, Lock, Unlock, Bound, Time };
+enum class EventKind { Impact, Contact, Release, Lock, Unlock, Bound, Time, Engage, Disengage };
 const char* toString(EventKind k);
 
 struct EventRecord {

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Clutch (rotational, between R and C) and brake (translational; C is usually grounded): friction
+// whose limits follow a normal force. See docs/blocks.md.
+//   fn = fn_max * u (u is not clamped); v = v_R - v_C; f flows from R through the block to C
+//   free     (fn <= 0):        f = 0
+//   sliding / wait:            f = s * cgeo * mu(s * v) * fn, s = +1 or -1 the direction of motion
+//   locked:                    v_R' - v_C' + eps * h = 0, f the holding force, h = f (as stiction)
+//   mu: linear interpolation in (mu_speeds, mu_values), linear extrapolation past both ends
+// A locked clutch holds |f| <= peak * cgeo * mu(0) * fn. The lock/unlock machinery is the stiction
+// block's (blocks/mechanical/stiction.cpp): locks at v = 0, breakaway through a wait mode whose
+// direction every breaking joint checks jointly at the instant, so several clutches that change
+// at once end in a consistent set of modes.
+//   engage   (fn rises above 0): slides in the direction of v, or locks if v is at rest
+//   disengage (fn falls to 0): free
+// IDA locates a crossing of fn to within its time tolerance, on either side: a clutch that
+// engaged or disengaged at an instant is not switched back by settle() in the same instant (it
+// checks fn only for jumps of u at scheduled events). Engaging takes fn > 1e-12 * fn_max.
+// Recorded mode: -1 backward, 0 locked, 1 forward, 2 free.
+#include "blocks/common.hpp"
+
+#include <algorithm>
+
+namespace endstop::blocks {
+
+namespace {
+enum Mode { kSliding = 0, kLocked = 1, kWait = 2, kFree = 3 };
+constexpr double kCfmAcceleration = 1e-9;   // SI acceleration error at the largest holding force
+constexpr double kEngageFraction = 1e-12;   // of fn_max
+}  // namespace
+
+class Clutch final : public core::BlockT<Clutch> {
+public:
+    Clutch(const core::ParamValues& p, Domain d)
+        : BlockT(info(d), p),
+          fnMax(real("fn_max", "Maximum normal force", "N", 0.0).atLeast(0)
+                    .help("fn = fn_max * u; with 0 the block never engages")),
+          cgeo(real("cgeo", d == Domain::Rotational ? "Geometry constant (effective radius times surfaces)" : "Geometry constant",
+                    d == Domain::Rotational ? "m" : "", 1.0).above(0)),
+          muSpeeds(vector("mu_speeds", "Friction table: relative speeds", names(d).velocity, {0.0}).atLeast(0)
+                       .group("Friction coefficient")),
+          muValues(vector("mu_values", "Friction table: coefficients", "", {0.5}).atLeast(0).group("Friction coefficient")),
+          peak(real("peak", "Peak factor (static / kinetic at rest)", "", 1.0).atLeast(1)),
+          vth(real("velocity_threshold", "Velocity threshold", names(d).velocity, 1e-4).above(0)
+                  .help("set it well above the absolute tolerance")),
+          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          U(input("u", "Normalized normal force", "")),
+          vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
+          f(algebraic(names(d).f, std::string("Friction ") + names(d).flow, names(d).force).recorded()),
+          fnRec(computed("fn", "Normal force", "N")),
+          modeRec(computed("mode", "Mode: -1 backward, 0 locked, 1 forward, 2 free", "")),
+          h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
+          mode(discrete("mode", kFree, 4)), dir(discrete("direction", 1.0, 2)),
+          since(discrete("since", -1.0)), logged(discrete("logged", -1.0)), vetoed(discrete("vetoed", -1.0)),
+          vEvent(discrete("v_event", 0.0)), switched(discrete("switched", -1.0)) {}
+
+    template <class S> void equations(core::Eq<S>& eq) const {
+        switch (eq.mode(mode)) {
+        case kFree: eq.residual(f) = eq[f]; break;
+        case kLocked: eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h]; break;
+        default: {
+            const double s = eq.mode(dir) ? 1.0 : -1.0;
+            const S v = eq.across(R) - eq.across(C);
+            eq.residual(f) = eq[f] - s * real(cgeo) * mu(s * v) * (real(fnMax) * eq.input(U));
+        }
+        }
+        eq.residual(h) = eq[h] - eq[f];
+        eq.through(R, eq[f]);
+        eq.through(C, -eq[f]);
+    }
+    template <class S> void velocityConstraints(core::Eq<S>& eq) const {
+        if (eq.mode(mode) == kLocked) eq.residual(f) = eq.across(R) - eq.across(C);
+    }
+
+    int eventCount() const override { return 3; }
+    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
+    void onEvent(core::EventCtx& ctx, int which, int direction) const override;
+    bool hasSettle() const override { return true; }
+    void settle(core::EventCtx& ctx) const override;
+    void initModes(core::EventCtx& ctx) const override {
+        ctx.set(mode, kFree);
+        ctx.set(dir, relVelocity(ctx.eq()) < 0 ? 0.0 : 1.0);
+    }
+    void record(const core::Eq<double>& eq, std::span<double> out) const override {
+        out[static_cast<std::size_t>(vRec.index)] = relVelocity(eq);
+        out[static_cast<std::size_t>(fnRec.index)] = normalForce(eq);
+        const int m = eq.mode(mode);
+        out[static_cast<std::size_t>(modeRec.index)] = m == kFree ? 2.0 : m == kLocked ? 0.0 : (eq.mode(dir) ? 1.0 : -1.0);
+    }
+    void validateMore(core::Diagnostics& out) const override;
+
+private:
+    static core::BlockInfo info(Domain d) {
+        if (d == Domain::Rotational)
+            return {"rotational.clutch", 1, "Clutch", "Rotational",
+                    "Friction between R and C pressed by the normal force fn = fn_max * u: free while fn <= 0, "
+                    "slides with t = cgeo * mu * fn, locks while the torque stays within peak * cgeo * mu(0) * fn."};
+        return {"translational.brake", 1, "Brake", "Translational",
+                "Friction between R and C pressed by the normal force fn = fn_max * u: free while fn <= 0, "
+                "slides with f = cgeo * mu * fn, locks while the force stays within peak * cgeo * mu(0) * fn."};
+    }
+    // mu at a relative speed: the table's segment around it (the end segments beyond the ends)
+    template <class S> S mu(const S& speed) const {
+        const std::vector<double>& xs = vec(muSpeeds);
+        const std::vector<double>& ys = vec(muValues);
+        if (xs.size() < 2 || ys.size() != xs.size()) return S(ys.empty() ? 0.0 : ys.front());
+        const auto upper = std::upper_bound(xs.begin() + 1, xs.end() - 1, ad::value(speed));
+        const auto i = static_cast<std::size_t>(upper - xs.begin());
+        const double slope = (ys[i] - ys[i - 1]) / (xs[i] - xs[i - 1]);
+        return ys[i - 1] + slope * (speed - xs[i - 1]);
+    }
+    double normalForce(const core::Eq<double>& eq) const { return real(fnMax) * eq.input(U); }
+    double holdingLimit(const core::Eq<double>& eq) const { return real(peak) * real(cgeo) * mu(0.0) * normalForce(eq); }
+    double engageAbove() const { return kEngageFraction * real(fnMax); }
+    double cfm() const {
+        return kCfmAcceleration / std::max(real(peak) * real(cgeo) * mu(0.0) * real(fnMax), 1e-12);
+    }
+    double sign(const core::Eq<double>& eq) const { return eq.mode(dir) ? 1.0 : -1.0; }
+    double relVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
+
+    void enter(core::EventCtx& ctx, Mode m, double velocity) const {
+        ctx.set(mode, m);
+        ctx.set(since, ctx.time());
+        ctx.set(vEvent, velocity);
+    }
+    void confirm(core::EventCtx& ctx, double locked) const {
+        if (ctx.discrete(logged) == locked) return;
+        ctx.log(locked > 0 ? core::EventKind::Lock : core::EventKind::Unlock, ctx.discrete(vEvent));
+        ctx.set(logged, locked);
+    }
+    void engage(core::EventCtx& ctx, bool log) const;
+    void disengage(core::EventCtx& ctx) const;
+    void settleLocked(core::EventCtx& ctx) const;
+    void settleWait(core::EventCtx& ctx) const;
+
+    const core::Param fnMax, cgeo;
+    const core::VecParam muSpeeds, muValues;
+    const core::Param peak, vth;
+    const core::Port R, C, U;
+    const core::Computed vRec;
+    const core::Var f;
+    const core::Computed fnRec, modeRec;
+    const core::Var h;
+    const core::Discrete mode, dir, since, logged, vetoed, vEvent, switched;
+};
+
+// free: g2 = fn - threshold (rising: engage); engaged: g2 = fn (falling: disengage).
+// locked: g0 = limit - f, g1 = f + limit; wait: g0 = vth - s v, g1 = s v + vth; sliding: g0 = s v.
+// The friction transitions are decreasing crossings, as in the stiction block.
+void Clutch::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
+    const double fn = normalForce(eq);
+    const double sv = sign(eq) * relVelocity(eq);
+    g[0] = g[1] = 1.0;
+    switch (eq.mode(mode)) {
+    case kFree: g[2] = real(fnMax) > 0 ? fn - engageAbove() : -1.0; return;
+    case kLocked: g[0] = holdingLimit(eq) - eq[f]; g[1] = eq[f] + holdingLimit(eq); break;
+    case kWait: g[0] = real(vth) - sv; g[1] = sv + real(vth); break;
+    default: g[0] = sv;
+    }
+    g[2] = fn;
+}
+
+void Clutch::onEvent(core::EventCtx& ctx, int which, int direction) const {
+    const int m = ctx.mode(mode);
+    if (which == 2) {
+        if (m == kFree && direction > 0) engage(ctx, true);
+        else if (m != kFree && direction < 0) disengage(ctx);
+        return;
+    }
+    if (m == kFree || direction > 0) return;
+    const double v = relVelocity(ctx.eq());
+    switch (m) {
+    case kLocked:
+        ctx.set(dir, which == 0 ? 1.0 : 0.0);
+        enter(ctx, kWait, v);
+        break;
+    case kWait:
+        if (which == 0) ctx.set(mode, kSliding);
+        else enter(ctx, kLocked, v);
+        break;
+    default:
+        if (which == 0) enter(ctx, kLocked, v);
+    }
+}
+
+void Clutch::settle(core::EventCtx& ctx) const {
+    const double fn = normalForce(ctx.eq());
+    if (ctx.discrete(since) < 0) {   // the first settle after the consistent start
+        if (fn > engageAbove()) engage(ctx, false);
+        else enter(ctx, kFree, relVelocity(ctx.eq()));
+        return;
+    }
+    const int m = ctx.mode(mode);
+    const bool justSwitched = ctx.discrete(switched) == ctx.time();
+    if (m == kFree) {
+        if (fn > engageAbove() && !justSwitched) engage(ctx, true);   // u stepped up at a scheduled event
+        return;
+    }
+    if (fn <= 0 && !justSwitched) return disengage(ctx);
+    if (m == kLocked) settleLocked(ctx);
+    else if (m == kWait && ctx.discrete(since) == ctx.time()) settleWait(ctx);
+}
+
+// Slides in the direction of v, or locks if v is at rest (settle() then checks the limits).
+void Clutch::engage(core::EventCtx& ctx, bool log) const {
+    const double v = relVelocity(ctx.eq());
+    if (log) ctx.log(core::EventKind::Engage, v);
+    ctx.set(switched, ctx.time());
+    if (std::abs(v) <= real(vth)) return enter(ctx, kLocked, v);
+    ctx.set(dir, v > 0 ? 1.0 : 0.0);
+    ctx.set(logged, 0.0);   // sliding from the engagement: no unlock to log
+    enter(ctx, kSliding, v);
+}
+
+void Clutch::disengage(core::EventCtx& ctx) const {
+    const double v = relVelocity(ctx.eq());
+    ctx.log(core::EventKind::Disengage, v);
+    ctx.set(switched, ctx.time());
+    ctx.set(logged, -1.0);
+    enter(ctx, kFree, v);
+}
+
+void Clutch::settleLocked(core::EventCtx& ctx) const {
+    const core::Eq<double>& eq = ctx.eq();
+    confirm(ctx, 1.0);
+    // at the limit counts as outside: IDA ignores an event function that restarts at exactly 0
+    const double force = eq[f], limit = holdingLimit(eq);
+    if (force >= limit || force <= -limit) {
+        ctx.set(dir, force > 0 || (force == 0 && relVelocity(eq) >= 0) ? 1.0 : 0.0);
+        enter(ctx, kWait, relVelocity(eq));
+    }
+}
+
+// Just broken away (v = 0): does the friction let the joint move in its direction?
+void Clutch::settleWait(core::EventCtx& ctx) const {
+    const core::Eq<double>& eq = ctx.eq();
+    const double a = eq.der(R) - eq.der(C);
+    if (sign(eq) * a < 0 && ctx.discrete(vetoed) != ctx.time()) {
+        ctx.set(mode, kLocked);
+        ctx.set(vetoed, ctx.time());
+        return;
+    }
+    confirm(ctx, 0.0);
+}
+
+void Clutch::validateMore(core::Diagnostics& out) const {
+    const std::vector<double>& xs = vec(muSpeeds);
+    const std::vector<double>& ys = vec(muValues);
+    if (xs.empty()) out.push_back(paramError("mu_speeds", "needs at least one speed"));
+    if (ys.size() != xs.size())
+        out.push_back(paramError("mu_values", "must have as many elements as mu_speeds (" + std::to_string(xs.size()) +
+                                                  "), got " + std::to_string(ys.size())));
+    for (std::size_t i = 1; i < xs.size(); ++i)
+        if (!(xs[i] > xs[i - 1])) {
+            out.push_back(paramError("mu_speeds", "must be strictly increasing (element " + std::to_string(i + 1) + ")"));
+            break;
+        }
+    if (real(fnMax) == 0.0) {
+        core::Diagnostic w = paramError("fn_max", "is 0: the block never engages");
+        w.severity = core::Severity::Warning;
+        out.push_back(w);
+    }
+}
+
+void addClutch(core::Registry& r) {
+    for (Domain d : {Domain::Rotational, Domain::Translational})
+        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<Clutch>(p, d); });
+}
+
+}  // namespace endstop::blocks
