@@ -177,7 +177,11 @@ private:
         }
     }
 
-    // Quadrature states get an absolute tolerance so loose that they drop out of the error test.
+    // Quadrature states get an absolute tolerance so loose that they drop out of the error test, and
+    // so do dummy derivatives: each stands for y' of an unknown that is tested itself, and as an
+    // acceleration computed through a rigid coupling (a gear between two inertias) it carries
+    // round-off that a tight atol (1e-14) cannot accept near its zero crossings, which stalled the
+    // steps and failed IDACalcIC's convergence test at the start.
     void setTolerances() {
         constexpr double kIgnored = 1e30;
         m_atol = makeVector(m_sys.size(), m_ctx);
@@ -185,7 +189,8 @@ private:
             const dae::Unknown& k = m_sys.unknowns[at(u)];
             const bool quadrature = k.kind == dae::Unknown::Kind::Own &&
                                     m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)].quadrature;
-            data(m_atol)[u] = quadrature ? kIgnored : m_opt.absoluteTolerance;
+            const bool dummy = k.kind == dae::Unknown::Kind::Dummy;
+            data(m_atol)[u] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
         }
         check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_atol.get()), "IDASVtolerances");
     }

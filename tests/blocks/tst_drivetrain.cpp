@@ -103,6 +103,25 @@ private Q_SLOTS:
         ENDSTOP_CLOSE("J_B alpha_B = ratio t_A - spring - damper", 0.4 * at(r, "b.alpha", 1.5), rhs, 1e-5 * std::abs(delivered));
     }
 
+    // At rtol 1e-10, atol 1e-14 a gear between two inertias once failed to start (IDACalcIC did not
+    // converge) with a torque at t = 0, and stalled where a sine torque crossed zero: the dummy
+    // derivative (an acceleration through the gear) was held to atol. Both runs now finish.
+    void gearAtTightTolerances() {
+        core::SimulationOptions o = test::solverOptions(1.0, 1e-10);
+        o.absoluteTolerance = 1e-14;
+        const auto start = test::run(gearPair(0.8, 4, 0.01, 0.02), o);
+        QVERIFY(start.stats().completed);
+        const double alphaA = 0.8 / (0.01 + 0.02 / 16);
+        ENDSTOP_CLOSE("w_A at 1 s", test::last(start, "a.w"), alphaA, 1e-8 * alphaA);
+        const auto crossing = test::run(gearPair(0, 10, 0.1, 2, false, R"(,{"name":"k","type":"rotational.spring","parameters":{"stiffness":1e4}},
+            {"name":"c","type":"rotational.inertia","parameters":{"inertia":2}},{"name":"d","type":"rotational.damper","parameters":{"damping":10}},
+            {"name":"sine","type":"signal.sine","parameters":{"amplitude":10,"frequency":5}},{"name":"src2","type":"rotational.torque_source"})",
+                                                   R"(,["b.I","k.R"],["k.C","c.I"],["b.I","d.R"],["d.C","g.R"],["sine.y","src2.S"],["src2.R","a.I"],["src2.C","g.R"])"),
+                                        o);
+        QVERIFY(crossing.stats().completed);
+        QCOMPARE(crossing.time().back(), 1.0);
+    }
+
     // Backlash after the gear: B turns freely within +-0.05 rad and hits the stop when
     // phi_B = alpha_B t^2 / 2 = 0.05, with alpha_B = alpha_A / ratio.
     void gearDrivesHardStop_data() { rtolRows(); }
