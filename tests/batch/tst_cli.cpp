@@ -366,6 +366,9 @@ private Q_SLOTS:
         QVERIFY(md.out.contains("| `mass` | Mass | kg | 1 | > 0 kg |"));
         QVERIFY(md.out.contains("Recorded: `v` (m/s), `x` (m), `a` (m/s^2)"));
         QVERIFY(runBatch({"blocks", "--html"}).exitCode == 2);
+        // docs/block-reference.md is this output, regenerated when a block changes
+        QVERIFY2(test::readBytes(test::sourcePath("docs/block-reference.md")) == md.out.toUtf8(),
+                 "docs/block-reference.md is stale: endstop-batch blocks --markdown > docs/block-reference.md");
     }
 
     // values and START:STOP:COUNT, the Cartesian product, one CSV per run and summary.csv;
