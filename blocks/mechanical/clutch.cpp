@@ -34,8 +34,9 @@ public:
         : BlockT(info(d), p),
           fnMax(real("fn_max", "Maximum normal force", "N", 0.0).atLeast(0)
                     .help("fn = fn_max * u; with 0 the block never engages")),
-          cgeo(real("cgeo", d == Domain::Rotational ? "Geometry constant (effective radius times surfaces)" : "Geometry constant",
-                    d == Domain::Rotational ? "m" : "", 1.0).above(0)),
+          cgeo(real("cgeo", "Geometry constant", d == Domain::Rotational ? "m" : "", 1.0).above(0)
+                   .help(d == Domain::Rotational ? "effective friction radius times the number of friction surfaces"
+                                                 : "friction force per unit of mu * fn")),
           muSpeeds(vector("mu_speeds", "Friction table: relative speeds", names(d).velocity, {0.0}).atLeast(0)
                        .group("Friction coefficient")),
           muValues(vector("mu_values", "Friction table: coefficients", "", {0.5}).atLeast(0).group("Friction coefficient")),

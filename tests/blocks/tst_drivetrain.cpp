@@ -213,6 +213,34 @@ private Q_SLOTS:
         ENDSTOP_CLOSE("b accelerates with mu fn / J_B", test::last(r, "b.alpha"), mu0 * fn / jb, 1e-5);
     }
 
+    // Two equal clutches from a driven middle inertia to equal outer ones hold the same torque
+    // k t J0 / (J0 + J1 + J2) and break away at the same instant: both slide on (one backward, one
+    // forward), once, with the outer inertias pulled at mu fn / J0.
+    void clutchesBreakAwayTogether() {
+        const double j0 = 1, j1 = 0.5, k = 6, fn = 10, mu0 = 0.4, peak = 1.25;
+        const std::string clutch = R"(,"type":"rotational.clutch","parameters":{"fn_max":10,"mu_values":[0.4],"peak":1.25}})";
+        const auto r = test::run(test::modelFromJson(R"({"blocks":[
+            {"name":"u","type":"signal.constant"},{"name":"T","type":"signal.ramp","parameters":{"slope":6}},
+            {"name":"src","type":"rotational.torque_source"},{"name":"g","type":"rotational.reference"},
+            {"name":"left","type":"rotational.inertia","parameters":{"inertia":1}},
+            {"name":"mid","type":"rotational.inertia","parameters":{"inertia":0.5}},
+            {"name":"right","type":"rotational.inertia","parameters":{"inertia":1}},
+            {"name":"cl")" + clutch + R"(,{"name":"cr")" + clutch + R"(],
+            "connections":[["T.y","src.S"],["src.R","mid.I"],["src.C","g.R"],["u.y","cl.u"],["u.y","cr.u"],
+                           ["left.I","cl.R"],["cl.C","mid.I"],["mid.I","cr.R"],["cr.C","right.I"]]})"),
+                                 test::solverOptions(3.0, 1e-8, 0.01));
+        const double tb = peak * mu0 * fn * (j0 + j1 + j0) / (j0 * k);
+        const auto left = eventTimes(r, "cl", EventKind::Unlock), right = eventTimes(r, "cr", EventKind::Unlock);
+        QCOMPARE(left.size(), std::size_t(1));
+        QCOMPARE(right.size(), std::size_t(1));
+        ENDSTOP_CLOSE("left breaks away", left[0], tb, 1e-6);
+        QCOMPARE(right[0], left[0]);
+        ENDSTOP_CLOSE("left slides backward", test::last(r, "cl.mode"), -1.0, 0.0);
+        ENDSTOP_CLOSE("right slides forward", test::last(r, "cr.mode"), 1.0, 0.0);
+        ENDSTOP_CLOSE("outer inertias pulled at mu fn / J0", test::last(r, "left.alpha"), mu0 * fn / j0, 1e-6);
+        ENDSTOP_CLOSE("symmetric", test::last(r, "right.w"), test::last(r, "left.w"), 1e-9);
+    }
+
     // mu from the table at the relative speed: (0, 0.6), (20, 0.5), (40, 0.45), linear beyond
     void clutchFollowsFrictionTable() {
         const auto r = test::run(clutchPair(constantU(1), 1, 50, 1, R"("fn_max":5,"mu_speeds":[0,20,40],"mu_values":[0.6,0.5,0.45])"),
