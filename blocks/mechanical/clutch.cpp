@@ -6,9 +6,8 @@
 //   sliding / wait:            f = s * cgeo * mu(s * v) * fn, s = +1 or -1 the direction of motion
 //   locked:                    v_R' - v_C' + eps * h = 0, f the holding force, h = f (as stiction)
 //   mu: linear interpolation in (mu_speeds, mu_values), linear extrapolation past both ends
-// A locked clutch holds |f| <= peak * cgeo * mu(0) * fn. The lock/unlock machinery is the stiction
-// block's (blocks/mechanical/stiction.cpp): locks at v = 0, breakaway through a wait mode whose
-// direction every breaking joint checks jointly at the instant, so several clutches that change
+// A locked clutch holds |f| <= peak * cgeo * mu(0) * fn. Locking and breakaway follow the rules
+// the stiction block uses (blocks/mechanical/friction_lock.hpp), so several clutches that change
 // at once end in a consistent set of modes.
 //   engage   (fn rises above 0): slides in the direction of v, or locks if v is at rest
 //   disengage (fn falls to 0): free
@@ -17,13 +16,14 @@
 // checks fn only for jumps of u at scheduled events). Engaging takes fn > 1e-12 * fn_max.
 // Recorded mode: -1 backward, 0 locked, 1 forward, 2 free.
 #include "blocks/common.hpp"
+#include "blocks/mechanical/friction_lock.hpp"
 
 #include <algorithm>
 
 namespace endstop::blocks {
 
 namespace {
-enum Mode { kSliding = 0, kLocked = 1, kWait = 2, kFree = 3 };
+constexpr int kFree = 3;   // after the FrictionMode values
 constexpr double kCfmAcceleration = 1e-9;   // SI acceleration error at the largest holding force
 constexpr double kEngageFraction = 1e-12;   // of fn_max
 }  // namespace
@@ -50,16 +50,16 @@ public:
           fnRec(computed("fn", "Normal force", "N")),
           modeRec(computed("mode", "Mode: -1 backward, 0 locked, 1 forward, 2 free", "")),
           h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
-          mode(discrete("mode", kFree, 4)), dir(discrete("direction", 1.0, 2)),
-          since(discrete("since", -1.0)), logged(discrete("logged", -1.0)), vetoed(discrete("vetoed", -1.0)),
-          vEvent(discrete("v_event", 0.0)), switched(discrete("switched", -1.0)) {}
+          lock{discrete("mode", kFree, 4), discrete("direction", 1.0, 2), discrete("since", -1.0),
+               discrete("logged", -1.0), discrete("vetoed", -1.0), discrete("v_event", 0.0)},
+          switched(discrete("switched", -1.0)) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
-        switch (eq.mode(mode)) {
+        switch (eq.mode(lock.mode)) {
         case kFree: eq.residual(f) = eq[f]; break;
         case kLocked: eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h]; break;
         default: {
-            const double s = eq.mode(dir) ? 1.0 : -1.0;
+            const double s = eq.mode(lock.dir) ? 1.0 : -1.0;
             const S v = eq.across(R) - eq.across(C);
             eq.residual(f) = eq[f] - s * real(cgeo) * mu(s * v) * (real(fnMax) * eq.input(U));
         }
@@ -69,7 +69,7 @@ public:
         eq.through(C, -eq[f]);
     }
     template <class S> void velocityConstraints(core::Eq<S>& eq) const {
-        if (eq.mode(mode) == kLocked) eq.residual(f) = eq.across(R) - eq.across(C);
+        if (eq.mode(lock.mode) == kLocked) eq.residual(f) = eq.across(R) - eq.across(C);
     }
 
     int eventCount() const override { return 3; }
@@ -78,14 +78,14 @@ public:
     bool hasSettle() const override { return true; }
     void settle(core::EventCtx& ctx) const override;
     void initModes(core::EventCtx& ctx) const override {
-        ctx.set(mode, kFree);
-        ctx.set(dir, relVelocity(ctx.eq()) < 0 ? 0.0 : 1.0);
+        ctx.set(lock.mode, kFree);
+        ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? 0.0 : 1.0);
     }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(vRec.index)] = relVelocity(eq);
         out[static_cast<std::size_t>(fnRec.index)] = normalForce(eq);
-        const int m = eq.mode(mode);
-        out[static_cast<std::size_t>(modeRec.index)] = m == kFree ? 2.0 : m == kLocked ? 0.0 : (eq.mode(dir) ? 1.0 : -1.0);
+        const int m = eq.mode(lock.mode);
+        out[static_cast<std::size_t>(modeRec.index)] = m == kFree ? 2.0 : m == kLocked ? 0.0 : lock.sign(eq);
     }
     void validateMore(core::Diagnostics& out) const override;
 
@@ -115,23 +115,10 @@ private:
     double cfm() const {
         return kCfmAcceleration / std::max(real(peak) * real(cgeo) * mu(0.0) * real(fnMax), 1e-12);
     }
-    double sign(const core::Eq<double>& eq) const { return eq.mode(dir) ? 1.0 : -1.0; }
     double relVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
 
-    void enter(core::EventCtx& ctx, Mode m, double velocity) const {
-        ctx.set(mode, m);
-        ctx.set(since, ctx.time());
-        ctx.set(vEvent, velocity);
-    }
-    void confirm(core::EventCtx& ctx, double locked) const {
-        if (ctx.discrete(logged) == locked) return;
-        ctx.log(locked > 0 ? core::EventKind::Lock : core::EventKind::Unlock, ctx.discrete(vEvent));
-        ctx.set(logged, locked);
-    }
     void engage(core::EventCtx& ctx, bool log) const;
     void disengage(core::EventCtx& ctx) const;
-    void settleLocked(core::EventCtx& ctx) const;
-    void settleWait(core::EventCtx& ctx) const;
 
     const core::Param fnMax, cgeo;
     const core::VecParam muSpeeds, muValues;
@@ -141,64 +128,48 @@ private:
     const core::Var f;
     const core::Computed fnRec, modeRec;
     const core::Var h;
-    const core::Discrete mode, dir, since, logged, vetoed, vEvent, switched;
+    const FrictionLock lock;
+    const core::Discrete switched;
 };
 
-// free: g2 = fn - threshold (rising: engage); engaged: g2 = fn (falling: disengage).
-// locked: g0 = limit - f, g1 = f + limit; wait: g0 = vth - s v, g1 = s v + vth; sliding: g0 = s v.
-// The friction transitions are decreasing crossings, as in the stiction block.
+// g[0], g[1]: the friction modes' (friction_lock.hpp); g[2]: free: fn - threshold (rising: engage),
+// engaged: fn (falling: disengage).
 void Clutch::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
     const double fn = normalForce(eq);
-    const double sv = sign(eq) * relVelocity(eq);
-    g[0] = g[1] = 1.0;
-    switch (eq.mode(mode)) {
-    case kFree: g[2] = real(fnMax) > 0 ? fn - engageAbove() : -1.0; return;
-    case kLocked: g[0] = holdingLimit(eq) - eq[f]; g[1] = eq[f] + holdingLimit(eq); break;
-    case kWait: g[0] = real(vth) - sv; g[1] = sv + real(vth); break;
-    default: g[0] = sv;
+    if (eq.mode(lock.mode) == kFree) {
+        g[0] = g[1] = 1.0;
+        g[2] = real(fnMax) > 0 ? fn - engageAbove() : -1.0;
+        return;
     }
+    lock.eventFunctions(eq, relVelocity(eq), eq[f], holdingLimit(eq), -holdingLimit(eq), real(vth), g);
     g[2] = fn;
 }
 
 void Clutch::onEvent(core::EventCtx& ctx, int which, int direction) const {
-    const int m = ctx.mode(mode);
+    const int m = ctx.mode(lock.mode);
     if (which == 2) {
         if (m == kFree && direction > 0) engage(ctx, true);
         else if (m != kFree && direction < 0) disengage(ctx);
         return;
     }
-    if (m == kFree || direction > 0) return;
-    const double v = relVelocity(ctx.eq());
-    switch (m) {
-    case kLocked:
-        ctx.set(dir, which == 0 ? 1.0 : 0.0);
-        enter(ctx, kWait, v);
-        break;
-    case kWait:
-        if (which == 0) ctx.set(mode, kSliding);
-        else enter(ctx, kLocked, v);
-        break;
-    default:
-        if (which == 0) enter(ctx, kLocked, v);
-    }
+    if (m != kFree) lock.onEvent(ctx, which, direction, relVelocity(ctx.eq()));
 }
 
 void Clutch::settle(core::EventCtx& ctx) const {
-    const double fn = normalForce(ctx.eq());
-    if (ctx.discrete(since) < 0) {   // the first settle after the consistent start
+    const core::Eq<double>& eq = ctx.eq();
+    const double fn = normalForce(eq);
+    if (ctx.discrete(lock.since) < 0) {   // the first settle after the consistent start
         if (fn > engageAbove()) engage(ctx, false);
-        else enter(ctx, kFree, relVelocity(ctx.eq()));
+        else lock.enter(ctx, kFree, relVelocity(eq));
         return;
     }
-    const int m = ctx.mode(mode);
     const bool justSwitched = ctx.discrete(switched) == ctx.time();
-    if (m == kFree) {
+    if (ctx.mode(lock.mode) == kFree) {
         if (fn > engageAbove() && !justSwitched) engage(ctx, true);   // u stepped up at a scheduled event
         return;
     }
     if (fn <= 0 && !justSwitched) return disengage(ctx);
-    if (m == kLocked) settleLocked(ctx);
-    else if (m == kWait && ctx.discrete(since) == ctx.time()) settleWait(ctx);
+    lock.settle(ctx, eq[f], holdingLimit(eq), -holdingLimit(eq), relVelocity(eq), eq.der(R) - eq.der(C));
 }
 
 // Slides in the direction of v, or locks if v is at rest (settle() then checks the limits).
@@ -206,41 +177,15 @@ void Clutch::engage(core::EventCtx& ctx, bool log) const {
     const double v = relVelocity(ctx.eq());
     if (log) ctx.log(core::EventKind::Engage, v);
     ctx.set(switched, ctx.time());
-    if (std::abs(v) <= real(vth)) return enter(ctx, kLocked, v);
-    ctx.set(dir, v > 0 ? 1.0 : 0.0);
-    ctx.set(logged, 0.0);   // sliding from the engagement: no unlock to log
-    enter(ctx, kSliding, v);
+    lock.start(ctx, v, real(vth));
 }
 
 void Clutch::disengage(core::EventCtx& ctx) const {
     const double v = relVelocity(ctx.eq());
     ctx.log(core::EventKind::Disengage, v);
     ctx.set(switched, ctx.time());
-    ctx.set(logged, -1.0);
-    enter(ctx, kFree, v);
-}
-
-void Clutch::settleLocked(core::EventCtx& ctx) const {
-    const core::Eq<double>& eq = ctx.eq();
-    confirm(ctx, 1.0);
-    // at the limit counts as outside: IDA ignores an event function that restarts at exactly 0
-    const double force = eq[f], limit = holdingLimit(eq);
-    if (force >= limit || force <= -limit) {
-        ctx.set(dir, force > 0 || (force == 0 && relVelocity(eq) >= 0) ? 1.0 : 0.0);
-        enter(ctx, kWait, relVelocity(eq));
-    }
-}
-
-// Just broken away (v = 0): does the friction let the joint move in its direction?
-void Clutch::settleWait(core::EventCtx& ctx) const {
-    const core::Eq<double>& eq = ctx.eq();
-    const double a = eq.der(R) - eq.der(C);
-    if (sign(eq) * a < 0 && ctx.discrete(vetoed) != ctx.time()) {
-        ctx.set(mode, kLocked);
-        ctx.set(vetoed, ctx.time());
-        return;
-    }
-    confirm(ctx, 0.0);
+    ctx.set(lock.logged, -1.0);
+    lock.enter(ctx, kFree, v);
 }
 
 void Clutch::validateMore(core::Diagnostics& out) const {

@@ -12,25 +12,15 @@
 //                     acceleration error of at most 1e-9 per second squared at the breakaway
 //                     force that splits redundant locks (two stictions, or a stiction and a stop,
 //                     locking the same motion) by minimum norm instead of making the DAE singular.
-// Modes: locked; wait: just broken away (|v| < velocity_threshold), moving with
-// kinetic friction in the direction s; unlocked: |v| has exceeded the threshold.
-//   locked -> wait      the holding force leaves [breakaway_negative, breakaway_positive]
-//   wait: at the instant of breakaway every waiting joint checks that the relative acceleration
-//         computed with kinetic friction agrees with s; a joint that disagrees goes back to
-//         locked once (the engine then recomputes every joint: the search is global); if its
-//         holding force is still outside the limits it is let go, so the search always ends
-//   wait -> unlocked    s*v reaches the threshold; wait -> locked: s*v falls to -threshold
-//   unlocked -> locked  v reaches zero; if the holding force is outside the limits there, the
-//                       joint breaks away again at once (a reversal: lock and unlock at one time)
-// Lock and unlock go to the event log when they are confirmed, with the relative velocity just
-// before the event. With limits_from = signals, FK, FSf (< 0) and FSr (> 0) replace
+// Modes (locked, wait, sliding) and their transitions: blocks/mechanical/friction_lock.hpp.
+// With limits_from = signals, FK, FSf (< 0) and FSr (> 0) replace
 // kinetic_friction, breakaway_negative and breakaway_positive.
 #include "blocks/common.hpp"
+#include "blocks/mechanical/friction_lock.hpp"
 
 namespace endstop::blocks {
 
 namespace {
-enum Mode { kUnlocked = 0, kLocked = 1, kWait = 2 };
 constexpr double kCfmAcceleration = 1e-9;   // SI acceleration error at the breakaway force
 }  // namespace
 
@@ -61,34 +51,42 @@ public:
           f(algebraic(names(d).f, std::string("Friction ") + names(d).flow, names(d).force).recorded()),
           h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
           modeRec(computed("mode", "Mode: 0 unlocked, 1 locked, 2 wait", "")),
-          mode(discrete("mode", kUnlocked, 3)), dir(discrete("direction", 1.0, 2)),
-          since(discrete("since", -1.0)), logged(discrete("logged", -1.0)), vetoed(discrete("vetoed", -1.0)),
-          vEvent(discrete("v_event", 0.0)) {}
+          lock{discrete("mode", kSliding, 3), discrete("direction", 1.0, 2), discrete("since", -1.0),
+               discrete("logged", -1.0), discrete("vetoed", -1.0), discrete("v_event", 0.0)} {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         const S v = eq.across(R) - eq.across(C);
-        if (eq.mode(mode) == kLocked) eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
+        if (eq.mode(lock.mode) == kLocked) eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
         else eq.residual(f) = eq[f] - kinetic(eq, v);
         eq.residual(h) = eq[h] - eq[f];
         eq.through(R, eq[f]);
         eq.through(C, -eq[f]);
     }
     template <class S> void velocityConstraints(core::Eq<S>& eq) const {
-        if (eq.mode(mode) == kLocked) eq.residual(f) = eq.across(R) - eq.across(C);
+        if (eq.mode(lock.mode) == kLocked) eq.residual(f) = eq.across(R) - eq.across(C);
     }
 
     int eventCount() const override { return 2; }
-    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
-    void onEvent(core::EventCtx& ctx, int which, int direction) const override;
+    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
+        lock.eventFunctions(eq, relVelocity(eq), eq[f], upper(eq), lower(eq), real(vth), g);
+    }
+    void onEvent(core::EventCtx& ctx, int which, int direction) const override {
+        lock.onEvent(ctx, which, direction, relVelocity(ctx.eq()));
+    }
     bool hasSettle() const override { return true; }
-    void settle(core::EventCtx& ctx) const override;
+    // the first settle after the consistent start: locked if at rest, else sliding in the direction of v
+    void settle(core::EventCtx& ctx) const override {
+        const core::Eq<double>& eq = ctx.eq();
+        if (ctx.discrete(lock.since) < 0) return lock.start(ctx, relVelocity(eq), real(vth));
+        lock.settle(ctx, eq[f], upper(eq), lower(eq), relVelocity(eq), eq.der(R) - eq.der(C));
+    }
     void initModes(core::EventCtx& ctx) const override {
-        ctx.set(mode, kUnlocked);
-        ctx.set(dir, relVelocity(ctx.eq()) < 0 ? 0.0 : 1.0);
+        ctx.set(lock.mode, kSliding);
+        ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? 0.0 : 1.0);
     }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(vRec.index)] = relVelocity(eq);
-        out[static_cast<std::size_t>(modeRec.index)] = eq.mode(mode);
+        out[static_cast<std::size_t>(modeRec.index)] = eq.mode(lock.mode);
     }
     void validateMore(core::Diagnostics& out) const override {
         if (is(limitsFrom, "parameters") && real(fk) > std::min(real(fsPos), -real(fsNeg))) {
@@ -107,7 +105,6 @@ private:
     }
     static double scale(Domain d) { return d == Domain::Rotational ? 1.0 : 10.0; }
     double cfm() const { return kCfmAcceleration / std::max(real(fsPos), -real(fsNeg)); }
-    double sign(const core::Eq<double>& eq) const { return eq.mode(dir) ? 1.0 : -1.0; }
     double relVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
     bool fromSignals() const { return is(limitsFrom, "signals"); }
     // The static limits a locked joint holds. With Coulomb friction above a limit no mode would
@@ -124,7 +121,7 @@ private:
     double kineticAtRest(const core::Eq<double>& eq) const { return fromSignals() ? eq.input(FK) : real(fk); }
 
     template <class S> S kinetic(const core::Eq<S>& eq, const S& v) const {
-        const double s = eq.mode(dir) ? 1.0 : -1.0;
+        const double s = eq.mode(lock.dir) ? 1.0 : -1.0;
         const S fkin = fromSignals() ? eq.input(FK) : S(real(fk));
         S magnitude = fkin;
         if (is(model, "stribeck")) {
@@ -134,21 +131,6 @@ private:
         return s * magnitude + real(cv) * v;
     }
 
-    void enter(core::EventCtx& ctx, Mode m, double velocity) const {
-        ctx.set(mode, m);
-        ctx.set(since, ctx.time());
-        ctx.set(vEvent, velocity);
-    }
-    // logs a confirmed lock (locked = 1) or unlock (0) unless the log already says so
-    void confirm(core::EventCtx& ctx, double locked) const {
-        if (ctx.discrete(logged) == locked) return;
-        ctx.log(locked > 0 ? core::EventKind::Lock : core::EventKind::Unlock, ctx.discrete(vEvent));
-        ctx.set(logged, locked);
-    }
-    void start(core::EventCtx& ctx) const;
-    void settleLocked(core::EventCtx& ctx) const;
-    void settleWait(core::EventCtx& ctx) const;
-
     const core::Choice limitsFrom;
     const core::Param fsPos, fsNeg, fk;
     const core::Choice model;
@@ -157,74 +139,8 @@ private:
     const core::Computed vRec;
     const core::Var f, h;
     const core::Computed modeRec;
-    const core::Discrete mode, dir, since, logged, vetoed, vEvent;
+    const FrictionLock lock;
 };
-
-// locked: g0 = upper - f, g1 = f - lower; wait: g0 = vth - s v, g1 = s v + vth;
-// unlocked: g0 = s v, g1 unused. Every transition is a decreasing crossing.
-void Stiction::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
-    const double sv = sign(eq) * relVelocity(eq);
-    switch (eq.mode(mode)) {
-    case kLocked: g[0] = upper(eq) - eq[f]; g[1] = eq[f] - lower(eq); break;
-    case kWait: g[0] = real(vth) - sv; g[1] = sv + real(vth); break;
-    default: g[0] = sv; g[1] = 1.0;
-    }
-}
-
-void Stiction::onEvent(core::EventCtx& ctx, int which, int direction) const {
-    if (direction > 0) return;
-    const double v = relVelocity(ctx.eq());
-    switch (ctx.mode(mode)) {
-    case kLocked:
-        ctx.set(dir, which == 0 ? 1.0 : 0.0);
-        enter(ctx, kWait, v);
-        break;
-    case kWait:
-        if (which == 0) ctx.set(mode, kUnlocked);
-        else enter(ctx, kLocked, v);
-        break;
-    default:
-        if (which == 0) enter(ctx, kLocked, v);
-    }
-}
-
-void Stiction::settle(core::EventCtx& ctx) const {
-    if (ctx.discrete(since) < 0) return start(ctx);
-    if (ctx.mode(mode) == kLocked) settleLocked(ctx);
-    else if (ctx.mode(mode) == kWait && ctx.discrete(since) == ctx.time()) settleWait(ctx);
-}
-
-// First settle after the consistent start: lock if at rest, else slide in the direction of v.
-void Stiction::start(core::EventCtx& ctx) const {
-    const double v = relVelocity(ctx.eq());
-    if (std::abs(v) <= real(vth)) return enter(ctx, kLocked, v);
-    ctx.set(dir, v > 0 ? 1.0 : 0.0);
-    ctx.set(logged, 0.0);   // moving from the start: nothing to log
-    enter(ctx, kUnlocked, v);
-}
-
-void Stiction::settleLocked(core::EventCtx& ctx) const {
-    const core::Eq<double>& eq = ctx.eq();
-    confirm(ctx, 1.0);   // a reversal through v = 0 is a lock and an unlock at the same instant
-    // at the limit counts as outside: IDA ignores an event function that restarts at exactly 0
-    const double force = eq[f];
-    if (force >= upper(eq) || force <= lower(eq)) {
-        ctx.set(dir, force >= upper(eq) ? 1.0 : 0.0);
-        enter(ctx, kWait, relVelocity(eq));
-    }
-}
-
-// Just broken away (v = 0): does kinetic friction let the joint move in its direction?
-void Stiction::settleWait(core::EventCtx& ctx) const {
-    const core::Eq<double>& eq = ctx.eq();
-    const double a = eq.der(R) - eq.der(C);
-    if (sign(eq) * a < 0 && ctx.discrete(vetoed) != ctx.time()) {
-        ctx.set(mode, kLocked);
-        ctx.set(vetoed, ctx.time());
-        return;
-    }
-    confirm(ctx, 0.0);
-}
 
 void addStiction(core::Registry& r) {
     for (Domain d : {Domain::Translational, Domain::Rotational})

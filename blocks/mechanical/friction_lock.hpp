@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The lock and breakaway rules shared by the stiction block and the clutch and brake (their
+// physics: docs/blocks.md). A joint between R and C with relative velocity v and friction force f
+// (flowing from R through the joint to C) is in one of three modes:
+//   sliding: moving in the direction s = +1 or -1, friction from the block's kinetic law
+//   locked:  v_R' - v_C' = 0 (with constraint force mixing), f the holding force
+//   wait:    just broken away (|v| < velocity_threshold), sliding in the direction s
+// and moves between them so:
+//   locked -> wait      the holding force reaches a limit (upper: s = +1, lower: s = -1)
+//   wait: at the instant of breakaway every waiting joint checks that its relative acceleration
+//         agrees with s; one that disagrees goes back to locked once (the engine then recomputes
+//         every joint: the search is global); if its force is still outside the limits it is let
+//         go, so the search always ends
+//   wait -> sliding     s v reaches the threshold; wait -> locked: s v falls to -threshold
+//   sliding -> locked   v reaches zero; if the holding force is outside the limits there, the
+//                       joint breaks away again at once (a lock and an unlock at one time)
+// Lock and unlock go to the event log when they are confirmed, with the relative velocity just
+// before the event. A block declares the six discrete states in this order and passes them here.
+#pragma once
+
+#include "core/blockapi/block.hpp"
+
+#include <cmath>
+#include <span>
+
+namespace endstop::blocks {
+
+enum FrictionMode { kSliding = 0, kLocked = 1, kWait = 2 };   // a block may add modes after these
+
+struct FrictionLock {
+    core::Discrete mode, dir, since, logged, vetoed, vEvent;
+
+    double sign(const core::Eq<double>& eq) const { return eq.mode(dir) ? 1.0 : -1.0; }
+
+    // g[0], g[1] for the three modes; every transition is a decreasing crossing:
+    // locked: upper - f, f - lower; wait: vth - s v, s v + vth; sliding: s v (g[1] unused)
+    void eventFunctions(const core::Eq<double>& eq, double v, double f, double upper, double lower, double vth,
+                        std::span<double> g) const {
+        const double sv = sign(eq) * v;
+        switch (eq.mode(mode)) {
+        case kLocked: g[0] = upper - f; g[1] = f - lower; break;
+        case kWait: g[0] = vth - sv; g[1] = sv + vth; break;
+        default: g[0] = sv; g[1] = 1.0;
+        }
+    }
+    void onEvent(core::EventCtx& ctx, int which, int direction, double v) const {
+        if (direction > 0) return;
+        switch (ctx.mode(mode)) {
+        case kLocked:
+            ctx.set(dir, which == 0 ? 1.0 : 0.0);
+            enter(ctx, kWait, v);
+            break;
+        case kWait:
+            if (which == 0) ctx.set(mode, kSliding);
+            else enter(ctx, kLocked, v);
+            break;
+        case kSliding:
+            if (which == 0) enter(ctx, kLocked, v);
+            break;
+        default: break;
+        }
+    }
+    // what settle() does in the friction modes; `a` is the relative acceleration v_R' - v_C'
+    void settle(core::EventCtx& ctx, double f, double upper, double lower, double v, double a) const {
+        if (ctx.mode(mode) == kLocked) settleLocked(ctx, f, upper, lower, v);
+        else if (ctx.mode(mode) == kWait && ctx.discrete(since) == ctx.time()) settleWait(ctx, a);
+    }
+    // at rest (|v| <= vth): locked, else sliding in the direction of v with nothing to log
+    void start(core::EventCtx& ctx, double v, double vth) const {
+        if (std::abs(v) <= vth) return enter(ctx, kLocked, v);
+        ctx.set(dir, v > 0 ? 1.0 : 0.0);
+        ctx.set(logged, 0.0);
+        enter(ctx, kSliding, v);
+    }
+    void enter(core::EventCtx& ctx, int m, double v) const {
+        ctx.set(mode, m);
+        ctx.set(since, ctx.time());
+        ctx.set(vEvent, v);
+    }
+
+private:
+    // logs a confirmed lock (locked = 1) or unlock (0) unless the log already says so
+    void confirm(core::EventCtx& ctx, double locked) const {
+        if (ctx.discrete(logged) == locked) return;
+        ctx.log(locked > 0 ? core::EventKind::Lock : core::EventKind::Unlock, ctx.discrete(vEvent));
+        ctx.set(logged, locked);
+    }
+    void settleLocked(core::EventCtx& ctx, double f, double upper, double lower, double v) const {
+        confirm(ctx, 1.0);   // a reversal through v = 0 is a lock and an unlock at the same instant
+        // at the limit counts as outside: IDA ignores an event function that restarts at exactly 0
+        if (f >= upper || f <= lower) {
+            ctx.set(dir, f >= upper ? 1.0 : 0.0);
+            enter(ctx, kWait, v);
+        }
+    }
+    // just broken away (v = 0): does the friction let the joint move in its direction?
+    void settleWait(core::EventCtx& ctx, double a) const {
+        if (sign(ctx.eq()) * a < 0 && ctx.discrete(vetoed) != ctx.time()) {
+            ctx.set(mode, kLocked);
+            ctx.set(vetoed, ctx.time());
+            return;
+        }
+        confirm(ctx, 0.0);
+    }
+};
+
+}  // namespace endstop::blocks
