@@ -3,7 +3,8 @@
 // edit and current again after its undo; a failed run's findings leave once the model is changed
 // and a structural error is listed once; a missing reference is reported as such; a position and
 // a force in one subplot each get their own value axis; a position entered in mm is plotted, read
-// out and exported in mm (SI on request); legend and read-out stay off the data.
+// out and exported in mm (SI on request); legend and read-out stay off the data; the drive-train
+// example plots its clutch's modes and marks its engagement and locks.
 #include "blocks/registry.hpp"
 #include "gui/block_item.hpp"
 #include "gui/diagnostics_panel.hpp"
@@ -28,6 +29,8 @@
 #include <QToolBar>
 #include <QTreeWidget>
 #include <QUndoStack>
+
+#include <set>
 
 using namespace endstop;
 
@@ -276,6 +279,32 @@ private Q_SLOTS:
         QVERIFY(again.open(QIODevice::ReadOnly));
         QCOMPARE(QString::fromUtf8(again.readLine()).trimmed(), QString("time,mass1.x,mass1.v"));
         si->trigger();   // the choice is remembered: leave it off for the next test
+    }
+
+    // 9. the drive-train example: its three plots fill, the clutch's mode trace says when it is
+    //    free (2), sliding (1) and locked (0), and the markers tell the engagement and the locks
+    void driveTrainShowsTheClutchModes() {
+        QVERIFY(m_window->openFile(example("drive_train.endstop")));
+        QVERIFY(runAndWait());
+        QCOMPARE(plots().subplotCount(), 3);
+        const gui::Subplot* clutch = plots().subplot(2);
+        const QCPGraph* mode = clutch->graph("clutch.mode", runs().current()->id());
+        QVERIFY(mode);
+        QVERIFY2(QTest::qWaitFor([&] { return mode->dataCount() > 20; }, 5000), qPrintable(QString::number(mode->dataCount())));
+        std::set<double> seen;
+        for (int i = 0; i < mode->dataCount(); ++i) seen.insert(mode->data()->at(i)->value);
+        QVERIFY2(seen.count(2.0) && seen.count(1.0) && seen.count(0.0), "free, sliding forward and locked all plotted");
+        const auto atTime = [&](double t) {
+            const QCPAxis* x = clutch->graph("clutch.t", runs().current()->id())->keyAxis();
+            return clutch->eventsNear(x->coordToPixel(t), 1.0);
+        };
+        QVERIFY2(atTime(0.5).contains("clutch: engage"), qPrintable(atTime(0.5)));
+        double firstLock = -1;
+        for (const core::EventRecord& e : runs().current()->events())
+            if (e.block == "clutch" && e.kind == core::EventKind::Lock) { firstLock = e.time; break; }
+        QVERIFY(firstLock > 0.5);
+        QVERIFY2(atTime(firstLock).contains("clutch: lock"), qPrintable(atTime(firstLock)));
+        QVERIFY2(clutch->readout(2.0).contains("clutch.mode = 0"), qPrintable(clutch->readout(2.0)));
     }
 };
 
