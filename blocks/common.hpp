@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the translational and rotational twins of a block share: units and variable names per
-// domain (DESIGN §3: x/v/f/a become phi/w/t/alpha; keys stay the same).
+// domain (x/v/f/a become phi/w/t/alpha; keys stay the same; docs/blocks.md).
 #pragma once
 
 #include "core/blockapi/block.hpp"
