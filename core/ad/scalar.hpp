@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Scalar types block equations are written over (DESIGN §2, "Jacobians are exact").
+// Scalar types block equations are written over (docs/engine.md, "Unknowns, rows, Jacobians").
 //
 //   double    residual evaluation
 //   Grad<N>   forward mode with N directions: value and N partial derivatives, for Jacobians

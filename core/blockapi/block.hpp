@@ -96,7 +96,7 @@ public:
 
     // Acceleration-level constraints state their velocity-level form here for the momentum-
     // conserving projection at events: residual(f) = (v_R - v_C) - target, for each constraint
-    // force f whose row in the current mode holds no f (DESIGN §2, "Impacts").
+    // force f whose row in the current mode holds no f (docs/engine.md, "Locked constraints and impacts").
     virtual bool hasImpulseRows() const { return false; }
     virtual void impulseRows(Eq<Jet>& /*e*/) const {}
     virtual void impulseRows(Eq<ad::Sym>& /*e*/) const {}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Eq<S>: what a block's equations see. Only the block's own ports, variables, discrete state and
 // time; parameters come from the block itself. The engine fills the spans; S is any scalar of
-// core/ad/scalar.hpp. Sign convention (docs/blocks.md): through(R, f) means f leaves node R into the
+// core/ad/scalar.hpp. Sign convention (docs/engine.md): through(R, f) means f leaves node R into the
 // block; through(C, -f) brings it back out at C. A mass writes through(M, m*der(M)).
 #pragma once
 

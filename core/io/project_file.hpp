@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Project files (*.endstop, JSON; DESIGN §4). Loading checks everything it can without building the
+// Project files (*.endstop, JSON; docs/file-format.md). Loading checks everything it can without building the
 // network: syntax (line and column), format and versions (newer refused, older migrated), block
 // types, names, parameter keys, types and units, and each connection end (the port exists on that
 // block as its parameters configure it; both ends of one domain). Every error names the file, the

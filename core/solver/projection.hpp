@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Momentum-conserving projection (DESIGN §2, "Impacts" and "Locked constraints").
+// Momentum-conserving projection (docs/engine.md, "Locked constraints and impacts").
 //
 // At an event the velocities may have to jump: an impact reverses a relative velocity, a lock or
 // a velocity source imposes one. Integrating the network over the instant of the event leaves only

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A cheap restart after an event (DESIGN §2, "Modes and events").
+// A cheap restart after an event (docs/engine.md, "Modes and events").
 //
 // IDACalcIC makes y_a and y'_d consistent but leaves y'_a (the rates of algebraic unknowns) as it
 // found them, stale after a mode change: IDA's predictor for a contact force that just switched on

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The rotatory mass with friction and end stops (seed 002) against closed forms: the elastic end
+// The rotatory mass with friction and end stops (docs/blocks.md) against closed forms: the elastic end
 // stop's restitution equals kimpact and its contact time is sqrt(J (pi^2 + ln^2 k) / c); Pd
 // integrates to the energy lost; Stribeck breakaway, acceleration and sticking follow the
-// integrated equation of motion; the flange works in a network; the seed's units, defaults,
+// integrated equation of motion; the flange works in a network; the block's units, defaults,
 // ranges and warnings. Tolerances are K * rtol times the scale of the quantity.
 #include "blocks/friction_helpers.hpp"
 
@@ -51,7 +51,7 @@ class TestFrictionInertia : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     // 60 rpm into the upper stop: contact lasts sqrt(J (pi^2 + ln^2 k) / c) and the speed after
-    // it is -k times the speed before (eq. 9 and the seed's parameter transformation).
+    // it is -k times the speed before (the stop damping from kimpact, docs/blocks.md).
     void endStopRestitution_data() {
         QTest::addColumn<double>("kimpact");
         QTest::addColumn<double>("rtol");
@@ -144,7 +144,7 @@ private Q_SLOTS:
         }
     }
 
-    // The seed's parameter table: names, display units, defaults and ranges (in display units).
+    // The block's parameter table: names, display units, defaults and ranges (in display units).
     void seedParameters() {
         struct Row { const char* key; const char* unit; double def, lo, hi; };
         const Row rows[] = {{"phiinit", "deg", 0, -1e7, 1e7},     {"nRPMinit", "rpm", 0, -1e7, 1e7},
@@ -173,7 +173,7 @@ private Q_SLOTS:
         QCOMPARE(std::get<double>(m.find("b")->params.at("cstop")), 100 * 180 / kPi);
     }
 
-    // The seed's parameter section: assumptions and warnings, as Warning diagnostics.
+    // The block's assumptions and warnings, as Warning diagnostics.
     void parameterWarnings() {
         auto warnings = [](const core::ParamValues& p) {
             const auto d = blocks::registry().create("rotational.friction_inertia", p)->validate();

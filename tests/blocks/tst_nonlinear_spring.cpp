@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The nonlinear spring (seed 004) against closed forms: a mass on it oscillates with the period
+// The nonlinear spring (docs/blocks.md) against closed forms: a mass on it oscillates with the period
 // of the energy integral T = 4 int_0^A dx / sqrt(2 (E - U(x)) / m) (both halves for an
 // asymmetric spring); a table spring's force is exactly its interpolation; smooth interpolation
 // is C1 through the points; validation; no event for an odd polynomial.

@@ -262,7 +262,7 @@ private Q_SLOTS:
         ENDSTOP_CLOSE("breakaway at the kinetic force", eventTimes(r, "s", EventKind::Unlock)[0], 12.0 / 5, 1e-7);
     }
 
-    // Parameter ranges of seed 003: breakaway_positive > 0, breakaway_negative < 0, kinetic >= 0.
+    // Parameter ranges (docs/blocks.md): breakaway_positive > 0, breakaway_negative < 0, kinetic >= 0.
     void parameterRanges() {
         for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
                  {"breakaway_positive", 0.0}, {"breakaway_negative", 1.0}, {"kinetic_friction", -1.0}, {"velocity_threshold", 0.0}}) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Project files (DESIGN §4): deterministic round trip, SI conversion of values with units,
+// Project files (docs/file-format.md): deterministic round trip, SI conversion of values with units,
 // atomic saving, and every bad input refused with a message naming the file, the JSON path and
 // what was expected. Problems only the network can see (ranges, open inputs) are reported when the
 // model is built, naming the block and the parameter or port.
