@@ -5,7 +5,7 @@
 //   t_B = -ratio * t, so ratio * t_A + t_B = 0 and the power in, t * w_A + t_B * w_B, is zero.
 // Two inertias on either side are rigidly coupled: the constraint is one derivative above the
 // inertias' states (index 2), which the structure analysis reduces as for the wheel and axle. An
-// inertia J_B on B is felt at A as J_B * ratio^2.
+// inertia J_B on B is felt at A as J_B / ratio^2, an inertia J_A on A at B as ratio^2 * J_A.
 #include "blocks/common.hpp"
 
 namespace endstop::blocks {
