@@ -2,11 +2,15 @@
 // endstop-batch run | validate | variables | blocks
 #include "app/batch/cli.hpp"
 #include "app/batch/interrupt.hpp"
+#include "app/batch/progress.hpp"
 
 #include "blocks/registry.hpp"
 #include "core/model/errors.hpp"
 #include "core/results/csv_sink.hpp"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QString>
 
 #include <iomanip>
@@ -66,6 +70,7 @@ int runCommand(Args& args) {
     const auto sets = args.values("--set");
     const bool stats = args.flag("--stats");
     core::SimulationOptions options = simulationOptions(args);
+    Progress progress(args);
     const std::string path = args.next("MODEL.endstop after 'run'");
     args.done();
     for (const auto& [flag, value] : {std::pair{"--out", out}, std::pair{"--events", events}})
@@ -88,6 +93,10 @@ int runCommand(Args& args) {
     const InterruptGuard interrupt;
     core::solver::RunControl control;
     control.cancel = interrupt.flag();
+    if (progress.enabled()) {
+        const double stopTime = core::resolveSettings(model.simulation(), options).stopTime;
+        control.progress = [&progress, stopTime](double t, const core::RunStats& s) { progress.run(t, stopTime, s.steps, s.events); };
+    }
     int code = kOk;
     try {
         core::simulate(model, blocks::registry(), options, tee, control);
@@ -100,6 +109,7 @@ int runCommand(Args& args) {
     } catch (const core::Error& e) {
         throw UsageError(path + ": " + e.what());
     }
+    progress.finish();
     if (interrupt.signal() != 0) {
         std::cerr << "endstop-batch: " << path << ": interrupted by " << interrupt.signalName() << " at t = "
                   << core::formatNumber(last.stats.finalTime) << " s" << (out ? "; the rows computed so far were written" : "") << "\n";
@@ -128,9 +138,21 @@ int validateCommand(Args& args) {
 }
 
 int variablesCommand(Args& args) {
+    const bool json = args.flag("--json");
     const std::string path = args.next("MODEL.endstop after 'variables'");
     args.done();
     const core::Model model = loadModel(path);
+    if (json) {   // for scripts: [{"name", "unit" (SI, "" when dimensionless), "description", "block", "variable"}]
+        QJsonArray list;
+        for (const core::Column& c : core::recordableVariables(model, blocks::registry()))
+            list.append(QJsonObject{{"name", QString::fromStdString(c.name)},
+                                    {"unit", QString::fromStdString(c.unit)},
+                                    {"description", QString::fromStdString(c.label)},
+                                    {"block", QString::fromStdString(c.block)},
+                                    {"variable", QString::fromStdString(c.var)}});
+        std::cout << QJsonDocument(list).toJson(QJsonDocument::Indented).toStdString() << std::flush;
+        return std::cout ? kOk : kSimulationFailed;
+    }
     for (const core::Column& c : core::recordableVariables(model, blocks::registry()))
         std::cout << std::left << std::setw(30) << c.name << " " << std::setw(10) << c.unit << " " << c.label << "\n";
     return kOk;

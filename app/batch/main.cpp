@@ -14,12 +14,17 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   endstop-batch run MODEL.endstop [--out results.csv] [--events events.csv] [--set NAME.KEY=VALUE]...
                 [--stop-time T] [--rtol R] [--atol A] [--output-interval DT] [--signals a,b,...]
-                [--linear-solver auto|dense|klu] [--stats] [--max-steps N] [--max-wall S]
-  endstop-batch sweep MODEL.endstop --vary NAME.KEY=V1,V2,...|START:STOP:COUNT ... [--jobs N] [--out DIR]
-                [--max-steps N] [--max-wall S]
+                [--linear-solver auto|dense|klu] [--stats] [--max-steps N] [--max-wall S] [--progress|--no-progress]
+  endstop-batch sweep MODEL.endstop DESIGN [--out DIR] [--jobs N] [--shard K/N] [--resume] [--summary-only]
+                [--list-points] [--set NAME.KEY=VALUE]... [--max-steps N] [--max-wall S] [--progress|--no-progress]
+                and the solver flags of run; DESIGN is one of
+                --vary NAME.KEY=V1,V2,...|START:STOP:COUNT ...       a grid
+                --points design.csv                                  one run per row (run,NAME.KEY,...)
+                --sample NAME.KEY=normal:MEAN:SD|uniform:LOW:HIGH|lognormal:MU:SIGMA ... --count N [--seed S]
   endstop-batch validate MODEL.endstop
-  endstop-batch variables MODEL.endstop
+  endstop-batch variables MODEL.endstop [--json]
   endstop-batch blocks [--markdown]
+every CSV file written gets FILE.units.json beside it (column -> unit, description); see docs/batch.md
 exit codes: 0 ok, 1 simulation failed or a file could not be written, 2 bad input,
             130/143 stopped by SIGINT/SIGTERM (the rows so far are written)
 )";

@@ -1,245 +1,252 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop-batch sweep: the Cartesian product of every --vary list, run in parallel (--jobs),
-// one CSV per run in --out DIR and summary.csv with the varied values and, per recorded variable,
-// its final value, minimum and maximum.
+// endstop-batch sweep: a study (docs/batch.md, "Studies"). The design (grid, table or sample;
+// design.hpp), cut to one shard and to the runs a resumed summary lacks, runs on --jobs threads;
+// each run writes DIR/run_000001.csv and _events.csv (unless --summary-only) and, when it ends,
+// one row of the summary (summary.hpp).
 #include "app/batch/cli.hpp"
 
+#include "app/batch/design.hpp"
 #include "app/batch/interrupt.hpp"
+#include "app/batch/progress.hpp"
+#include "app/batch/summary.hpp"
 #include "blocks/registry.hpp"
-#include "core/io/output_file.hpp"
-#include "core/io/overrides.hpp"
-#include "core/io/project_file.hpp"
 #include "core/model/errors.hpp"
-#include "core/text/quote.hpp"
 #include "core/results/csv_sink.hpp"
+#include "core/text/quote.hpp"
 
 #include <QDir>
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <iostream>
-#include <mutex>
 #include <thread>
 
 namespace endstop::batch {
 
 namespace {
 
-// A sweep holds one outcome per run in memory: more runs than this is a typing error, not a study.
-constexpr long kMaxRuns = 1'000'000;
 constexpr double kMaxJobs = 1024;
 
-struct Vary {
-    std::string name;   // NAME.KEY
-    core::io::ParamTarget target;
-    std::vector<core::ParamValue> values;
-};
-
-Vary parseVary(const core::Model& model, const std::string& arg) {
-    const auto eq = arg.find('=');
-    if (eq == std::string::npos) throw UsageError("--vary " + core::quoteText(arg) + ": expected NAME.KEY=V1,V2,... or NAME.KEY=START:STOP:COUNT");
-    Vary v;
-    v.name = arg.substr(0, eq);
-    try {
-        v.target = core::io::findParameter(model, blocks::registry(), v.name);
-    } catch (const core::Error& e) {
-        throw UsageError(std::string("--vary ") + e.what());
-    }
-    const std::string spec = arg.substr(eq + 1);
-    try {
-        const auto parts = splitList(spec, ':');
-        if (parts.size() == 3 && v.target.desc.type == core::ParamType::Real) {
-            const double a = std::get<double>(core::io::parseParameterText(parts[0], v.target.desc));
-            const double b = std::get<double>(core::io::parseParameterText(parts[1], v.target.desc));
-            long n = 0;
-            const auto [p, ec] = std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), n);
-            if (ec != std::errc{} || p != parts[2].data() + parts[2].size() || n < 1 || n > kMaxRuns)
-                throw UsageError("--vary " + v.name + ": COUNT must be a whole number from 1 to " + std::to_string(kMaxRuns) + ", got " +
-                                 core::quoteText(parts[2]));
-            for (long i = 0; i < n; ++i) {
-                const double x = n == 1 ? a : a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
-                v.values.emplace_back(std::in_place_type<double>, x);
-            }
-        } else {
-            for (const std::string& item : splitList(spec, ','))
-                v.values.push_back(core::io::parseParameterText(item, v.target.desc));
-        }
-    } catch (const core::Error& e) {
-        throw UsageError("--vary " + v.name + ": " + e.what());
-    }
-    if (v.values.empty()) throw UsageError("--vary " + v.name + ": no values");
-    for (const core::ParamValue& x : v.values)
-        if (const std::string error = v.target.desc.valueError(x); !error.empty())
-            throw UsageError("--vary " + v.name + ": block '" + v.target.block + "', parameter '" + v.target.key + "': " + error);
-    return v;
-}
-
-// Final value, minimum and maximum of every column.
+// Final value, minimum and maximum of every column, and the run's statistics.
 class Extremes : public core::ResultSink {
 public:
+    explicit Extremes(RunOutcome& o) : m_o(o) {}
     void begin(const std::vector<core::Column>& c) override {
-        columns = c;
-        last.assign(c.size(), NAN);
-        lo.assign(c.size(), INFINITY);
-        hi.assign(c.size(), -INFINITY);
+        m_o.columns = c;
+        m_o.last.assign(c.size(), NAN);
+        m_o.lo.assign(c.size(), INFINITY);
+        m_o.hi.assign(c.size(), -INFINITY);
     }
     void row(double, std::span<const double> v) override {
         for (std::size_t i = 0; i < v.size(); ++i) {
-            last[i] = v[i];
-            lo[i] = std::min(lo[i], v[i]);
-            hi[i] = std::max(hi[i], v[i]);
+            m_o.last[i] = v[i];
+            m_o.lo[i] = std::min(m_o.lo[i], v[i]);
+            m_o.hi[i] = std::max(m_o.hi[i], v[i]);
         }
     }
-    std::vector<core::Column> columns;
-    std::vector<double> last, lo, hi;
+    void end(const core::RunStats& s) override { m_o.stats = s; }   // also after a failure
+
+private:
+    RunOutcome& m_o;
 };
 
-struct Outcome {
-    std::string status;   // ok, failed, timeout, cancelled; empty: not started (interrupted)
-    Extremes ext;
+struct StudyArgs {
+    std::vector<std::string> vary, sample, sets;
+    std::optional<std::string> points, shard, outDir, seed;
+    std::optional<double> count, jobs;
+    bool listPoints = false, resume = false, summaryOnly = false;
+};
+
+StudyArgs studyArgs(Args& args) {
+    StudyArgs a;
+    a.vary = args.values("--vary");
+    a.sample = args.values("--sample");
+    a.sets = args.values("--set");
+    a.points = args.value("--points");
+    a.shard = args.value("--shard");
+    a.outDir = args.value("--out");
+    a.seed = args.value("--seed");
+    a.count = args.number("--count");
+    a.jobs = args.number("--jobs");
+    a.listPoints = args.flag("--list-points");
+    a.resume = args.flag("--resume");
+    a.summaryOnly = args.flag("--summary-only");
+    const int sources = !a.vary.empty() + a.points.has_value() + !a.sample.empty();
+    if (sources == 0) throw UsageError("sweep needs a design: --vary NAME.KEY=V1,V2,..., --points design.csv or --sample NAME.KEY=normal:MEAN:SD --count N");
+    if (sources > 1) throw UsageError("sweep takes one design: --vary, --points or --sample, not several");
+    if (a.sample.empty() && (a.count || a.seed)) throw UsageError("flags --count and --seed belong to --sample");
+    if (!a.sample.empty() && !a.count) throw UsageError("--sample needs --count N (the number of runs)");
+    if (a.count && (*a.count != std::floor(*a.count))) throw UsageError("flag --count: expected a whole number, got " + core::formatNumber(*a.count));
+    if (a.resume && !a.outDir) throw UsageError("flag --resume needs --out DIR (the study's summary is read from there)");
+    if (a.outDir && a.outDir->empty()) throw UsageError("flag --out: expected a directory name, got an empty name");
+    // range-checked as a double before the conversion (2147483648 must not wrap to a negative int)
+    if (a.jobs && (*a.jobs < 1 || *a.jobs > kMaxJobs || *a.jobs != std::floor(*a.jobs)))
+        throw UsageError("flag --jobs: expected a whole number from 1 to " + core::formatNumber(kMaxJobs) + ", got " + core::formatNumber(*a.jobs));
+    return a;
+}
+
+Design makeDesign(const core::Model& base, const StudyArgs& a) {
+    if (!a.vary.empty()) return gridDesign(base, a.vary);
+    if (a.points) return pointsDesign(base, *a.points);
+    std::uint64_t seed = 1;
+    if (a.seed) {
+        const auto [p, ec] = std::from_chars(a.seed->data(), a.seed->data() + a.seed->size(), seed);
+        if (ec != std::errc{} || p != a.seed->data() + a.seed->size() || a.seed->empty())
+            throw UsageError("flag --seed: expected a whole number from 0 to 18446744073709551615, got " + core::quoteText(*a.seed));
+    }
+    return sampleDesign(base, a.sample, static_cast<long>(std::clamp(*a.count, -1.0, 1e9)), seed);
+}
+
+// The columns every run records (the model's, narrowed by --signals), checked.
+std::vector<core::Column> studyColumns(const core::Model& base, const std::vector<std::string>& signals) {
+    std::vector<core::Column> all = core::recordableVariables(base, blocks::registry());
+    if (signals.empty()) return all;
+    for (const std::string& s : signals)
+        if (std::none_of(all.begin(), all.end(), [&](const core::Column& c) { return c.name == s; }))
+            throw UsageError("--signals: unknown signal " + core::quoteText(s) + " (see endstop-batch variables MODEL)");
+    std::erase_if(all, [&](const core::Column& c) { return std::find(signals.begin(), signals.end(), c.name) == signals.end(); });
+    return all;
+}
+
+// Explicit designs are checked whole before anything runs or is written: a bad value is exit 2,
+// not a half-written study. A random draw outside a range is that run's bad_input instead.
+void checkRows(const core::Model& base, const Design& d, const std::vector<std::size_t>& todo, const std::string& path) {
+    if (d.sampled) return;
+    for (std::size_t row : todo)
+        for (const core::Diagnostic& diag : core::validateModel(d.modelOf(base, row), blocks::registry()))
+            if (diag.severity == core::Severity::Error)
+                throw UsageError(path + ": run " + std::to_string(d.runs[row]) + " (" + d.describe(row) + "): " + diag.text());
+}
+
+std::string runFile(const std::optional<std::string>& dir, long run, const char* suffix) {
+    if (!dir) return {};
+    char name[48];
+    std::snprintf(name, sizeof name, "run_%06ld%s.csv", run, suffix);
+    return QDir(QString::fromStdString(*dir)).filePath(name).toStdString();
+}
+
+RunOutcome runOne(const core::Model& m, const core::SimulationOptions& options, const core::solver::RunControl& control,
+                  const std::string& csvPath, const std::string& eventsPath) {
+    RunOutcome o;
+    const auto start = std::chrono::steady_clock::now();
+    auto ended = [&o](const char* status, const std::exception& e) {   // the rows so far stay in o
+        o.status = status;
+        o.message = e.what();
+    };
+    try {
+        core::CsvSink csv(csvPath, eventsPath);
+        Extremes ext(o);
+        core::TeeSink tee({&csv, &ext});
+        o.stats = core::simulate(m, blocks::registry(), options, tee, control);
+        o.status = o.stats.cancelled ? "" : "ok";   // a cancelled run did not end: --resume runs it again
+    } catch (const core::RunLimitError& e) {
+        ended("timeout", e);
+    } catch (const core::SolverError& e) {
+        ended("failed", e);
+    } catch (const core::IoError& e) {   // its files could not be written
+        ended("failed", e);
+    } catch (const core::Error& e) {     // a sampled value the model refuses
+        ended("bad_input", e);
+    } catch (const std::exception& e) {
+        ended("failed", e);
+    }
+    o.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return o;
+}
+
+struct Tally {
+    std::atomic<long> done{0}, ok{0};
+    std::atomic<bool> writeFailed{false};
+    std::string writeError;   // the first summary write that failed
 };
 
 }  // namespace
 
 int sweepCommand(Args& args) {
-    const auto varyArgs = args.values("--vary");
-    const auto sets = args.values("--set");
-    const auto jobsArg = args.number("--jobs");
-    const auto outDir = args.value("--out");
+    const StudyArgs a = studyArgs(args);
     const core::SimulationOptions options = simulationOptions(args);
+    Progress progress(args);
     const std::string path = args.next("MODEL.endstop after 'sweep'");
     args.done();
-    if (varyArgs.empty()) throw UsageError("sweep needs at least one --vary NAME.KEY=V1,V2,...");
-    // range-checked as a double before the conversion (2147483648 must not wrap to a negative int)
-    if (jobsArg && (*jobsArg < 1 || *jobsArg > kMaxJobs || *jobsArg != std::floor(*jobsArg)))
-        throw UsageError("flag --jobs: expected a whole number from 1 to " + core::formatNumber(kMaxJobs) + ", got " + core::formatNumber(*jobsArg));
-    const int jobs = jobsArg ? static_cast<int>(*jobsArg) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
     core::Model base = loadModel(path);
-    applySets(base, sets);
+    applySets(base, a.sets);
     checkSettings(base, options, path);
-    std::vector<Vary> varies;
-    for (const std::string& a : varyArgs) varies.push_back(parseVary(base, a));
-    std::size_t runs = 1;
-    for (const Vary& v : varies) {
-        if (static_cast<double>(runs) * static_cast<double>(v.values.size()) > kMaxRuns)
-            throw UsageError("--vary: the grid has more than " + std::to_string(kMaxRuns) + " runs; split the study");
-        runs *= v.values.size();
+    Design design = makeDesign(base, a);
+    const Shard shard = a.shard ? parseShard(*a.shard) : Shard{};
+    keepShard(design, shard);
+    if (a.listPoints) {
+        std::cout << designCsv(design) << std::flush;
+        return std::cout ? kOk : kSimulationFailed;
     }
+    const SummaryTable table(design, studyColumns(base, options.signals));
+    const QDir dir(QString::fromStdString(a.outDir.value_or(".")));
+    const std::string summaryPath = a.outDir ? dir.filePath(QString::fromStdString("summary" + shard.suffix() + ".csv")).toStdString() : "";
+    const std::set<long> finished = a.resume ? SummaryLog::finishedRuns(summaryPath, table.header()) : std::set<long>{};
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < design.size(); ++i)
+        if (!finished.contains(design.runs[i])) todo.push_back(i);
+    checkRows(base, design, todo, path);
 
-    auto valuesOf = [&](std::size_t run) {
-        std::vector<std::size_t> idx(varies.size());
-        for (std::size_t i = varies.size(); i-- > 0;) {
-            idx[i] = run % varies[i].values.size();
-            run /= varies[i].values.size();
-        }
-        return idx;
-    };
-    auto modelOf = [&](std::size_t run) {
-        core::Model m = base;
-        const auto idx = valuesOf(run);
-        for (std::size_t i = 0; i < varies.size(); ++i)
-            m.apply(core::SetParameter{varies[i].target.block, varies[i].target.key, varies[i].values[idx[i]]});
-        return m;
-    };
-    // every combination is checked before anything runs or is written: bad input is exit 2 with
-    // no half-written sweep
-    for (std::size_t r = 0; r < runs; ++r)
-        for (const core::Diagnostic& d : core::validateModel(modelOf(r), blocks::registry()))
-            if (d.severity == core::Severity::Error) {
-                std::string values;
-                const auto idx = valuesOf(r);
-                for (std::size_t i = 0; i < varies.size(); ++i)
-                    values += (i ? ", " : "") + varies[i].name + "=" + core::toString(varies[i].values[idx[i]]);
-                throw UsageError(path + ": run " + std::to_string(r + 1) + " (" + values + "): " + d.text());
-            }
-    if (outDir && !QDir().mkpath(QString::fromStdString(*outDir))) throw UsageError("--out " + *outDir + ": cannot create directory");
-    std::vector<Outcome> outcomes(runs);
-    const InterruptGuard interrupt;
-    core::solver::RunControl control;
-    control.cancel = interrupt.flag();
-    std::atomic<std::size_t> nextRun{0};
-    std::atomic<bool> badInput{false};
-    std::mutex errMutex;
-    std::string firstBadInput;
-    auto worker = [&] {
-        for (std::size_t r = nextRun++; r < runs && interrupt.signal() == 0; r = nextRun++) {
-            const core::Model m = modelOf(r);
-            try {
-                char name[32];
-                std::snprintf(name, sizeof name, "run_%04zu.csv", r + 1);
-                core::CsvSink csv(outDir ? (QDir(QString::fromStdString(*outDir)).filePath(name)).toStdString() : "", "");
-                core::TeeSink tee({&csv, &outcomes[r].ext});
-                const core::RunStats st = core::simulate(m, blocks::registry(), options, tee, control);
-                outcomes[r].status = st.cancelled ? "cancelled" : "ok";
-            } catch (const core::Error& e) {   // a solver failure, a run limit, a file that could not be written
-                const bool limit = dynamic_cast<const core::RunLimitError*>(&e) != nullptr;
-                const bool io = dynamic_cast<const core::IoError*>(&e) != nullptr;
-                if (!limit && !io && !dynamic_cast<const core::SolverError*>(&e)) {
-                    outcomes[r].status = "invalid";
-                    badInput = true;
-                    std::lock_guard lock(errMutex);
-                    if (firstBadInput.empty()) firstBadInput = "run " + std::to_string(r + 1) + ": " + e.what();
+    if (a.outDir && !QDir().mkpath(dir.path())) throw UsageError("--out " + *a.outDir + ": cannot create directory");
+    const std::optional<std::string> runDir = a.summaryOnly ? std::nullopt : a.outDir;
+    int jobs = a.jobs ? static_cast<int>(*a.jobs) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    jobs = std::max(1, std::min<int>(jobs, static_cast<int>(todo.size())));
+    try {
+        SummaryLog log(summaryPath, table.header(), a.resume);
+        if (a.outDir) core::writeUnitsSidecar(summaryPath, table.columnsInfo());
+        const InterruptGuard interrupt;
+        core::solver::RunControl control;
+        control.cancel = interrupt.flag();
+        std::atomic<std::size_t> next{0};
+        Tally tally;
+        std::mutex errMutex;
+        auto worker = [&] {
+            for (std::size_t k = next++; k < todo.size() && interrupt.signal() == 0 && !tally.writeFailed; k = next++) {
+                const std::size_t row = todo[k];
+                const long id = design.runs[row];
+                const RunOutcome o = runOne(design.modelOf(base, row), options, control, runFile(runDir, id, ""), runFile(runDir, id, "_events"));
+                if (o.status.empty()) continue;
+                try {
+                    log.append(table.row(row, o));
+                } catch (const core::IoError& e) {
+                    const std::lock_guard lock(errMutex);
+                    if (!tally.writeFailed.exchange(true)) tally.writeError = e.what();
                     continue;
                 }
-                outcomes[r].status = limit ? "timeout" : "failed";
-                std::lock_guard lock(errMutex);
-                std::cerr << "endstop-batch: run " << r + 1 << ": " << e.what() << "\n";
-            } catch (const std::exception& e) {
-                outcomes[r].status = "invalid";
-                badInput = true;
-                std::lock_guard lock(errMutex);
-                if (firstBadInput.empty()) firstBadInput = "run " + std::to_string(r + 1) + ": " + e.what();
+                const long ok = o.status == "ok" ? ++tally.ok : tally.ok.load();
+                const long done = ++tally.done;
+                if (o.status != "ok") {
+                    const std::lock_guard lock(errMutex);
+                    std::cerr << "endstop-batch: run " << id << ": " << o.status << " (" << design.describe(row) << "): " << o.message << "\n";
+                }
+                progress.study(done, static_cast<long>(todo.size()), std::max(0L, done - ok));
             }
+        };
+        std::vector<std::thread> pool;
+        for (int i = 0; i < jobs && !todo.empty(); ++i) pool.emplace_back(worker);
+        for (std::thread& t : pool) t.join();
+        progress.finish();
+        if (tally.writeFailed) throw core::IoError(tally.writeError);
+        log.close();
+        if (a.outDir) {
+            std::cout << (shard.all() ? "" : "shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ": ") << tally.done << " runs, "
+                      << tally.ok << " ok" << (finished.empty() ? "" : " (" + std::to_string(finished.size()) + " finished before)")
+                      << "; results in " << *a.outDir << "/\n";
         }
-    };
-    std::vector<std::thread> pool;
-    for (int i = 0; i < std::min<int>(jobs, static_cast<int>(runs)); ++i) pool.emplace_back(worker);
-    for (std::thread& t : pool) t.join();
-    if (badInput) throw UsageError(path + ": " + firstBadInput);
-
-    const Extremes* cols = nullptr;
-    for (const Outcome& o : outcomes)
-        if (!o.ext.columns.empty()) { cols = &o.ext; break; }
-    std::string csv = "run,status";
-    for (const Vary& v : varies) csv += "," + v.name;
-    if (cols)
-        for (const core::Column& c : cols->columns) csv += "," + c.name + ".final," + c.name + ".min," + c.name + ".max";
-    csv += "\n";
-    for (std::size_t r = 0; r < runs; ++r) {
-        if (outcomes[r].status.empty()) continue;   // never started: a signal stopped the sweep
-        csv += std::to_string(r + 1) + "," + outcomes[r].status;
-        const auto idx = valuesOf(r);
-        for (std::size_t i = 0; i < varies.size(); ++i) csv += "," + core::toString(varies[i].values[idx[i]]);
-        const Extremes& e = outcomes[r].ext;
-        if (cols)
-            for (std::size_t c = 0; c < cols->columns.size(); ++c) {
-                const bool have = c < e.last.size();
-                csv += "," + (have ? core::formatNumber(e.last[c]) : "") + "," + (have ? core::formatNumber(e.lo[c]) : "") + "," +
-                       (have ? core::formatNumber(e.hi[c]) : "");
-            }
-        csv += "\n";
-    }
-    if (outDir) {
-        try {
-            core::io::writeFile(QDir(QString::fromStdString(*outDir)).filePath("summary.csv").toStdString(), csv);
-        } catch (const core::IoError& e) {
-            std::cerr << "endstop-batch: " << e.what() << "\n";
-            return kSimulationFailed;
+        if (interrupt.signal() != 0) {
+            std::cerr << "endstop-batch: sweep interrupted by " << interrupt.signalName()
+                      << "; the summary lists the runs that ended (--resume runs the rest)\n";
+            return 128 + interrupt.signal();
         }
-        std::cout << runs << " runs, " << std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return o.status == "ok"; })
-                  << " ok; results in " << *outDir << "/\n";
-    } else {
-        std::cout << csv;
+        return tally.ok == static_cast<long>(todo.size()) ? kOk : kSimulationFailed;
+    } catch (const core::IoError& e) {   // the summary could not be written: the study stops
+        std::cerr << "endstop-batch: " << e.what() << "\n";
+        return kSimulationFailed;
     }
-    if (interrupt.signal() != 0) {
-        std::cerr << "endstop-batch: sweep interrupted by " << interrupt.signalName() << "; the summary lists the runs that ended\n";
-        return 128 + interrupt.signal();
-    }
-    const bool allOk = std::all_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return o.status == "ok"; });
-    return allOk ? kOk : kSimulationFailed;
 }
 
 }  // namespace endstop::batch

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/results/csv_sink.hpp"
 
+#include "core/results/units_sidecar.hpp"
 #include "core/units/unit.hpp"
 
 namespace endstop::core {
 
-void CsvSink::Target::open(const std::string& path) {
-    if (!path.empty()) file = std::make_unique<io::OutputFile>(path);
+void CsvSink::Target::open(const std::string& name) {
+    if (!name.empty()) file = std::make_unique<io::OutputFile>(name);
+    path = name;
 }
 
 void CsvSink::Target::flush(bool force) {
@@ -31,6 +33,7 @@ CsvSink::~CsvSink() = default;   // an uncommitted file leaves its target untouc
 
 void CsvSink::begin(const std::vector<Column>& columns) {
     if (!m_results.active()) return;
+    m_columns = columns;
     m_results.buffer += "time";
     for (const Column& c : columns) m_results.buffer += "," + c.name;
     m_results.buffer += '\n';
@@ -61,6 +64,8 @@ void CsvSink::commit() {
     m_committed = true;
     m_results.commit();
     m_events.commit();
+    if (m_results.active()) writeUnitsSidecar(m_results.path, resultColumnsInfo(m_columns));
+    if (m_events.active()) writeUnitsSidecar(m_events.path, eventColumnsInfo());
 }
 
 }  // namespace endstop::core

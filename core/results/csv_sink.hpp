@@ -3,7 +3,8 @@
 // call. Events: `time,block,kind,velocity`. Files are written through io::OutputFile: a regular
 // file appears whole at end() or not at all (the previous one stays), a device or FIFO is written
 // through, "-" is standard output. The targets are opened at construction so that an unwritable
-// path fails before the simulation starts; a write that fails later throws IoError.
+// path fails before the simulation starts; a write that fails later throws IoError. Each file
+// that commits gets its units sidecar (units_sidecar.hpp).
 #pragma once
 
 #include "core/results/results.hpp"
@@ -33,13 +34,15 @@ public:
 private:
     struct Target {
         std::unique_ptr<io::OutputFile> file;
+        std::string path;
         std::string buffer;
-        void open(const std::string& path);
+        void open(const std::string& name);
         void flush(bool force);
         void commit();
         bool active() const { return file != nullptr; }
     };
     Target m_results, m_events;
+    std::vector<Column> m_columns;
     bool m_committed = false;
 };
 

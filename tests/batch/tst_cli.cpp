@@ -371,8 +371,9 @@ private Q_SLOTS:
                  "docs/block-reference.md is stale: endstop-batch blocks --markdown > docs/block-reference.md");
     }
 
-    // values and START:STOP:COUNT, the Cartesian product, one CSV per run and summary.csv;
-    // the number of jobs changes nothing
+    // values and START:STOP:COUNT, the Cartesian product, one CSV (and event log) per run and
+    // summary.csv, each with its units sidecar; the number of jobs changes nothing but the order
+    // in which summary rows are appended
     void sweep() {
         const QString one = scratch("sweep1"), three = scratch("sweep3");
         const QStringList vary{"--vary", "m.mass=1,2,4", "--vary", "F.value=2:6:3"};
@@ -381,35 +382,44 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("9 runs, 9 ok"), qPrintable(r.out));
         r = runBatch(QStringList{"sweep", m_pushed, "--out", three, "--jobs", "3"} + vary);
         QCOMPARE(r.exitCode, 0);
-        QStringList expected{"summary.csv"};
-        for (int i = 1; i <= 9; ++i) expected << QString("run_%1.csv").arg(i, 4, 10, QChar('0'));
+        QStringList expected{"summary.csv", "summary.csv.units.json"}, runFiles;
+        for (int i = 1; i <= 9; ++i)
+            for (const QString suffix : {".csv", ".csv.units.json", "_events.csv", "_events.csv.units.json"})
+                runFiles << QString("run_%1%2").arg(i, 6, 10, QChar('0')).arg(suffix);
+        expected += runFiles;
         expected.sort();
         QCOMPARE(entries(one), expected);
-        for (const QString& f : expected) QCOMPARE(readText(three + "/" + f), readText(one + "/" + f));
-        const Csv summary = parseCsv(readText(one + "/summary.csv").replace(",ok", ",0"));
+        for (const QString& f : runFiles) QCOMPARE(readText(three + "/" + f), readText(one + "/" + f));
+        auto numeric = [](QString text) {   // statuses as numbers, the empty message column dropped
+            return parseCsv(text.replace(",ok,", ",0,").replace(QRegularExpression(",(?=,|\\n)"), ",0"));
+        };
+        const Csv summary = numeric(readText(one + "/summary.csv"));
         QVERIFY2(summary.error.isEmpty(), qPrintable(summary.error));
-        QCOMPARE(summary.header.mid(0, 4), (QStringList{"run", "status", "m.mass", "F.value"}));
+        QCOMPARE(summary.header.mid(0, 8), (QStringList{"run", "status", "m.mass", "F.value", "wall_s", "steps", "events", "message"}));
         QVERIFY(summary.header.contains("m.v.final") && summary.header.contains("m.v.min") && summary.header.contains("m.v.max"));
         QCOMPARE(summary.rows.size(), std::size_t(9));
         std::size_t row = 0;
         for (double mass : {1.0, 2.0, 4.0})
-            for (double force : {2.0, 4.0, 6.0}) {
+            for (double force : {2.0, 4.0, 6.0}) {   // --jobs 1: the rows in run order
+                QCOMPARE(summary.at(row, "run"), double(row + 1));
                 QCOMPARE(summary.at(row, "m.mass"), mass);
                 QCOMPARE(summary.at(row, "F.value"), force);
                 QVERIFY(std::abs(summary.at(row, "m.v.final") - force / mass) < 1e-6);   // v(1) = F t / m
                 QCOMPARE(summary.at(row, "m.v.min"), 0.0);
                 QVERIFY(std::abs(summary.at(row, "m.x.max") - force / mass / 2) < 1e-6);
-                const Csv run = parseCsv(readText(one + QString("/run_%1.csv").arg(row + 1, 4, 10, QChar('0'))));
+                const Csv run = parseCsv(readText(one + QString("/run_%1.csv").arg(row + 1, 6, 10, QChar('0'))));
                 QCOMPARE(run.rows.back()[run.column("m.v")], summary.at(row, "m.v.final"));
+                QCOMPARE(summary.at(row, "steps"), double(run.rows.size() - 1));   // a row per step after the first
                 ++row;
             }
-        // without --out: the summary on stdout
+        // without --out: the summary on stdout, a row as each run ends
         r = runBatch({"sweep", m_pushed, "--vary", "m.mass=1:3:2", "--vary", "F.value=3 N"});
         QCOMPARE(r.exitCode, 0);
-        const Csv printed = parseCsv(QString(r.out).replace(",ok", ",0"));
+        const Csv printed = numeric(r.out);
         QCOMPARE(printed.rows.size(), std::size_t(2));
-        QCOMPARE(printed.at(1, "m.mass"), 3.0);
-        QVERIFY(std::abs(printed.at(1, "m.v.final") - 1.0) < 1e-6);
+        const std::size_t second = printed.at(0, "run") == 2 ? 0 : 1;
+        QCOMPARE(printed.at(second, "m.mass"), 3.0);
+        QVERIFY(std::abs(printed.at(second, "m.v.final") - 1.0) < 1e-6);
     }
 
     // a failing run in a sweep: exit 1, its status says so, the others are there
