@@ -112,13 +112,27 @@ std::vector<core::Column> studyColumns(const core::Model& base, const std::vecto
 }
 
 // Explicit designs are checked whole before anything runs or is written: a bad value is exit 2,
-// not a half-written study. A random draw outside a range is that run's bad_input instead.
-void checkRows(const core::Model& base, const Design& d, const std::vector<std::size_t>& todo, const std::string& path) {
+// not a half-written study. A random draw outside a range is that run's bad_input instead. The
+// check builds every run's equations, so it runs on the study's threads; the first bad row in
+// design order is reported.
+void checkRows(const core::Model& base, const Design& d, const std::vector<std::size_t>& todo, int jobs, const std::string& path) {
     if (d.sampled) return;
-    for (std::size_t row : todo)
-        for (const core::Diagnostic& diag : core::validateModel(d.modelOf(base, row), blocks::registry()))
-            if (diag.severity == core::Severity::Error)
-                throw UsageError(path + ": run " + std::to_string(d.runs[row]) + " (" + d.describe(row) + "): " + diag.text());
+    std::atomic<std::size_t> next{0}, firstBad{todo.size()};
+    std::vector<std::string> why(todo.size());
+    auto check = [&] {
+        for (std::size_t k = next++; k < todo.size() && k < firstBad; k = next++)
+            for (const core::Diagnostic& diag : core::validateModel(d.modelOf(base, todo[k]), blocks::registry()))
+                if (diag.severity == core::Severity::Error) {
+                    why[k] = diag.text();
+                    for (std::size_t seen = firstBad; k < seen && !firstBad.compare_exchange_weak(seen, k);) {}
+                    break;
+                }
+    };
+    std::vector<std::thread> pool;
+    for (int i = 0; i < jobs; ++i) pool.emplace_back(check);
+    for (std::thread& t : pool) t.join();
+    if (const std::size_t k = firstBad; k < todo.size())
+        throw UsageError(path + ": run " + std::to_string(d.runs[todo[k]]) + " (" + d.describe(todo[k]) + "): " + why[k]);
 }
 
 std::string runFile(const std::optional<std::string>& dir, long run, const char* suffix) {
@@ -189,12 +203,12 @@ int sweepCommand(Args& args) {
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < design.size(); ++i)
         if (!finished.contains(design.runs[i])) todo.push_back(i);
-    checkRows(base, design, todo, path);
+    int jobs = a.jobs ? static_cast<int>(*a.jobs) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    jobs = std::max(1, std::min<int>(jobs, static_cast<int>(todo.size())));
+    checkRows(base, design, todo, jobs, path);
 
     if (a.outDir && !QDir().mkpath(dir.path())) throw UsageError("--out " + *a.outDir + ": cannot create directory");
     const std::optional<std::string> runDir = a.summaryOnly ? std::nullopt : a.outDir;
-    int jobs = a.jobs ? static_cast<int>(*a.jobs) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    jobs = std::max(1, std::min<int>(jobs, static_cast<int>(todo.size())));
     try {
         SummaryLog log(summaryPath, table.header(), a.resume);
         if (a.outDir) core::writeUnitsSidecar(summaryPath, table.columnsInfo());
