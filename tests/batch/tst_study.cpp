@@ -225,17 +225,29 @@ private Q_SLOTS:
     }
 
     // A study killed with SIGKILL keeps the summary of every run that ended (a cut last line
-    // too); --resume runs only the rest, and the result is the uninterrupted study.
+    // too); one stopped by SIGTERM also says so and exits 143. --resume runs only the rest, and
+    // the result is the uninterrupted study.
+    void killedStudyResumes_data() {
+        QTest::addColumn<int>("sig");
+        QTest::newRow("SIGKILL") << int(SIGKILL);
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+    }
     void killedStudyResumes() {
+        QFETCH(int, sig);
         const QStringList study{"sweep", test::sourcePath("resources/examples/rattling_mass.endstop"), "--vary", "slider.mass=0.5:1.5:10",
                                 "--stop-time", "20", "--jobs", "1", "--summary-only"};
-        const QString out = scratch("killed"), summary = out + "/summary.csv";
+        const QString out = scratch(QString("killed%1").arg(sig)), summary = out + "/summary.csv";
         QProcess p;
         p.start(ENDSTOP_BATCH_EXE, study + QStringList{"--out", out});
         QVERIFY(p.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(text(summary).count('\n') >= 3, 60000);   // header and two runs
-        ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+        ::kill(static_cast<pid_t>(p.processId()), sig);
         QVERIFY(p.waitForFinished(10000));
+        if (sig == SIGTERM) {
+            QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+            QCOMPARE(p.exitCode(), 143);
+            QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("interrupted by SIGTERM; the summary lists the runs that ended"));
+        }
         const Table before = table(text(summary));
         QVERIFY2(before.size() >= 2 && before.size() < 10, qPrintable(text(summary)));
         QFile f(summary);   // as if the kill had cut a row in half
@@ -249,8 +261,9 @@ private Q_SLOTS:
         QCOMPARE(after.size(), std::size_t(10));
         QCOMPARE(text(summary).count('\n'), 11);   // no cut line left, no run twice
         for (const auto& [run, row] : before) QCOMPARE(after.at(run), row);
-        QCOMPARE(runBatch(study + QStringList{"--out", scratch("uninterrupted")}).exitCode, 0);
-        QCOMPARE(after, table(text(scratch("uninterrupted/summary.csv"))));
+        const QString whole = scratch(QString("uninterrupted%1").arg(sig));
+        QCOMPARE(runBatch(study + QStringList{"--out", whole}).exitCode, 0);
+        QCOMPARE(after, table(text(whole + "/summary.csv")));
         // resuming a finished study runs nothing; a summary of another study is refused
         QVERIFY(runBatch(study + QStringList{"--out", out, "--resume"}).out.contains("0 runs, 0 ok (10 finished before)"));
         const auto other = runBatch({"sweep", m_pushed, "--vary", "m.mass=1,2", "--out", out, "--resume"});
