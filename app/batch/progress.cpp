@@ -16,7 +16,8 @@ using Clock = std::chrono::steady_clock;
 std::string seconds(double s) {
     char buf[32];
     if (!std::isfinite(s)) return "?";
-    if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
+    if (s < 10) std::snprintf(buf, sizeof buf, "%.1f s", s);
+    else if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
     else if (s < 3600) std::snprintf(buf, sizeof buf, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
     else std::snprintf(buf, sizeof buf, "%.0f h %02.0f min", std::floor(s / 3600), std::fmod(s / 60, 60));
     return buf;
