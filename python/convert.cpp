@@ -33,7 +33,9 @@ std::string valueText(const std::string& name, py::handle value) {
     if (PyBool_Check(value.ptr()) || value.is_none() || py::isinstance<py::bytes>(value)) typeError(expected + typeName(value));
     if (PySequence_Check(value.ptr())) {   // a list, a tuple, a NumPy array: a vector parameter
         std::string text = "[";
-        for (const py::handle item : py::reinterpret_borrow<py::sequence>(value)) {
+        // iterated, not indexed: the iterator owns each item, and a NumPy array makes a new
+        // scalar object per item that a borrowed handle would outlive
+        for (const py::handle item : py::reinterpret_borrow<py::iterable>(value)) {
             if (py::isinstance<py::str>(item) || PyBool_Check(item.ptr()) || !PyNumber_Check(item.ptr()))
                 typeError("set['" + name + "']: expected numbers (SI) in the list, got " + typeName(item));
             text += (text.size() > 1 ? " " : "") + numberText(item);
@@ -61,7 +63,7 @@ std::vector<std::string> names(const py::handle value, const char* option) {
     if (py::isinstance<py::str>(value) || !PySequence_Check(value.ptr()))
         typeError(std::string(option) + ": expected a list of names like ['stop1.x', 'stop1.f'], got " + typeName(value));
     std::vector<std::string> out;
-    for (const py::handle item : py::reinterpret_borrow<py::sequence>(value)) {
+    for (const py::handle item : py::reinterpret_borrow<py::iterable>(value)) {
         if (!py::isinstance<py::str>(item)) typeError(std::string(option) + ": expected names (str), got " + typeName(item));
         out.push_back(item.cast<std::string>());
     }

@@ -28,9 +28,16 @@ def batch_model(case, name):
 
 def cli_flags(overrides, options):
     """The batch tool's flags for run(set=overrides, **options) of the module."""
+    def text(value):
+        if isinstance(value, str):
+            return value
+        if np.ndim(value) == 1:   # a vector parameter: [a b c], SI
+            return "[" + " ".join(repr(float(x)) for x in value) + "]"
+        return repr(float(value))
+
     flags = []
     for name, value in overrides.items():
-        flags += ["--set", f"{name}={value!r}" if isinstance(value, float) else f"{name}={value}"]
+        flags += ["--set", f"{name}={text(value)}"]
     names = {"stop_time": "--stop-time", "rtol": "--rtol", "atol": "--atol", "output_interval": "--output-interval",
              "max_steps": "--max-steps", "linear_solver": "--linear-solver"}
     for key, value in options.items():

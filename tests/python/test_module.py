@@ -17,6 +17,8 @@ CASES = [
     (example("rattling_mass.endstop"), {"stops.upper_bound": "3 mm", "slider.mass": 0.7}, {"stop_time": 2.0}),
     (example("rattling_mass.endstop"), {}, {"output_interval": 0.01, "rtol": 1e-7, "signals": ["stops.x", "stops.f"]}),
     (example("drive_train.endstop"), {}, {}),
+    (example("drive_train.endstop"), {"clutch.mu_speeds": np.array([0.0, 1.0, 10.0]), "clutch.mu_values": [0.5, 0.4, 0.3]},
+     {"stop_time": 1.0}),
     (example("stick_slip_belt.endstop"), {}, {"linear_solver": "klu", "stop_time": 3.0}),
     (batch_model("run", "oscillator.endstop"), {}, {"atol": 1e-10}),
 ]
@@ -96,6 +98,21 @@ class Overrides(unittest.TestCase):
             self.assertTrue(np.array_equal(a[name], b[name]), name)
         self.assertTrue(np.array_equal(a["stops.x"], self.model.run(set={"stops.upper_bound": np.float64(0.004),
                                                                           "slider.mass": 0.7})["stops.x"]))
+
+    def test_vector_parameters_from_lists_arrays_and_text(self):
+        model = endstop.load(example("drive_train.endstop"))
+        runs = [model.run(set={"clutch.mu_speeds": speeds, "clutch.mu_values": values}, stop_time=1.0)
+                for speeds, values in [([0, 1, 10], (0.5, 0.4, 0.3)),
+                                       (np.array([0.0, 1.0, 10.0]), np.array([0.5, 0.4, 0.3])),
+                                       ("[0 1 10] rad/s", "[0.5 0.4 0.3]")]]
+        for r in runs[1:]:
+            self.assertTrue(np.array_equal(r["load.w"], runs[0]["load.w"]))
+        self.assertFalse(np.array_equal(runs[0]["load.w"], model.run(stop_time=1.0)["load.w"]))
+        with self.assertRaises(endstop.ModelError) as caught:
+            model.run(set={"clutch.mu_speeds": [0, 1, 2]})
+        self.assertIn("mu_values", str(caught.exception))
+        with self.assertRaises(TypeError):
+            model.run(set={"clutch.mu_speeds": [0, "1 rad/s"]})
 
     def test_overrides_change_the_run_not_the_model(self):
         before = self.model.run()
