@@ -23,6 +23,34 @@ def assert_same_run(test, a, b):
     test.assertEqual(a.events, b.events)
 
 
+class OtherLoad:
+    """How many cores other processes kept busy, on average, while the block ran (/proc/stat
+    minus this process's own CPU time); 0 where /proc/stat is missing."""
+
+    @staticmethod
+    def machine_busy():
+        try:
+            with open("/proc/stat") as f:
+                ticks = [int(x) for x in f.readline().split()[1:9]]   # user .. steal
+        except OSError:
+            return 0.0
+        return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")   # minus idle, iowait
+
+    @staticmethod
+    def own():
+        t = os.times()
+        return t.user + t.system
+
+    def __enter__(self):
+        self.start = (time.perf_counter(), self.machine_busy(), self.own())
+        return self
+
+    def __exit__(self, *exc):
+        elapsed = time.perf_counter() - self.start[0]
+        others = (self.machine_busy() - self.start[1]) - (self.own() - self.start[2])
+        self.cores = max(0.0, others / elapsed) if os.path.exists("/proc/stat") else 0.0
+
+
 class Sweep(unittest.TestCase):
     def setUp(self):
         self.model = endstop.load(example("rattling_mass.endstop"))
@@ -116,21 +144,53 @@ class Threads(unittest.TestCase):
         self.assertLess(time.perf_counter() - start, 2.0)
         timer.join()
 
+    def test_two_python_threads_run_at_once(self):
+        # the runs' intervals overlap: about 2 with the GIL released, about 1 with it held,
+        # however busy the machine is with other work
+        spans = []
+
+        def timed_run(i):
+            start = time.perf_counter()
+            self.run_once(i)
+            spans.append((start, time.perf_counter()))
+
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(timed_run, range(self.RUNS)))
+        elapsed = max(end for _, end in spans) - min(start for start, _ in spans)
+        self.assertGreater(sum(end - start for start, end in spans) / elapsed, 1.6)
+
+    def test_sweep_runs_at_once(self):
+        start = time.perf_counter()
+        results = self.model.sweep([{}] * self.RUNS, jobs=2, stop_time=self.stop_time, signals=["stops.x"])
+        elapsed = time.perf_counter() - start
+        self.assertGreater(sum(r.stats["wall_s"] for r in results) / elapsed, 1.6)
+
     def speedup(self, parallel):
-        """Best ratio serial/parallel time over a few attempts, each measured back to back so that
-        both see the same load (the machine is shared); stops at the first good one."""
-        best = 0.0
-        for _ in range(5):
-            start = time.perf_counter()
-            for i in range(self.RUNS):
-                self.run_once(i)
-            serial = time.perf_counter() - start
-            start = time.perf_counter()
-            parallel()
-            best = max(best, serial / (time.perf_counter() - start))
-            if best >= 1.3:
-                break
-        return best
+        """serial / parallel time, measured back to back while the rest of the machine is quiet
+        (it is shared: a compiler on the other core halves any speed-up). Attempts during which
+        other processes kept more than a quarter of a core busy do not count; up to 40 s of
+        attempts, three quiet ones at most, the best of them."""
+        ratios, others = [], []
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and len(ratios) < 3:
+            with OtherLoad() as load:
+                start = time.perf_counter()
+                for i in range(self.RUNS):
+                    self.run_once(i)
+                serial = time.perf_counter() - start
+                start = time.perf_counter()
+                parallel()
+                ratio = serial / (time.perf_counter() - start)
+            others.append(load.cores)
+            if load.cores < 0.25:
+                ratios.append(ratio)
+                if ratio >= 1.3:
+                    break
+            else:
+                time.sleep(1.0)
+        if not ratios:
+            self.skipTest(f"other processes kept the machine busy (at least {min(others):.2f} cores) throughout")
+        return max(ratios)
 
     @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two cores")
     def test_two_python_threads_are_faster_than_one(self):
