@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/document.hpp"
 
+#include "core/graph/topology.hpp"
+#include "core/model/flatten.hpp"
+
 #include "core/model/errors.hpp"
 
 #include <QFileInfo>
@@ -78,6 +81,11 @@ void Document::dispatch(const core::Edit& edit) {
                    [&](const core::EditBatch& b) {
                        for (const core::Edit& e : b.edits) dispatch(e);
                    },
+                   [&](const core::SetModelParameter& e) { Q_EMIT parametersChanged(QString::fromStdString(e.name)); },
+                   [&](const core::AddSubsystem& e) { Q_EMIT subsystemChanged(QString::fromStdString(e.def->name)); },
+                   [&](const core::RemoveSubsystem& e) { Q_EMIT subsystemChanged(QString::fromStdString(e.name)); },
+                   [&](const core::InSubsystem& e) { Q_EMIT subsystemChanged(QString::fromStdString(e.name)); },
+                   [&](const core::SetBlockType& e) { Q_EMIT blockParamsChanged(QString::fromStdString(e.name)); },
                },
                edit.value);
 }
@@ -117,9 +125,9 @@ void Document::markDirty() {
 core::ParamValues Document::currentParams(const core::BlockSpec& spec) const {
     const core::BlockType* type = m_registry.find(spec.type);
     if (!type) return {};
-    core::ParamValues p = spec.params;
-    if (spec.typeVersion < type->info.typeVersion && type->migrate) type->migrate(spec.typeVersion, p);
-    return p;
+    core::BlockSpec evaluated = spec;
+    evaluated.params = core::evaluatedParams(m_model, spec, m_registry);
+    return core::currentParams(evaluated, m_registry);
 }
 
 std::unique_ptr<core::Block> Document::instantiate(const core::BlockSpec& spec) const {

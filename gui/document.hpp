@@ -42,8 +42,9 @@ public:
     void markClean();
     void markDirty();   // a recovered document has unsaved changes
 
-    // The parameter values the block holds, migrated to the registered typeVersion (absent keys
-    // take their defaults when a Block is created from them).
+    // The parameter values the block holds, expressions evaluated in the model's scope (one that
+    // does not evaluate is left out), migrated to the registered typeVersion (absent keys take
+    // their defaults when a Block is created from them).
     core::ParamValues currentParams(const core::BlockSpec& spec) const;
     // The block instantiated with its current values (its present ports, its descriptors), or
     // nullptr for an unknown type.
@@ -60,6 +61,8 @@ Q_SIGNALS:
     void connectionRemoved(const core::Connection& c);
     void simulationChanged();
     void plotsChanged();
+    void parametersChanged(const QString& name);   // a model parameter added, changed or removed
+    void subsystemChanged(const QString& name);    // a definition added, removed or edited inside
     void structureChanged();     // after any non-cosmetic change (validation, results)
     void pathChanged();
     void dirtyChanged(bool dirty);

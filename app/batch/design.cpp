@@ -170,7 +170,7 @@ std::vector<TableRow> readTable(const std::string& path) {
 
 core::Model Design::modelOf(const core::Model& base, std::size_t row) const {
     core::Model m = base;
-    for (std::size_t f = 0; f < factors.size(); ++f) m.apply(core::SetParameter{factors[f].target.block, factors[f].target.key, values[row][f]});
+    for (std::size_t f = 0; f < factors.size(); ++f) m.apply(core::io::setValue(factors[f].target, values[row][f]));
     return m;
 }
 

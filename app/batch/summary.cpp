@@ -57,7 +57,7 @@ std::vector<core::ColumnInfo> SummaryTable::columnsInfo() const {
     for (const Factor& f : m_design.factors) {
         const core::ParamDesc& d = f.target.desc;
         const std::string unit = d.type == core::ParamType::Real && !d.anyDimension ? core::Unit::si(d.unit.dimension).display() : "";
-        out.push_back({f.name, unit, d.label + " of block " + f.target.block + " (the varied value)"});
+        out.push_back({f.name, unit, d.label + (f.target.block.empty() ? std::string(", a model parameter") : " of block " + f.target.block) + " (the varied value)"});
     }
     out.push_back({"wall_s", "s", "Wall-clock time of the run"});
     out.push_back({"steps", "", "Solver steps"});

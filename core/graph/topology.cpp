@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/graph/topology.hpp"
 
+#include "core/model/flatten.hpp"
+
 #include "core/model/errors.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -74,6 +76,11 @@ ParamValues currentParams(const BlockSpec& spec, const Registry& registry) {
 }
 
 Topology buildTopology(const Model& model, const Registry& registry) {
+    if (model.hierarchical()) return buildFlatTopology(flatten(model, registry), registry);
+    return buildFlatTopology(model, registry);
+}
+
+Topology buildFlatTopology(const Model& model, const Registry& registry) {
     Topology topo;
     Diagnostics errors;
 

@@ -43,8 +43,11 @@ struct Topology {
 };
 
 // Instantiates and validates every block (parameter ranges, cross-parameter rules) and resolves
-// the wiring. Throws TopologyError with every error found.
+// the wiring. Throws TopologyError with every error found. A model with parameters, expressions or
+// subsystems is flattened first (core/model/flatten.hpp; ModelError if that fails): block names
+// are then paths.
 Topology buildTopology(const Model& model, const Registry& registry);
+Topology buildFlatTopology(const Model& flat, const Registry& registry);
 
 // The parameter values a model block holds, migrated to the registered typeVersion.
 ParamValues currentParams(const BlockSpec& spec, const Registry& registry);

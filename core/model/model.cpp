@@ -13,10 +13,27 @@ template <class... F> Overload(F...) -> Overload<F...>;
 }  // namespace
 
 std::optional<PortRef> PortRef::parse(std::string_view text) {
-    const auto dot = text.find('.');
+    const auto dot = text.rfind('.');
     if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size()) return std::nullopt;
-    if (text.find('.', dot + 1) != std::string_view::npos) return std::nullopt;
+    if (!Model::validPath(text.substr(0, dot)) || !Model::validName(text.substr(dot + 1))) return std::nullopt;
     return PortRef{std::string(text.substr(0, dot)), std::string(text.substr(dot + 1))};
+}
+
+std::string_view subsystemOf(std::string_view type) {
+    return type.starts_with(kSubsystemPrefix) ? type.substr(kSubsystemPrefix.size()) : std::string_view{};
+}
+
+bool isPortType(std::string_view type) { return type.starts_with(kPortPrefix); }
+
+std::vector<const BlockSpec*> SubsystemDef::ports() const {
+    std::vector<const BlockSpec*> out;
+    for (const BlockSpec& b : body.blocks())
+        if (isPortType(b.type)) out.push_back(&b);
+    return out;
+}
+
+AddSubsystem addSubsystem(SubsystemDef def, int index) {
+    return AddSubsystem{std::make_shared<const SubsystemDef>(std::move(def)), index};
 }
 
 bool Edit::cosmetic() const {
@@ -24,6 +41,9 @@ bool Edit::cosmetic() const {
                           [](const MoveBlock&) { return true; },
                           [](const SetBlockUi&) { return true; },
                           [](const SetPlots&) { return true; },
+                          [](const InSubsystem& e) {
+                              return std::all_of(e.edit.begin(), e.edit.end(), [](const Edit& x) { return x.cosmetic(); });
+                          },
                           [](const EditBatch& b) {
                               return std::all_of(b.edits.begin(), b.edits.end(), [](const Edit& e) { return e.cosmetic(); });
                           },
@@ -37,6 +57,40 @@ bool Model::validName(std::string_view name) {
     auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
     if (!alpha(name.front())) return false;
     return std::all_of(name.begin(), name.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
+}
+
+bool Model::validPath(std::string_view path) {
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = path.find('.', start);
+        if (!validName(path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start))) return false;
+        if (dot == std::string_view::npos) return true;
+        start = dot + 1;
+    }
+}
+
+const ParameterDef* Model::findParameter(std::string_view name) const {
+    for (const ParameterDef& p : m_parameters)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+const SubsystemDef* Model::findSubsystem(std::string_view name) const {
+    for (const SubsystemDef& d : m_subsystems)
+        if (d.name == name) return &d;
+    return nullptr;
+}
+
+bool Model::hierarchical() const {
+    if (!m_parameters.empty() || !m_subsystems.empty()) return true;
+    for (const BlockSpec& b : m_blocks) {
+        if (b.type.starts_with(kSubsystemPrefix)) return true;
+        // without named parameters an expression has an operator, a space or a digit: a choice
+        // key never does (a text parameter may, and is then merely copied by flatten())
+        for (const auto& [key, value] : b.params)
+            if (const auto* text = std::get_if<std::string>(&value); text && !validName(*text)) return true;
+    }
+    return false;
 }
 
 const BlockSpec* Model::find(std::string_view name) const {
@@ -82,6 +136,23 @@ std::string Model::uniqueName(std::string_view base) const {
     }
 }
 
+Edit Model::setModelParameter(const SetModelParameter& e) {
+    auto it = std::find_if(m_parameters.begin(), m_parameters.end(), [&](const ParameterDef& p) { return p.name == e.name; });
+    const int at = static_cast<int>(it - m_parameters.begin());
+    if (it == m_parameters.end()) {
+        if (!e.value) throw ModelError("no parameter named '" + e.name + "'");
+        if (!validName(e.name))
+            throw ModelError("invalid parameter name '" + e.name + "': use letters, digits and _, not starting with a digit");
+        const bool append = e.index < 0 || e.index >= static_cast<int>(m_parameters.size());
+        m_parameters.insert(append ? m_parameters.end() : m_parameters.begin() + e.index, ParameterDef{e.name, *e.value});
+        return SetModelParameter{e.name, std::nullopt};
+    }
+    SetModelParameter inverse{e.name, it->value, at};
+    if (e.value) it->value = *e.value;
+    else m_parameters.erase(it);
+    return inverse;
+}
+
 BlockSpec& Model::get(std::string_view name) {
     const int i = indexOf(name);
     if (i < 0) throw ModelError("no block named '" + std::string(name) + "'");
@@ -106,7 +177,7 @@ Edit Model::applyOne(const Edit& edit) {
     return std::visit(
         Overload{
             [&](const AddBlock& e) -> Edit {
-                if (!validName(e.block.name))
+                if (!validPath(e.block.name))
                     throw ModelError("invalid block name '" + e.block.name + "': use letters, digits and _, not starting with a digit");
                 if (find(e.block.name)) throw ModelError("a block named '" + e.block.name + "' already exists");
                 const bool append = e.index < 0 || e.index >= static_cast<int>(m_blocks.size());
@@ -205,6 +276,42 @@ Edit Model::applyOne(const Edit& edit) {
                 return inverse;
             },
             [&](const EditBatch& e) -> Edit { return apply(e); },
+            [&](const SetModelParameter& e) -> Edit { return setModelParameter(e); },
+            [&](const AddSubsystem& e) -> Edit {
+                if (!e.def || !validName(e.def->name))
+                    throw ModelError("invalid subsystem name '" + (e.def ? e.def->name : std::string()) + "'");
+                if (findSubsystem(e.def->name)) throw ModelError("a subsystem named '" + e.def->name + "' already exists");
+                const bool append = e.index < 0 || e.index >= static_cast<int>(m_subsystems.size());
+                m_subsystems.insert(append ? m_subsystems.end() : m_subsystems.begin() + e.index, *e.def);
+                return RemoveSubsystem{e.def->name};
+            },
+            [&](const RemoveSubsystem& e) -> Edit {
+                const auto it = std::find_if(m_subsystems.begin(), m_subsystems.end(), [&](const SubsystemDef& d) { return d.name == e.name; });
+                if (it == m_subsystems.end()) throw ModelError("no subsystem named '" + e.name + "'");
+                const std::string type = std::string(kSubsystemPrefix) + e.name;
+                for (const BlockSpec& b : m_blocks)
+                    if (b.type == type) throw ModelError("subsystem '" + e.name + "' is used by block '" + b.name + "'");
+                for (const SubsystemDef& d : m_subsystems)
+                    for (const BlockSpec& b : d.body.blocks())
+                        if (b.type == type) throw ModelError("subsystem '" + e.name + "' is used by '" + d.name + "." + b.name + "'");
+                const int index = static_cast<int>(it - m_subsystems.begin());
+                AddSubsystem inverse = addSubsystem(std::move(*it), index);
+                m_subsystems.erase(it);
+                return inverse;
+            },
+            [&](const InSubsystem& e) -> Edit {
+                auto it = std::find_if(m_subsystems.begin(), m_subsystems.end(), [&](const SubsystemDef& d) { return d.name == e.name; });
+                if (it == m_subsystems.end()) throw ModelError("no subsystem named '" + e.name + "'");
+                InSubsystem inverse{e.name, {}};
+                for (const Edit& inner : e.edit) inverse.edit.insert(inverse.edit.begin(), it->body.apply(inner));
+                return inverse;
+            },
+            [&](const SetBlockType& e) -> Edit {
+                BlockSpec& b = get(e.name);
+                SetBlockType inverse{e.name, b.type};
+                b.type = e.type;
+                return inverse;
+            },
         },
         edit.value);
 }

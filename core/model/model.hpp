@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Model: the document. Blocks (name, type, SI parameters, ui), connections between ports,
-// simulation settings and plots. It knows nothing of physics; Registry and the pipeline do.
-// Every change is an Edit value; apply() returns the inverse edit, so undo is data.
+// Model: the document. Blocks (name, type, parameters, ui), connections between ports, named
+// parameters, subsystem definitions, simulation settings and plots. It knows nothing of physics;
+// Registry and the pipeline do. Every change is an Edit value; apply() returns the inverse edit, so
+// undo is data.
+//
+// A parameter value is an SI number, an SI vector, a key (choice, text) or, for a real parameter,
+// an expression string ("2*k_base", "gap + 1 mm"; core/expr). A subsystem definition is a Model
+// of its own (its body): its parameters are the mask, its ports are pseudo-blocks of type
+// "port:translational", "port:rotational", "port:signal_in" or "port:signal_out" named by the port,
+// and a connection to a port is PortRef{port name, ""}. An instance is a block of type
+// "subsystem:NAME" whose parameters are the mask's values. core/model/flatten.hpp turns the
+// hierarchy into the flat model the pipeline simulates (docs/file-format.md).
 #pragma once
 
 #include "core/blockapi/descriptor.hpp"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -19,8 +29,9 @@ namespace endstop::core {
 struct PortRef {
     std::string block;
     std::string port;
-    std::string toString() const { return block + "." + port; }
-    static std::optional<PortRef> parse(std::string_view text);   // "mass1.M"
+    std::string toString() const { return port.empty() ? block : block + "." + port; }
+    // "mass1.M"; a flattened block's path has dots ("st1.spring.R"): the port follows the last one
+    static std::optional<PortRef> parse(std::string_view text);
     bool operator==(const PortRef&) const = default;
     auto operator<=>(const PortRef&) const = default;
 };
@@ -63,6 +74,21 @@ struct PlotSpec {
     bool operator==(const PlotSpec&) const = default;
 };
 
+// A named parameter: of the model, or of a subsystem (its mask). `value` is an expression.
+struct ParameterDef {
+    std::string name;
+    std::string value;   // "1e4 N/m", "2*k_base"
+    bool operator==(const ParameterDef&) const = default;
+};
+
+inline constexpr std::string_view kSubsystemPrefix = "subsystem:";   // instance type: "subsystem:Stage"
+inline constexpr std::string_view kPortPrefix = "port:";             // port pseudo-block in a body
+// "Stage" for "subsystem:Stage", empty for any other type
+std::string_view subsystemOf(std::string_view type);
+bool isPortType(std::string_view type);   // "port:translational", ...
+
+struct SubsystemDef;
+
 // ---- edits -----------------------------------------------------------------------------------
 struct Edit;
 struct AddBlock { BlockSpec block; int index = -1; };           // -1: append
@@ -76,10 +102,17 @@ struct SetBlockUi { std::string name; BlockUi ui; };
 struct SetSimulation { SimulationSettings settings; };
 struct SetPlots { std::vector<PlotSpec> plots; };
 struct EditBatch { std::vector<Edit> edits; std::string label; };
+// A named parameter added (at index, -1: append), changed, or removed (value nullopt).
+struct SetModelParameter { std::string name; std::optional<std::string> value; int index = -1; };
+struct AddSubsystem { std::shared_ptr<const SubsystemDef> def; int index = -1; };   // -1: append
+struct RemoveSubsystem { std::string name; };         // refused while an instance uses it
+struct InSubsystem { std::string name; std::vector<Edit> edit; };   // one edit of a definition's body
+struct SetBlockType { std::string name, type; };      // "make unique": point an instance elsewhere
 
 struct Edit {
     using Value = std::variant<AddBlock, RemoveBlock, Connect, Disconnect, SetParameter, RenameBlock,
-                               MoveBlock, SetBlockUi, SetSimulation, SetPlots, EditBatch>;
+                               MoveBlock, SetBlockUi, SetSimulation, SetPlots, EditBatch, SetModelParameter,
+                               AddSubsystem, RemoveSubsystem, InSubsystem, SetBlockType>;
     Value value;
     template <class T> Edit(T v) : value(std::move(v)) {}   // NOLINT: edits are values
     // true for edits that change only layout (position, rotation, plots): no DAE rebuild
@@ -92,6 +125,12 @@ public:
     const std::vector<Connection>& connections() const { return m_connections; }
     const SimulationSettings& simulation() const { return m_simulation; }
     const std::vector<PlotSpec>& plots() const { return m_plots; }
+    const std::vector<ParameterDef>& parameters() const { return m_parameters; }
+    const std::vector<SubsystemDef>& subsystems() const { return m_subsystems; }
+    const ParameterDef* findParameter(std::string_view name) const;
+    const SubsystemDef* findSubsystem(std::string_view name) const;
+    // Parameters, subsystems or an expression anywhere: the pipeline must flatten first
+    bool hierarchical() const;
 
     const BlockSpec* find(std::string_view name) const;
     int indexOf(std::string_view name) const;
@@ -99,6 +138,7 @@ public:
     // a fresh valid name: base, base1, base2, ...
     std::string uniqueName(std::string_view base) const;
     static bool validName(std::string_view name);   // [A-Za-z_][A-Za-z0-9_]*
+    static bool validPath(std::string_view path);   // valid names joined by dots: "st1.spring"
 
     // Applies the edit, returns its inverse. Throws ModelError (and changes nothing) if the edit
     // does not fit the model: duplicate or invalid name, unknown block, missing connection.
@@ -106,6 +146,7 @@ public:
 
 private:
     Edit applyOne(const Edit& edit);
+    Edit setModelParameter(const SetModelParameter& e);
     BlockSpec& get(std::string_view name);
     static std::string key(const Connection& c);   // order-independent
     void reindexConnections();
@@ -118,6 +159,19 @@ private:
     std::unordered_set<std::string> m_connectionKeys;
     SimulationSettings m_simulation;
     std::vector<PlotSpec> m_plots;
+    std::vector<ParameterDef> m_parameters;
+    std::vector<SubsystemDef> m_subsystems;
 };
+
+// A subsystem definition: ports (pseudo-blocks in the body), mask parameters (body.parameters()),
+// blocks and connections.
+struct SubsystemDef {
+    std::string name;
+    Model body;
+    std::vector<const BlockSpec*> ports() const;   // the port pseudo-blocks, in body order
+};
+
+// A definition as an edit (copied into the model)
+AddSubsystem addSubsystem(SubsystemDef def, int index = -1);
 
 }  // namespace endstop::core

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/simulation/simulate.hpp"
 
+#include "core/model/flatten.hpp"
+
 #include "core/dae/dae_system.hpp"
 #include "core/graph/topology.hpp"
 #include "core/model/errors.hpp"
@@ -96,7 +98,8 @@ Diagnostics validateModel(const Model& model, const Registry& registry) {
     return out;
 }
 
-std::vector<Column> recordableVariables(const Model& model, const Registry& registry) {
+namespace {
+std::vector<Column> flatRecordable(const Model& model, const Registry& registry) {
     std::vector<Column> out;
     for (const BlockSpec& spec : model.blocks()) {
         std::unique_ptr<Block> b;
@@ -111,6 +114,17 @@ std::vector<Column> recordableVariables(const Model& model, const Registry& regi
         }
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<Column> recordableVariables(const Model& model, const Registry& registry) {
+    if (!model.hierarchical()) return flatRecordable(model, registry);
+    try {
+        return flatRecordable(flatten(model, registry), registry);
+    } catch (const ModelError&) {
+        return {};   // validateModel() reports why
+    }
 }
 
 }  // namespace endstop::core

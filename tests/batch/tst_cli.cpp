@@ -466,7 +466,7 @@ private Q_SLOTS:
         QTest::newRow("open input") << file(mass + ", " + ground + R"(, {"name": "fs", "type": "translational.force_source"})",
                                             R"([["fs.R", "m.M"], ["fs.C", "g.R"]])")
                                     << QStringList{"block 'fs', port 'S': input signal port has no source"};
-        QTest::newRow("newer formatVersion") << QByteArray(R"({"format": "endstop-project", "formatVersion": 2, "blocks": []})")
+        QTest::newRow("newer formatVersion") << QByteArray(R"({"format": "endstop-project", "formatVersion": 3, "blocks": []})")
                                              << QStringList{"formatVersion", "newer"};
         QTest::newRow("newer typeVersion") << file(R"({"name": "m", "type": "translational.mass", "typeVersion": 9})")
                                            << QStringList{"blocks[0].typeVersion", "newer"};

@@ -256,7 +256,7 @@ private Q_SLOTS:
         QTest::newRow("not a project") << QByteArray(R"({"format": "something", "formatVersion": 1})")
                                        << QStringList{": format:", "endstop-project"};
         QTest::newRow("newer formatVersion") << QByteArray(R"({"format": "endstop-project", "formatVersion": 7})")
-                                             << QStringList{": formatVersion:", "version 7 is newer", "(1)"};
+                                             << QStringList{": formatVersion:", "version 7 is newer", "(2)"};
         QTest::newRow("formatVersion not a number") << QByteArray(R"({"format": "endstop-project", "formatVersion": "1"})")
                                                     << QStringList{": formatVersion:", "expected a whole number >= 1"};
         QTest::newRow("unknown top-level key") << "{" + head + R"("blocs": []})" << QStringList{": blocs:", "unknown key"};

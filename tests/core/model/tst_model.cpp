@@ -313,7 +313,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("port");
         QTest::newRow("plain") << "mass1.M" << "mass1" << "M";
         QTest::newRow("no dot") << "mass1" << "" << "";
-        QTest::newRow("two dots") << "a.b.c" << "" << "";
+        QTest::newRow("path: port after the last dot") << "st1.spring.R" << "st1.spring" << "R";
+        QTest::newRow("empty path element") << "a..c" << "" << "";
         QTest::newRow("no block") << ".M" << "" << "";
         QTest::newRow("no port") << "mass1." << "" << "";
     }

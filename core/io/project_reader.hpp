@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The project file reader behind io::parseProject (docs/file-format.md). It reads a formatVersion 2
+// document (older ones are migrated first, core/io/migrate.hpp): named parameters, subsystem
+// definitions, blocks, connections and plots, checking every value where it stands so that an
+// error names the file and the JSON path, then flattens the model once to check what only the
+// whole hierarchy shows (scopes, recursion, ports wired inside).
+#pragma once
+
+#include "core/blockapi/registry.hpp"
+#include "core/model/model.hpp"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace endstop::core::io {
+
+Model readProject(const QJsonObject& root, const QString& fileLabel, const Registry& registry);
+
+}  // namespace endstop::core::io
