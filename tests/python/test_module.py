@@ -21,6 +21,10 @@ CASES = [
      {"stop_time": 1.0}),
     (example("stick_slip_belt.endstop"), {}, {"linear_solver": "klu", "stop_time": 3.0}),
     (batch_model("run", "oscillator.endstop"), {}, {"atol": 1e-10}),
+    # named parameters and subsystems: model parameters, mask values and blocks inside by path
+    (example("gear_train_backlash.endstop"), {"backlash": "1 deg", "stage3.J": "2e-4 kg*m^2", "stage1.mesh.upper_damping": 0.1},
+     {"stop_time": 0.5}),
+    (batch_model("parameters", "pushed_mass.endstop"), {"m_load": "3 kg", "push.F": "F0/2"}, {}),
 ]
 
 
