@@ -13,6 +13,12 @@ namespace endstop::core {
 
 namespace {
 
+// Deeper nesting or dependency chains are refused: the recursion stays far from the stack's end.
+constexpr std::size_t kMaxDepth = 256;
+// Instances multiply: 30 levels of two instances each would be a billion blocks. A flat model
+// larger than this is refused before it eats the memory.
+constexpr std::size_t kMaxBlocks = 200'000;
+
 [[noreturn]] void fail(const std::string& block, const std::string& param, const std::string& message,
                        const std::string& subsystem = {}) {
     throw HierarchyError(Diagnostic{Severity::Error, block, {}, param, message, {}}, subsystem);
@@ -54,6 +60,8 @@ void evaluateParameters(const std::vector<ParameterDef>& defs, Scope& into, cons
         }
         state[d.name] = 1;
         chain.push_back(d.name);
+        if (chain.size() > kMaxDepth)
+            fail(block, d.name, "parameters depend on each other more than " + std::to_string(kMaxDepth) + " deep (" + where + ")");
         try {
             const expr::Expression e = expr::Expression::parse(d.value);
             for (const std::string& n : e.names())
@@ -193,6 +201,8 @@ private:
 
     void leaf(const BlockSpec& b, const std::string& prefix, const Scope& scope, const Overrides& overrides) {
         const std::string path = prefix + b.name;
+        if (m_out.blocks().size() >= kMaxBlocks)
+            fail(path, {}, "the flattened model would have more than " + std::to_string(kMaxBlocks) + " blocks");
         BlockSpec flat = b;
         flat.name = path;
         const Block* proto = prototype(b.type, path);
@@ -215,6 +225,8 @@ private:
         const std::string name(subsystemOf(b.type));
         const SubsystemDef* def = m_root.findSubsystem(name);
         if (!def) fail(path, {}, "unknown subsystem '" + name + "'");
+        if (chain.size() >= kMaxDepth)
+            fail({}, {}, "subsystems nested more than " + std::to_string(kMaxDepth) + " deep, down to " + name, name);
         if (std::find(chain.begin(), chain.end(), name) != chain.end()) {
             std::string c;
             for (auto it = std::find(chain.begin(), chain.end(), name); it != chain.end(); ++it) c += *it + " -> ";

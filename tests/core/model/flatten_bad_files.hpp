@@ -78,7 +78,33 @@ inline std::vector<BadFile> badFiles() {
                  "blocks": [{"name": "sp", "type": "translational.spring", "parameters": {"stiffness": "2*kk"}}],
                  "connections": [["A", "sp.R"]]}}, "blocks": [{"name": "s1", "type": "subsystem:S"}])"))
             << QStringList{"blocks[0]", "block 's1.sp', parameter 'stiffness'", "unknown name 'kk'"};
-        return out;
+        {   // 300 definitions, each holding the next: refused, never a stack overflow
+        std::string defs;
+        for (int i = 0; i < 300; ++i)
+            defs += (i ? ", " : "") + std::string("\"D") + std::to_string(i) + "\": {\"blocks\": [" +
+                    (i < 299 ? "{\"name\": \"x\", \"type\": \"subsystem:D" + std::to_string(i + 1) + "\"}" : "") + "]}";
+        add("nested 300 deep") << QString::fromStdString(v2("\"subsystems\": {" + defs + R"(}, "blocks": [{"name": "top", "type": "subsystem:D0"}])"))
+                               << QStringList{"subsystems nested more than 256 deep"};
+    }
+    {   // 40 levels of two instances each: 2^40 blocks, refused at the limit, in moments
+        std::string defs;
+        for (int i = 0; i < 40; ++i) {
+            const std::string next = i < 39 ? "subsystem:E" + std::to_string(i + 1) : "translational.mass";
+            defs += (i ? ", " : "") + std::string("\"E") + std::to_string(i) + "\": {\"blocks\": [{\"name\": \"a\", \"type\": \"" + next +
+                    "\"}, {\"name\": \"b\", \"type\": \"" + next + "\"}]}";
+        }
+        add("a billion blocks") << QString::fromStdString(v2("\"subsystems\": {" + defs + R"(}, "blocks": [{"name": "top", "type": "subsystem:E0"}])"))
+                                << QStringList{"would have more than 200000 blocks"};
+    }
+    {   // a dependency chain of 1000 parameters
+        std::string params;
+        for (int i = 0; i < 1000; ++i)
+            params += (i ? ", " : "") + std::string("{\"name\": \"p") + std::to_string(i) + "\", \"value\": \"" +
+                      (i < 999 ? "p" + std::to_string(i + 1) + "+1" : std::string("1")) + "\"}";
+        add("dependency chain 1000 long") << QString::fromStdString(v2("\"parameters\": [" + params + "]"))
+                                          << QStringList{"parameters[", "more than 256 deep"};
+    }
+    return out;
 }
 
 }  // namespace endstop::test
