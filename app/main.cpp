@@ -30,6 +30,8 @@
 #include <QScreen>
 #include <QThreadPool>
 #include <QTimer>
+
+#include <cstdio>
 #include <QToolTip>
 
 #include <cstring>
@@ -103,11 +105,12 @@ int main(int argc, char** argv) {
     QCommandLineOption benchTraces("traces", "--bench-gui: plotted signals", "K", "8");
     QCommandLineOption benchStop("stop-time", "--bench-gui: stop time", "T", "0");
     QCommandLineOption benchPoints("points", "--bench-gui: record about P rows, then zoom and pan", "P", "0");
+    QCommandLineOption openSubsystem("open-subsystem", "show this subsystem instance's level, e.g. p.s1 (screenshots)", "PATH");
     for (QCommandLineOption* o : {&screenshot, &size, &select, &run, &runFor, &cursor, &tooltip, &tune, &benchGui, &benchModel,
-                                  &benchN, &benchTraces, &benchStop, &benchPoints})
+                                  &benchN, &benchTraces, &benchStop, &benchPoints, &openSubsystem})
         o->setFlags(QCommandLineOption::HiddenFromHelp);
     cli.addOptions({screenshot, size, select, run, runFor, cursor, tooltip, tune, benchGui, benchModel, benchN, benchTraces, benchStop,
-                    benchPoints});
+                    benchPoints, openSubsystem});
     cli.process(app);
 
     if (cli.isSet(benchGui)) {
@@ -132,6 +135,8 @@ int main(int argc, char** argv) {
     if (!cli.positionalArguments().isEmpty()) window.openFile(cli.positionalArguments().front());
     // after a crash the kept changes are offered whether or not a file was named on the command line
     if (!cli.isSet(screenshot)) QTimer::singleShot(0, &window, &endstop::gui::MainWindow::offerRecovery);
+    if (cli.isSet(openSubsystem) && !window.scene()->openLevel(cli.value(openSubsystem).split('.')))
+        std::fprintf(stderr, "endstop: no subsystem instance %s\n", qPrintable(cli.value(openSubsystem)));
     if (cli.isSet(select)) window.scene()->selectBlocks({cli.value(select)});
     endstop::gui::TuningRow* tuned = nullptr;
     QString tuneValue;

@@ -40,11 +40,10 @@ void BlockItem::setName(const QString& name) {
 }
 
 void BlockItem::refresh() {
-    const core::BlockSpec* spec = m_scene.document().model().find(m_name.toStdString());
+    const core::BlockSpec* spec = m_scene.levelModel().find(m_name.toStdString());
     if (!spec) return;
-    const std::unique_ptr<core::Block> block = m_scene.document().instantiate(*spec);
     prepareGeometryChange();
-    m_layout = block ? layoutBlock(*block) : unknownBlockShape(QString::fromStdString(spec->type));
+    m_layout = m_scene.shapeOf(*spec);
     m_bounds = QRectF();   // ports may have changed: refreshUi() recomputes the geometry
     m_tooltip = blockHelpHtml(m_layout.title, QString::fromStdString(spec->type), m_layout.help);
     setToolTip(m_tooltip);
@@ -52,7 +51,7 @@ void BlockItem::refresh() {
 }
 
 bool BlockItem::refreshUi() {
-    const core::BlockSpec* spec = m_scene.document().model().find(m_name.toStdString());
+    const core::BlockSpec* spec = m_scene.levelModel().find(m_name.toStdString());
     if (!spec) return false;
     const int rotation = ((spec->ui.rotation % 360) + 360) % 360;
     const bool turned = rotation != m_rotation || spec->ui.flipped != m_flipped || m_bounds.isNull();
@@ -149,13 +148,30 @@ void BlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     p.setPen(QPen(frame, selected || m_error ? 2.0 : 1.0));
     p.setBrush(m_layout.known ? QColor(0xfb, 0xfb, 0xfc) : QColor(0xff, 0xee, 0xee));
     p.drawRoundedRect(m_layout.body, 3, 3);
-    iconCache().draw(p, m_layout.iconPath, m_layout.iconRect);
+    if (m_layout.caption.isEmpty()) iconCache().draw(p, m_layout.iconPath, m_layout.iconRect);
+    else paintCaption(p);
     for (const PortShape& port : m_layout.ports) paintPort(p, port);
     p.restore();
     if (lod < 0.5) return;
     p.setFont(labelFont());
     p.setPen(selected ? frame : QColor(0x20, 0x24, 0x2a));
     p.drawText(m_label, Qt::AlignCenter, m_name);
+}
+
+// a subsystem's definition name (or a port block's role), upright whatever the rotation
+void BlockItem::paintCaption(QPainter& p) const {
+    p.save();
+    const QPointF c = m_layout.iconRect.center();
+    p.translate(c);
+    p.setTransform(bodyTransform().inverted(), true);
+    const QRectF box = bodyTransform().mapRect(m_layout.iconRect.translated(-c));
+    QFont f;
+    f.setPixelSize(m_layout.body.height() <= 2 * kGrid ? 9 : 11);
+    f.setBold(true);
+    p.setFont(f);
+    p.setPen(QColor(0x3a, 0x44, 0x55));
+    p.drawText(box, Qt::AlignCenter | Qt::TextWrapAnywhere, m_layout.caption);
+    p.restore();
 }
 
 void BlockItem::paintPort(QPainter& p, const PortShape& port) const {

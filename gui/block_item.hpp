@@ -51,6 +51,7 @@ protected:
 private:
     void updateGeometry();
     void paintPort(QPainter& p, const PortShape& port) const;
+    void paintCaption(QPainter& p) const;
 
     DiagramScene& m_scene;
     QString m_name;

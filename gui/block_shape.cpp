@@ -32,20 +32,41 @@ const PortShape* BlockShape::port(std::string_view name) const {
 }
 
 BlockShape layoutBlock(const core::Block& block) {
-    BlockShape shape;
-    shape.title = QString::fromStdString(block.info().title);
+    std::vector<core::PortDesc> present;
+    for (std::size_t i = 0; i < block.ports().size(); ++i)
+        if (block.portPresent(static_cast<int>(i))) present.push_back(block.ports()[i]);
+    BlockShape shape = layoutPorts(present, QString::fromStdString(block.info().title), QString::fromStdString(block.info().typeId));
     shape.help = QString::fromStdString(block.info().help);
-    shape.iconPath = iconPathFor(QString::fromStdString(block.info().typeId));
+    return shape;
+}
+
+BlockShape portBlockShape(const core::PortDesc& inner, const QString& typeId) {
+    BlockShape shape;
+    shape.title = QStringLiteral("Subsystem port");
+    shape.help = QStringLiteral("A port of the subsystem: what is wired to it here meets what is wired to the instance's port outside.");
+    shape.iconPath = iconPathFor(typeId);
+    shape.caption = inner.domain == core::Domain::Signal ? (inner.kind == core::PortKind::Output ? QStringLiteral("in") : QStringLiteral("out"))
+                                                         : QString::fromLatin1(core::toString(inner.domain)).left(5);
+    shape.body = QRectF(-2 * kGrid, -kGrid, 4 * kGrid, 2 * kGrid);
+    shape.iconRect = shape.body.adjusted(2, 2, -2, -2);
+    const QPointF dir = inner.kind == core::PortKind::Input ? outward(Left) : outward(Right);
+    shape.ports.push_back({inner.name, QString::fromStdString(inner.label), inner.kind, inner.domain, dir * (2 * kGrid + kPortLead), dir});
+    return shape;
+}
+
+BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& title, const QString& typeId) {
+    BlockShape shape;
+    shape.title = title;
+    shape.iconPath = iconPathFor(typeId);
 
     int conserving = 0;
-    for (std::size_t i = 0; i < block.ports().size(); ++i)
-        if (block.portPresent(static_cast<int>(i)) && block.ports()[i].kind == core::PortKind::Conserving) ++conserving;
+    for (const core::PortDesc& d : ports)
+        if (d.kind == core::PortKind::Conserving) ++conserving;
 
     std::array<std::vector<int>, 4> sides;
     int nthConserving = 0;
-    for (std::size_t i = 0; i < block.ports().size(); ++i) {
-        if (!block.portPresent(static_cast<int>(i))) continue;
-        const core::PortDesc& d = block.ports()[i];
+    for (std::size_t i = 0; i < ports.size(); ++i) {
+        const core::PortDesc& d = ports[i];
         Side s = Left;
         if (d.kind == core::PortKind::Conserving) s = conserving == 1 ? Top : (nthConserving++ % 2 == 0 ? Left : Right);
         else if (conserving == 0 || conserving == 1) s = d.kind == core::PortKind::Input ? Left : Right;
@@ -72,7 +93,7 @@ BlockShape layoutBlock(const core::Block& block) {
         const auto& list = sides[static_cast<std::size_t>(s)];
         const double n = static_cast<double>(list.size());
         for (std::size_t k = 0; k < list.size(); ++k) {
-            const core::PortDesc& d = block.ports()[static_cast<std::size_t>(list[k])];
+            const core::PortDesc& d = ports[static_cast<std::size_t>(list[k])];
             const double along = (static_cast<double>(k) - (n - 1) / 2) * pitch;
             // an even count straddles the centre line; keep tips on the grid
             const double offset = std::round(along / kGrid) * kGrid;

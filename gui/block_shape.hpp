@@ -40,11 +40,18 @@ struct BlockShape {
     QString help;
     QString iconPath;
     bool known = true;   // false: a type the registry does not have
+    QString caption;     // drawn instead of the icon: a subsystem's definition name, a port's role
 
     const PortShape* port(std::string_view name) const;
 };
 
 BlockShape layoutBlock(const core::Block& block);
+// The same rules for a list of present ports: a subsystem instance (its definition's ports as
+// seen from outside, the definition name as caption)
+BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& title, const QString& typeId);
+// A port pseudo-block inside a definition: a small box, its one port facing the blocks inside
+// (right for a conserving port and a signal input, left for a signal output)
+BlockShape portBlockShape(const core::PortDesc& inner, const QString& typeId);
 BlockShape unknownBlockShape(const QString& typeId);
 
 QString iconPathFor(const QString& typeId);   // :/icons/<type>.svg, :/icons/<suffix>.svg, generic

@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QTimer>
+#include <QUndoStack>
 
 #include <cmath>
 
@@ -46,22 +47,60 @@ DiagramScene::DiagramScene(Document& doc, QObject* parent)
     connect(m_routeTimer, &QTimer::timeout, this, [this] {
         if (!m_mouseDown) routePending(12);   // a drag in progress: the release routes
     });
-    connect(&doc, &Document::modelReset, this, &DiagramScene::rebuild);
-    connect(&doc, &Document::blockAdded, this, &DiagramScene::addBlockItem);
-    connect(&doc, &Document::blockRemoved, this, &DiagramScene::removeBlockItem);
-    connect(&doc, &Document::blockRenamed, this, &DiagramScene::renameBlockItem);
-    connect(&doc, &Document::blockParamsChanged, this, [this](const QString& name) {
+    connect(&doc, &Document::modelReset, this, [this] {
+        const bool wasInside = !m_level.isEmpty();
+        m_level.clear();
+        rebuild();
+        if (wasInside) Q_EMIT levelChanged();
+    });
+    // the model's fine-grained signals name top-level blocks: below the top, a change of the
+    // definition shown rebuilds the level (its edits arrive as subsystemChanged)
+    const auto atTop = [this] { return m_level.isEmpty(); };
+    connect(&doc, &Document::blockAdded, this, [this, atTop](const QString& n) { if (atTop()) addBlockItem(n); });
+    connect(&doc, &Document::blockRemoved, this, [this, atTop](const QString& n) { if (atTop()) removeBlockItem(n); });
+    connect(&doc, &Document::blockRenamed, this, [this, atTop](const QString& f, const QString& t) { if (atTop()) renameBlockItem(f, t); });
+    connect(&doc, &Document::blockParamsChanged, this, [this, atTop](const QString& name) {
+        if (!atTop()) return;
         if (BlockItem* item = blockItem(name)) {
             item->refresh();
             updateWiresOf(name);
         }
     });
-    connect(&doc, &Document::blockUiChanged, this, [this](const QString& name) {
-        BlockItem* item = blockItem(name);
+    connect(&doc, &Document::blockUiChanged, this, [this, atTop](const QString& name) {
+        BlockItem* item = atTop() ? blockItem(name) : nullptr;
         if (item && item->refreshUi()) updateWiresOf(name);   // a move updates them through itemChange
     });
-    connect(&doc, &Document::connectionAdded, this, &DiagramScene::addWire);
-    connect(&doc, &Document::connectionRemoved, this, &DiagramScene::removeWire);
+    connect(&doc, &Document::connectionAdded, this, [this, atTop](const core::Connection& c) { if (atTop()) addWire(c); });
+    connect(&doc, &Document::connectionRemoved, this, [this, atTop](const core::Connection& c) { if (atTop()) removeWire(c); });
+    connect(&doc, &Document::subsystemChanged, this, [this, atTop](const QString& def) {
+        if (!atTop()) {
+            m_levelDirty = true;   // rebuilt once the whole edit is applied (structureChanged)
+            return;
+        }
+        const std::string type = std::string(core::kSubsystemPrefix) + def.toStdString();
+        for (const core::BlockSpec& b : m_doc.model().blocks())
+            if (b.type == type)
+                if (BlockItem* item = blockItem(qs(b.name))) {
+                    item->refresh();
+                    updateWiresOf(item->name());
+                }
+    });
+    connect(&doc, &Document::structureChanged, this, [this] {
+        followModel();
+        if (!m_levelDirty) return;
+        m_levelDirty = false;
+        const QStringList selected = selectedBlockNames();
+        rebuild();
+        selectBlocks(selected);
+    });
+    // a move below the top is cosmetic: no structureChanged, but the level must show it
+    connect(doc.undoStack(), &QUndoStack::indexChanged, this, [this] {
+        if (!m_levelDirty) return;
+        m_levelDirty = false;
+        const QStringList selected = selectedBlockNames();
+        rebuild();
+        selectBlocks(selected);
+    });
     rebuild();
 }
 
@@ -77,7 +116,7 @@ void DiagramScene::rebuild() {
     m_blockWires.clear();
     m_portWires.clear();
     m_building = true;
-    const core::Model& m = m_doc.model();
+    const core::Model& m = levelModel();
     for (const core::Connection& c : m.connections()) {
         ++m_portWires[key(c.a)];
         ++m_portWires[key(c.b)];
@@ -223,7 +262,7 @@ QStringList DiagramScene::selectedBlockNames() const {
     if (out.size() < 2) return out;
     // model order, so copies and batches are deterministic
     QHash<QString, int> order;
-    const auto& blocks = m_doc.model().blocks();
+    const auto& blocks = levelModel().blocks();
     for (std::size_t i = 0; i < blocks.size(); ++i) order.insert(qs(blocks[i].name), static_cast<int>(i));
     std::sort(out.begin(), out.end(), [&order](const QString& a, const QString& b) { return order.value(a) < order.value(b); });
     return out;

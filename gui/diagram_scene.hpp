@@ -6,6 +6,11 @@
 //   scene_input.cpp     mouse: wire drawing and detaching, move commit, double-click, rename editor
 //   scene_commands.cpp  edits: add, delete, rotate, flip, copy/paste/duplicate, rename
 //   scene_placement.cpp where added and pasted blocks land (free space near the wanted spot)
+//   scene_levels.cpp    the level shown (the model or a subsystem definition's body), subsystem
+//                       commands (create, expand, make unique), block shapes
+// The scene shows one level at a time: the model, or the body of the definition of the instance
+// at levelPath() ("p", "s1"). Edits made there are applied as InSubsystem{definition, edit}, so
+// they change every instance of that definition.
 #pragma once
 
 #include "core/model/model.hpp"
@@ -45,6 +50,21 @@ public:
     ~DiagramScene() override;
 
     Document& document() const { return m_doc; }
+
+    // levels (scene_levels.cpp)
+    const QStringList& levelPath() const { return m_level; }   // instance names from the top
+    QString levelDefinition() const;                             // "Stage"; empty at the top
+    const core::Model& levelModel() const;                       // what the scene shows
+    bool openLevel(const QStringList& path);   // false (and nothing changed) if it does not resolve
+    bool openInstance(const QString& instance);   // the instance's definition, one level down
+    // an edit of the level shown, as one undo step (wrapped in InSubsystem below the top; the
+    // AddSubsystem/RemoveSubsystem edits of a batch go to the top)
+    std::optional<QString> applyEdit(const core::Edit& edit, const QString& label);
+    BlockShape shapeOf(const core::BlockSpec& spec) const;   // registered block, instance or port
+    bool isInstance(const QString& block) const;
+    bool createSubsystem();        // from the selection; refusals go to statusMessage
+    bool expandSubsystem(const QString& instance);
+    bool makeUnique(const QString& instance);
     BlockItem* blockItem(const QString& name) const { return m_blocks.value(name); }
     const QHash<QString, BlockItem*>& blockItems() const { return m_blocks; }
     WireItem* wireItem(const core::Connection& c) const;
@@ -90,6 +110,7 @@ public:
 Q_SIGNALS:
     void statusMessage(const QString& message);
     void blockActivated(const QString& name);   // double-click on a body: parameters
+    void levelChanged();
 
 protected:
     void drawBackground(QPainter* painter, const QRectF& rect) override;
@@ -109,6 +130,8 @@ private:
     };
 
     void rebuild();
+    void followModel();   // after a change: leave a level that no longer exists
+    const core::Model* resolve(const QStringList& path, QString* definition = nullptr) const;
     void addBlockItem(const QString& name);
     void removeBlockItem(const QString& name);
     void renameBlockItem(const QString& from, const QString& to);
@@ -129,6 +152,8 @@ private:
                                    const std::optional<core::Connection>& ignoring) const;
 
     Document& m_doc;
+    QStringList m_level;
+    bool m_levelDirty = false;   // the definition shown changed: rebuild
     QHash<QString, BlockItem*> m_blocks;
     QHash<QString, QList<WireItem*>> m_blockWires;   // block name -> wires touching it
     QHash<QString, int> m_portWires;                 // "block.port" -> wire count

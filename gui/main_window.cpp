@@ -3,6 +3,7 @@
 
 #include "gui/block_item.hpp"
 #include "gui/block_library.hpp"
+#include "gui/breadcrumbs.hpp"
 #include "gui/diagnostics_panel.hpp"
 #include "gui/diagram_scene.hpp"
 #include "gui/diagram_view.hpp"
@@ -29,6 +30,7 @@
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 namespace endstop::gui {
 
@@ -38,9 +40,16 @@ MainWindow::MainWindow(const core::Registry& registry, QWidget* parent)
       m_properties(new PropertyPanel(*m_doc, *m_scene, this)), m_diagnostics(new DiagnosticsPanel(*m_doc, this)),
       m_recovery(new Recovery(*m_doc, this)), m_runs(new RunController(*m_doc, this)) {
     initResources();
-    setCentralWidget(m_view);
+    auto* canvas = new QWidget(this);   // the breadcrumbs of the level shown above the canvas
+    auto* column = new QVBoxLayout(canvas);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(new Breadcrumbs(*m_scene, canvas));
+    column->addWidget(m_view, 1);
+    setCentralWidget(canvas);
     createActions();
     createMenus();
+    createSubsystemActions();
     createDocks();
     createRunControls();
     createRunDocks();
@@ -238,11 +247,15 @@ void MainWindow::editParameters() {
 }
 
 void MainWindow::openParameters(const QString& block) {
-    ParamDialog dialog(*m_doc, block, this);
+    ParamDialog dialog(*m_scene, block, this);
     dialog.exec();
 }
 
 void MainWindow::selectAndShow(const QString& block) {
+    if (block.contains('.') || !m_scene->levelPath().isEmpty()) {   // a path into a subsystem
+        openBlockPath(block);
+        return;
+    }
     BlockItem* item = m_scene->blockItem(block);
     if (!item) return;
     m_scene->selectBlocks({block});

@@ -5,6 +5,7 @@
 //   main_window_files.cpp  New/Open/Save/Save As/Recent/Examples, confirmations, recovery, settings
 //   main_window_run.cpp    Run/Pause/Stop, stop time, solver settings, run status, the plot,
 //                          signal and tuning docks, Plot and Tune on the canvas context menu
+//   main_window_subsystems.cpp  Create/Expand Subsystem, Make Unique, opening a block's level
 #pragma once
 
 #include "core/blockapi/registry.hpp"
@@ -65,7 +66,9 @@ public:
     void newFile();
     void openExample(const QString& resourcePath);
     void offerRecovery();                   // after a crash: restore the autosaved changes?
-    void openParameters(const QString& block);
+    void openParameters(const QString& block);   // of a block of the level shown
+    // opens the level holding the block named by path ("p.s1.spring") and selects it
+    bool openBlockPath(const QString& path);
     QStringList recentFiles() const;
     void openSolverSettings();
     // The canvas context menu's Plot and Tune submenus for a block.
@@ -76,6 +79,7 @@ protected:
 
 private:
     void createActions();
+    void createSubsystemActions();   // main_window_subsystems.cpp
     void setIcons();
     void createMenus();
     void createDocks();

@@ -19,6 +19,7 @@ PropertyPanel::PropertyPanel(Document& doc, DiagramScene& scene, QWidget* parent
     : QWidget(parent), m_doc(doc), m_scene(scene), m_layout(new QVBoxLayout(this)) {
     m_layout->setContentsMargins(4, 4, 4, 4);
     connect(&scene, &QGraphicsScene::selectionChanged, this, &PropertyPanel::scheduleRebuild);
+    connect(&scene, &DiagramScene::levelChanged, this, &PropertyPanel::scheduleRebuild);
     connect(&doc, &Document::modelReset, this, &PropertyPanel::scheduleRebuild);
     connect(&doc, &Document::blockRemoved, this, [this](const QString& n) {
         if (n == m_block || m_block.isEmpty()) scheduleRebuild();
@@ -59,7 +60,7 @@ void PropertyPanel::rebuild() {
     layout->setContentsMargins(0, 0, 0, 0);
     const QStringList selected = m_scene.selectedBlockNames();
     m_block = selected.size() == 1 ? selected.front() : QString();
-    const core::BlockSpec* spec = m_block.isEmpty() ? nullptr : m_doc.model().find(m_block.toStdString());
+    const core::BlockSpec* spec = m_block.isEmpty() ? nullptr : m_scene.levelModel().find(m_block.toStdString());
     if (spec) showBlock(*spec, layout);
     else showSummary(static_cast<int>(selected.size()), layout);
     m_layout->addWidget(m_content);
@@ -67,7 +68,7 @@ void PropertyPanel::rebuild() {
 
 void PropertyPanel::showSummary(int selected, QVBoxLayout* layout) {
     m_block.clear();
-    const auto& m = m_doc.model();
+    const auto& m = m_scene.levelModel();
     auto* info = new QLabel(selected > 1 ? tr("%1 blocks selected").arg(selected)
                                          : tr("No selection.\n\nModel: %1 blocks, %2 connections.")
                                                .arg(m.blocks().size()).arg(m.connections().size()),
@@ -96,6 +97,17 @@ void PropertyPanel::showBlock(const core::BlockSpec& spec, QVBoxLayout* layout) 
     if (type) typeLabel->setToolTip(plainTooltip(QString::fromStdString(type->info.help)));
     head->addRow(tr("Type"), typeLabel);
     layout->addLayout(head);
+    if (!m_scene.levelPath().isEmpty() || !core::subsystemOf(spec.type).empty()) {
+        // inside a subsystem or a mask: the dialog edits them (Return, Edit > Parameters)
+        auto* note = new QLabel(tr("Press Return (Edit > Parameters\u2026) to edit the parameters%1.")
+                                    .arg(core::subsystemOf(spec.type).empty() ? QString() : tr(" of this instance's mask")),
+                                m_content);
+        note->setObjectName(QStringLiteral("levelNote"));
+        note->setWordWrap(true);
+        layout->addWidget(note);
+        layout->addStretch(1);
+        return;
+    }
     m_form = new ParamForm(m_doc, m_block, ParamForm::Mode::Inline, m_content);
     connect(m_form, &ParamForm::commitRequested, this, &PropertyPanel::commit);
     auto* scroll = new QScrollArea(m_content);

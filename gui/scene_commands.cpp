@@ -28,13 +28,13 @@ bool DiagramScene::addBlock(const QString& typeId, QPointF pos) {
     core::BlockSpec spec;
     spec.type = type->info.typeId;
     spec.typeVersion = type->info.typeVersion;
-    spec.name = m_doc.model().uniqueName(typeId.section('.', -1).toStdString() + "1");
+    spec.name = levelModel().uniqueName(typeId.section('.', -1).toStdString() + "1");
     spec.ui.x = snap(pos.x());
     spec.ui.y = snap(pos.y());
     const QPointF free = freeOffset({footprint(spec)}, QPointF());
     spec.ui.x += free.x();
     spec.ui.y += free.y();
-    if (const auto error = m_doc.apply(core::AddBlock{spec}, tr("Add %1").arg(qs(type->info.title)))) {
+    if (const auto error = applyEdit(core::AddBlock{spec}, tr("Add %1").arg(qs(type->info.title)))) {
         status(*error);
         return false;
     }
@@ -49,27 +49,27 @@ void DiagramScene::deleteSelection() {
         if (!blocks.contains(qs(c.a.block)) && !blocks.contains(qs(c.b.block))) batch.edits.emplace_back(core::Disconnect{c});
     for (const QString& b : blocks) batch.edits.emplace_back(core::RemoveBlock{b.toStdString()});
     if (batch.edits.empty()) return;
-    if (const auto error = m_doc.apply(batch, tr("Delete"))) status(*error);
+    if (const auto error = applyEdit(batch, tr("Delete"))) status(*error);
 }
 
 void DiagramScene::rotateSelection(int degrees) {
     core::EditBatch batch{{}, "rotate"};
     for (const QString& name : selectedBlockNames()) {
-        core::BlockUi ui = m_doc.model().find(name.toStdString())->ui;
+        core::BlockUi ui = levelModel().find(name.toStdString())->ui;
         ui.rotation = ((ui.rotation + degrees) % 360 + 360) % 360;
         batch.edits.emplace_back(core::SetBlockUi{name.toStdString(), ui});
     }
-    if (!batch.edits.empty()) m_doc.apply(batch, tr("Rotate"));
+    if (!batch.edits.empty()) applyEdit(batch, tr("Rotate"));
 }
 
 void DiagramScene::flipSelection() {
     core::EditBatch batch{{}, "flip"};
     for (const QString& name : selectedBlockNames()) {
-        core::BlockUi ui = m_doc.model().find(name.toStdString())->ui;
+        core::BlockUi ui = levelModel().find(name.toStdString())->ui;
         ui.flipped = !ui.flipped;
         batch.edits.emplace_back(core::SetBlockUi{name.toStdString(), ui});
     }
-    if (!batch.edits.empty()) m_doc.apply(batch, tr("Flip"));
+    if (!batch.edits.empty()) applyEdit(batch, tr("Flip"));
 }
 
 bool DiagramScene::renameBlock(const QString& from, const QString& to) {
@@ -78,11 +78,11 @@ bool DiagramScene::renameBlock(const QString& from, const QString& to) {
         status(tr("Cannot rename %1 to \"%2\": a name uses letters, digits and _ and does not start with a digit").arg(from, to));
         return false;
     }
-    if (m_doc.model().find(to.toStdString())) {
+    if (levelModel().find(to.toStdString())) {
         status(tr("Cannot rename %1: a block named %2 already exists").arg(from, to));
         return false;
     }
-    if (const auto error = m_doc.apply(core::RenameBlock{from.toStdString(), to.toStdString()}, tr("Rename %1 to %2").arg(from, to))) {
+    if (const auto error = applyEdit(core::RenameBlock{from.toStdString(), to.toStdString()}, tr("Rename %1 to %2").arg(from, to))) {
         status(*error);
         return false;
     }
@@ -93,7 +93,7 @@ QMimeData* DiagramScene::copySelection() const {
     const QStringList names = selectedBlockNames();
     if (names.isEmpty()) return nullptr;
     m_pasteCount = 0;
-    const core::Model& m = m_doc.model();
+    const core::Model& m = levelModel();
     core::Model fragment;
     for (const QString& n : names) fragment.apply(core::AddBlock{*m.find(n.toStdString())});
     for (const core::Connection& c : m.connections())
@@ -134,7 +134,7 @@ bool DiagramScene::paste(const QMimeData* data, std::optional<QPointF> at) {
     std::vector<QRectF> rects;
     for (const core::BlockSpec& b : fragment.blocks()) rects.push_back(footprint(b));
     offset = freeOffset(rects, offset);
-    core::Model names = m_doc.model();   // scratch copy: fresh names against the model and each other
+    core::Model names = levelModel();   // scratch copy: fresh names against the model and each other
     std::map<std::string, std::string> renamed;
     core::EditBatch batch{{}, "paste"};
     QStringList added;
@@ -153,7 +153,7 @@ bool DiagramScene::paste(const QMimeData* data, std::optional<QPointF> at) {
         c.b.block = renamed[c.b.block];
         batch.edits.emplace_back(core::Connect{c});
     }
-    if (const auto error = m_doc.apply(batch, tr("Paste %n block(s)", nullptr, static_cast<int>(added.size())))) {
+    if (const auto error = applyEdit(batch, tr("Paste %n block(s)", nullptr, static_cast<int>(added.size())))) {
         status(*error);
         return false;
     }

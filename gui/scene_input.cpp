@@ -135,7 +135,7 @@ void DiagramScene::finishWireDrag(QPointF pos) {
 
     const auto hit = portUnder(pos);
     if (!hit) {
-        if (drag.detaching && !m_doc.apply(core::Disconnect{*drag.detaching}, tr("Disconnect")))
+        if (drag.detaching && !applyEdit(core::Disconnect{*drag.detaching}, tr("Disconnect")))
             status(tr("Disconnected %1").arg(qs(drag.detaching->a.toString() + " and " + drag.detaching->b.toString())));
         return;
     }
@@ -150,7 +150,7 @@ void DiagramScene::finishWireDrag(QPointF pos) {
     core::EditBatch batch{{}, "connect"};
     if (drag.detaching) batch.edits.emplace_back(core::Disconnect{*drag.detaching});
     batch.edits.emplace_back(core::Connect{c});
-    if (const auto error = m_doc.apply(batch, drag.detaching ? tr("Reconnect") : tr("Connect"))) status(*error);
+    if (const auto error = applyEdit(batch, drag.detaching ? tr("Reconnect") : tr("Connect"))) status(*error);
     else status(tr("Connected %1 and %2").arg(qs(c.a.toString()), qs(c.b.toString())));
 }
 
@@ -170,7 +170,7 @@ std::optional<QString> DiagramScene::refusal(const core::PortRef& a, const core:
         return tr("Cannot connect %1 to %2: two signal outputs").arg(describe(a, *ea), describe(b, *eb));
 
     // the nets both ends belong to now (without the connection being dragged away)
-    const auto& conns = m_doc.model().connections();
+    const auto& conns = levelModel().connections();
     const auto netOf = [&](const core::PortRef& start) {
         std::set<core::PortRef> seen;
         std::vector<core::PortRef> stack{start};
@@ -208,7 +208,7 @@ void DiagramScene::commitMoves() {
     m_pressPositions.clear();
     if (moves.edits.empty()) return;
     const int n = static_cast<int>(moves.edits.size());
-    if (const auto error = m_doc.apply(moves, n == 1 ? tr("Move") : tr("Move %1 blocks").arg(n))) status(*error);
+    if (const auto error = applyEdit(moves, n == 1 ? tr("Move") : tr("Move %1 blocks").arg(n))) status(*error);
 }
 
 void DiagramScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
@@ -216,6 +216,7 @@ void DiagramScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
         if (i->type() != BlockItem::Type) continue;
         auto* b = static_cast<BlockItem*>(i);
         if (b->labelRect().contains(b->mapFromScene(event->scenePos()))) beginRename(b->name());
+        else if (isInstance(b->name())) openInstance(b->name());   // its parameters: Edit > Parameters
         else Q_EMIT blockActivated(b->name());
         event->accept();
         return;

@@ -17,15 +17,10 @@ constexpr double kLabelHeight = 2 * kGrid;
 }  // namespace
 
 QRectF DiagramScene::footprint(const core::BlockSpec& spec) const {
-    const core::BlockSpec* same = m_doc.model().find(spec.name);   // a copied block: its drawn size
+    const core::BlockSpec* same = levelModel().find(spec.name);   // a copied block: its drawn size
     if (const BlockItem* item = m_blocks.value(QString::fromStdString(spec.name)); item && same && same->type == spec.type)
         return item->boundingRect().translated(spec.ui.x, spec.ui.y);
-    std::unique_ptr<core::Block> block;
-    try {
-        block = m_doc.registry().prototype(spec.type);
-    } catch (const std::exception&) {
-    }
-    const BlockShape shape = block ? layoutBlock(*block) : unknownBlockShape(QString::fromStdString(spec.type));
+    const BlockShape shape = shapeOf(spec);
     QRectF r = shape.body;
     for (const PortShape& p : shape.ports) r |= QRectF(p.tip, QSizeF(1, 1));
     r.setBottom(r.bottom() + kLabelHeight);
