@@ -46,7 +46,7 @@ BlockShape portBlockShape(const core::PortDesc& inner, const QString& typeId) {
     shape.help = QStringLiteral("A port of the subsystem: what is wired to it here meets what is wired to the instance's port outside.");
     shape.iconPath = iconPathFor(typeId);
     shape.caption = inner.domain == core::Domain::Signal ? (inner.kind == core::PortKind::Output ? QStringLiteral("in") : QStringLiteral("out"))
-                                                         : QString::fromLatin1(core::toString(inner.domain)).left(5);
+                                                         : QStringLiteral("port");
     shape.body = QRectF(-2 * kGrid, -kGrid, 4 * kGrid, 2 * kGrid);
     shape.iconRect = shape.body.adjusted(2, 2, -2, -2);
     const QPointF dir = inner.kind == core::PortKind::Input ? outward(Left) : outward(Right);
