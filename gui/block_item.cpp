@@ -168,9 +168,12 @@ void BlockItem::paintCaption(QPainter& p) const {
     QFont f;
     f.setPixelSize(m_layout.body.height() <= 2 * kGrid ? 9 : 11);
     f.setBold(true);
+    // a long definition name shrinks to fit the body, and is elided only below a legible size
+    const double room = box.width() - 4;
+    while (f.pixelSize() > 7 && QFontMetricsF(f).horizontalAdvance(m_layout.caption) > room) f.setPixelSize(f.pixelSize() - 1);
     p.setFont(f);
     p.setPen(QColor(0x3a, 0x44, 0x55));
-    p.drawText(box, Qt::AlignCenter | Qt::TextWrapAnywhere, m_layout.caption);
+    p.drawText(box, Qt::AlignCenter, QFontMetricsF(f).elidedText(m_layout.caption, Qt::ElideRight, room));
     p.restore();
 }
 

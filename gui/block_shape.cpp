@@ -54,7 +54,7 @@ BlockShape portBlockShape(const core::PortDesc& inner, const QString& typeId) {
     return shape;
 }
 
-BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& title, const QString& typeId) {
+BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& title, const QString& typeId, double minWidth) {
     BlockShape shape;
     shape.title = title;
     shape.iconPath = iconPathFor(typeId);
@@ -76,7 +76,7 @@ BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& 
 
     const double pitch = 2 * kGrid;
     const auto most = [&](Side a, Side b) { return static_cast<double>(std::max(sides[a].size(), sides[b].size())); };
-    double w = std::max(6 * kGrid, roundUp(pitch * most(Top, Bottom) + pitch, 2 * kGrid));
+    double w = std::max({6 * kGrid, roundUp(pitch * most(Top, Bottom) + pitch, 2 * kGrid), roundUp(minWidth, 2 * kGrid)});
     double h = std::max(4 * kGrid, roundUp(pitch * most(Left, Right) + pitch * 0.5, 2 * kGrid));
     // with more than two ports their names are drawn inside the body: room for them beside the icon
     const bool named = std::accumulate(sides.begin(), sides.end(), std::size_t{0}, [](std::size_t n, const auto& v) { return n + v.size(); }) > 2;

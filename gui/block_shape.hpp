@@ -48,7 +48,8 @@ struct BlockShape {
 BlockShape layoutBlock(const core::Block& block);
 // The same rules for a list of present ports: a subsystem instance (its definition's ports as
 // seen from outside, the definition name as caption)
-BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& title, const QString& typeId);
+BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& title, const QString& typeId,
+                       double minWidth = 0.0);   // minWidth: room for a caption
 // A port pseudo-block inside a definition: a small box, its one port facing the blocks inside
 // (right for a conserving port and a signal input, left for a signal output)
 BlockShape portBlockShape(const core::PortDesc& inner, const QString& typeId);

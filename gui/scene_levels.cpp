@@ -9,6 +9,9 @@
 #include "gui/diagram_scene.hpp"
 #include "gui/document.hpp"
 
+#include <QFont>
+#include <QFontMetricsF>
+
 namespace endstop::gui {
 
 namespace {
@@ -95,7 +98,11 @@ BlockShape DiagramScene::shapeOf(const core::BlockSpec& spec) const {
     if (const std::string_view sub = core::subsystemOf(spec.type); !sub.empty()) {
         const core::SubsystemDef* def = m_doc.model().findSubsystem(sub);
         if (!def) return unknownBlockShape(type);
-        BlockShape shape = layoutPorts(core::subsystemPorts(*def), tr("Subsystem %1").arg(qs(sub)), QStringLiteral("subsystem"));
+        QFont caption;
+        caption.setPixelSize(11);
+        caption.setBold(true);
+        const double width = QFontMetricsF(caption).horizontalAdvance(qs(sub)) + 16;   // the name, on one line
+        BlockShape shape = layoutPorts(core::subsystemPorts(*def), tr("Subsystem %1").arg(qs(sub)), QStringLiteral("subsystem"), width);
         shape.caption = qs(sub);
         shape.help = tr("An instance of subsystem %1: double-click to open it, Edit > Expand Subsystem to dissolve it.").arg(qs(sub));
         return shape;
