@@ -4,6 +4,7 @@
 #include "gui/block_item.hpp"
 #include "gui/block_library.hpp"
 #include "gui/breadcrumbs.hpp"
+#include "gui/component_actions.hpp"
 #include "gui/diagnostics_panel.hpp"
 #include "gui/diagram_scene.hpp"
 #include "gui/diagram_view.hpp"
@@ -50,6 +51,7 @@ MainWindow::MainWindow(const core::Registry& registry, QWidget* parent)
     createActions();
     createMenus();
     createSubsystemActions();
+    m_components = new ComponentActions(*this);
     createDocks();
     createRunControls();
     createRunDocks();

@@ -6,6 +6,7 @@
 //   main_window_run.cpp    Run/Pause/Stop, stop time, solver settings, run status, the plot,
 //                          signal and tuning docks, Plot and Tune on the canvas context menu
 //   main_window_subsystems.cpp  Create/Expand Subsystem, Make Unique, opening a block's level
+//   component_actions.cpp  Save Subsystem as Component, the Library's Components category
 #pragma once
 
 #include "core/blockapi/registry.hpp"
@@ -25,6 +26,7 @@ class QToolBar;
 namespace endstop::gui {
 
 class BlockLibrary;
+class ComponentActions;
 class DiagnosticsPanel;
 class DiagramScene;
 class DiagramView;
@@ -46,6 +48,7 @@ public:
     DiagramScene* scene() const { return m_scene; }
     DiagramView* view() const { return m_view; }
     BlockLibrary* library() const { return m_library; }
+    ComponentActions* components() const { return m_components; }
     PropertyPanel* properties() const { return m_properties; }
     DiagnosticsPanel* diagnostics() const { return m_diagnostics; }
     Recovery* recovery() const { return m_recovery; }
@@ -112,6 +115,7 @@ private:
     DiagramScene* m_scene;
     DiagramView* m_view;
     BlockLibrary* m_library;
+    ComponentActions* m_components = nullptr;
     PropertyPanel* m_properties;
     DiagnosticsPanel* m_diagnostics;
     Recovery* m_recovery;
