@@ -55,14 +55,15 @@ ComponentActions::ComponentActions(MainWindow& window)
         if (menu->title() == tr("&Edit")) menu->addActions({m_save, folderAction});
     connect(window.view(), &DiagramView::contextMenuAboutToShow, this, [this](QMenu* menu, const QString&) { menu->addAction(m_save); });
     const auto update = [this] { m_save->setEnabled(!selectedInstance().isEmpty()); };
-    connect(window.scene(), &QGraphicsScene::selectionChanged, this, update);
+    // in the window's context: ~MainWindow cuts these before the scene's items go
+    connect(window.scene(), &QGraphicsScene::selectionChanged, &window, update);
     update();
 
     connect(window.library(), &BlockLibrary::componentRequested, this,
             [this](const QString& path) { insert(path, m_window.view()->visibleCenter()); });
     window.view()->viewport()->installEventFilter(this);
     connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &ComponentActions::refresh);
-    connect(&window.document(), &Document::pathChanged, this, &ComponentActions::refresh);
+    connect(&window.document(), &Document::pathChanged, &window, [this] { refresh(); });
     refresh();
 }
 
