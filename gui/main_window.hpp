@@ -89,6 +89,7 @@ private:
     QDockWidget* addDock(const QString& name, const QString& title, QWidget* w, Qt::DockWidgetArea area);
     void createRunControls();
     void createRunDocks();
+    void createParametersDock();
     void updateRunActions();
     void updateRunStatus();
     void runFinished(int runId);

@@ -8,6 +8,7 @@
 #include "gui/diagram_view.hpp"
 #include "gui/document.hpp"
 #include "gui/main_window.hpp"
+#include "gui/parameters_panel.hpp"
 #include "gui/plot_panel.hpp"
 #include "gui/run_controller.hpp"
 #include "gui/signal_browser.hpp"
@@ -134,6 +135,16 @@ void MainWindow::createRunDocks() {
     const auto show = [this](const QString& m) { statusBar()->showMessage(m, 8000); };
     connect(m_plots, &PlotPanel::statusMessage, this, show);
     connect(m_tuning, &TuningPanel::statusMessage, this, show);
+    createParametersDock();
+}
+
+// The model parameters beside the diagnostics; Tune pins one in the Tuning dock.
+void MainWindow::createParametersDock() {
+    auto* panel = new ParametersPanel(*m_doc, this);
+    QDockWidget* dock = addDock("parametersDock", tr("Parameters"), panel, Qt::BottomDockWidgetArea);
+    splitDockWidget(findChild<QDockWidget*>("diagnosticsDock"), dock, Qt::Horizontal);
+    connect(panel, &ParametersPanel::tuneRequested, this, [this](const QString& name) { m_tuning->pin({}, name); });
+    connect(panel, &ParametersPanel::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
 }
 
 void MainWindow::addBlockMenus(QMenu* menu, const QString& block) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/param_form.hpp"
+#include "gui/param_form_field.hpp"
 
 #include "core/io/project_file.hpp"
 #include "core/model/errors.hpp"
 #include "gui/document.hpp"
+#include "gui/expression_completer.hpp"
 
 #include <QComboBox>
 #include <QEvent>
@@ -55,22 +57,6 @@ QString describeRange(const core::ParamDesc& d) {
 }
 }  // namespace
 
-struct ParamForm::Field {
-    core::ParamDesc desc;
-    QLabel* label = nullptr;
-    QLineEdit* line = nullptr;
-    QComboBox* choice = nullptr;
-    QComboBox* unit = nullptr;
-    QLabel* error = nullptr;
-    QLabel* choiceNote = nullptr;   // Properties dock: the whole choice when the box cuts it
-    std::vector<core::Unit> units;
-    QString shownUnit;   // the display unit the entry is written in
-    QString shownText;   // what show() wrote, to tell an untouched entry
-    QString parseError, crossError;
-    bool crossIsWarning = false;
-    bool visible = true;
-    QWidget* page = nullptr;   // the tab or group box holding the row
-};
 
 ParamForm::ParamForm(const Document& doc, const QString& block, Mode mode, QWidget* parent)
     : QWidget(parent), m_doc(doc), m_block(block), m_mode(mode) {
@@ -99,8 +85,10 @@ void ParamForm::build() {
     else outer->addWidget(buildGroups(*blk));
     outer->addWidget(m_ports);
     outer->addWidget(m_general);
+    loadExpressions();
     for (auto& f : m_fields) show(*f);
     revalidate();
+    connect(&m_doc, &Document::parametersChanged, this, &ParamForm::parametersChanged);
 }
 
 // the dialog shows groups as tabs; the narrow property panel stacks them as group boxes
@@ -178,6 +166,7 @@ void ParamForm::addRow(Field& f, QWidget* page) {
         f.line = new QLineEdit(page);
         if (d.type == core::ParamType::Vector) f.line->setPlaceholderText(QStringLiteral("[0 0.01 0.02]"));
         connect(f.line, &QLineEdit::textEdited, this, [this, &f] { onEdited(f); });
+        if (d.type == core::ParamType::Real) f.completer = new ExpressionCompleter(f.line);
         connect(f.line, &QLineEdit::editingFinished, this, [this] {
             if (m_mode == Mode::Inline) Q_EMIT commitRequested();
         });
@@ -194,6 +183,12 @@ void ParamForm::addRow(Field& f, QWidget* page) {
     f.error->setObjectName(qs(d.key) + QStringLiteral("_error"));
     f.error->setVisible(false);
     grid->addWidget(f.error, fieldRow + 1, fieldColumn, 1, stacked ? 3 : 2);
+    if (d.type != core::ParamType::Real) return;
+    f.resolved = new QLabel(page);
+    f.resolved->setObjectName(qs(d.key) + QStringLiteral("_resolved"));
+    f.resolved->setStyleSheet(QStringLiteral("color: #2e6b30"));
+    f.resolved->setVisible(false);
+    grid->addWidget(f.resolved, fieldRow + 2, fieldColumn, 1, stacked ? 3 : 2);
 }
 
 // A choice longer than the narrow dock's box is also written out, wrapped, under it.
@@ -257,6 +252,11 @@ void ParamForm::show(Field& f) {
     for (const core::Unit& c : f.units)
         if (qs(c.display()) == f.shownUnit) u = c;
     if (f.unit) f.unit->setCurrentText(f.shownUnit);
+    if (const auto e = m_exprs.find(f.desc.key); e != m_exprs.end()) {   // shown as written
+        f.line->setText(qs(e->second));
+        f.shownText = f.line->text();
+        return;
+    }
     // SI is shown exactly; a converted value with 12 digits (0.1 m is "100" mm, not 100.00000000000001)
     const auto number = [&u](double x) {
         return u.scale == 1.0 ? qs(core::formatNumber(x)) : QString::number(u.fromSI(x), 'g', 12);
@@ -279,8 +279,11 @@ bool ParamForm::parse(Field& f) {
             m_values[d.key] = f.choice->currentData().toString().toStdString();
             return true;
         }
-        if (f.line->text() == f.shownText) return true;   // untouched: keep the exact stored value
         std::string text = f.line->text().trimmed().toStdString();
+        if (f.line->text() == f.shownText)   // untouched: keep the exact stored value (an expression re-evaluated)
+            return !m_exprs.count(d.key) || parseExpression(f, text, true);
+        if (d.type == core::ParamType::Real && parseExpression(f, text)) return true;
+        m_exprs.erase(d.key);
         if (d.type == core::ParamType::Text) {
             m_values[d.key] = text;
             return true;
@@ -366,6 +369,15 @@ void ParamForm::revalidate() {
         f->error->setText(msg);
         f->error->setStyleSheet(warn ? QStringLiteral("color: #b26a00") : QStringLiteral("color: #c62828"));
         f->error->setVisible(f->visible && !msg.isEmpty());
+        if (f->resolved) {
+            const auto* si = std::get_if<double>(&m_values.at(f->desc.key));
+            const bool shown = f->visible && f->parseError.isEmpty() && m_exprs.count(f->desc.key) && si;
+            core::Unit u = core::Unit::si(f->desc.unit.dimension);
+            for (const core::Unit& c : f->units)
+                if (qs(c.display()) == f->shownUnit) u = c;
+            if (shown) f->resolved->setText(QStringLiteral("= %1 %2").arg(QString::number(u.fromSI(*si), 'g', 6), qs(u.symbol)).trimmed());
+            f->resolved->setVisible(shown);
+        }
         f->label->setVisible(f->visible);
         QWidget* ed = f->choice ? static_cast<QWidget*>(f->choice) : f->line;
         ed->setVisible(f->visible);
@@ -399,7 +411,8 @@ std::optional<core::EditBatch> ParamForm::edits() {
     core::EditBatch batch{{}, "parameters"};
     const std::string name = m_block.toStdString();
     for (const auto& f : m_fields) {
-        const core::ParamValue& now = m_values.at(f->desc.key);
+        const auto expr = m_exprs.find(f->desc.key);
+        const core::ParamValue now = expr != m_exprs.end() ? core::ParamValue(expr->second) : m_values.at(f->desc.key);
         const auto stored = m_spec.params.find(f->desc.key);
         const core::ParamValue& before = stored != m_spec.params.end() ? stored->second : f->desc.defaultValue;
         if (now != before) batch.edits.emplace_back(core::SetParameter{name, f->desc.key, now});
@@ -429,6 +442,7 @@ void ParamForm::reload() {
     if (!spec) return;
     m_spec = *spec;
     if (const std::unique_ptr<core::Block> blk = m_doc.instantiate(m_spec)) m_values = blk->values();
+    loadExpressions();
     for (auto& f : m_fields) {
         const auto saved = m_spec.ui.displayUnits.find(f->desc.key);
         if (f->unit) f->shownUnit = saved != m_spec.ui.displayUnits.end() ? qs(saved->second) : qs(f->desc.unit.symbol);

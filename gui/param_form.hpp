@@ -7,6 +7,11 @@
 // present ports follows (conditional ports, a sum's inputs). Values are stored in SI; the chosen
 // display unit is remembered in the block's ui.displayUnits. Used by the dialog and, inline, by
 // the property panel.
+//
+// A real field also takes an expression of the model parameters ("2*k_base", "gap + 1 mm"): it is
+// stored as written, the field shows what it resolves to ("= 20000 N/m") or why it does not, and
+// an expression that does not resolve makes the entries invalid. While typing a name, the model
+// parameters are offered (ExpressionCompleter).
 #pragma once
 
 #include "core/blockapi/block.hpp"
@@ -14,6 +19,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -46,6 +52,7 @@ public:
     QWidget* editor(const QString& key) const;
     QComboBox* unitBox(const QString& key) const;
     QLabel* errorLabel(const QString& key) const;
+    QLabel* resolvedLabel(const QString& key) const;   // "= 20000 N/m" beside an expression
     bool rowVisible(const QString& key) const;
     QString portsText() const;
 
@@ -65,6 +72,9 @@ private:
     void onUnitChanged(Field& f, int index);
     bool parse(Field& f);   // entry -> m_values, or the reason into f's error label
     void show(Field& f);    // m_values -> entry
+    bool parseExpression(Field& f, const std::string& text, bool stored = false);   // false: not an expression
+    void loadExpressions();   // the expressions the block holds, evaluated
+    void parametersChanged(); // names to complete, expressions re-evaluated
     void revalidate();      // visibility, cross-parameter checks, ports
     QString unitOf(const Field& f) const;
 
@@ -72,7 +82,8 @@ private:
     QString m_block;
     Mode m_mode;
     core::BlockSpec m_spec;   // as in the model at build/reload
-    core::ParamValues m_values;   // every key, SI
+    core::ParamValues m_values;   // every key, SI (an expression's value when it resolves)
+    std::map<std::string, std::string> m_exprs;   // key -> expression text, for real fields holding one
     std::vector<std::unique_ptr<Field>> m_fields;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_ports = nullptr;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/tuning_panel.hpp"
 
+#include "core/io/overrides.hpp"
 #include "core/units/unit.hpp"
 #include "gui/document.hpp"
+#include "gui/parameter_model.hpp"
 #include "gui/run_controller.hpp"
 #include "gui/tuning_row.hpp"
 
@@ -16,6 +18,14 @@
 namespace endstop::gui {
 
 namespace {
+
+// The model parameter's value when it resolves
+std::optional<double> parameterValue(const core::Model& model, const std::string& name) {
+    const std::vector<gui::Resolution> rs = gui::resolveParameters(model);
+    for (std::size_t i = 0; i < rs.size(); ++i)
+        if (model.parameters()[i].name == name && rs[i].value) return rs[i].value->si;
+    return std::nullopt;
+}
 
 const core::ParamDesc* findDesc(const core::Block& b, const std::string& key) {
     for (const core::ParamDesc& d : b.params())
@@ -50,9 +60,18 @@ TuningPanel::TuningPanel(Document& doc, RunController& runs, QWidget* parent)
     connect(&doc, &Document::blockRenamed, this, &TuningPanel::renamed);
     connect(&doc, &Document::blockRemoved, this, &TuningPanel::removed);
     connect(&doc, &Document::modelReset, this, &TuningPanel::clear);
+    connect(&doc, &Document::parametersChanged, this, &TuningPanel::reloadParameter);
 }
 
 bool TuningPanel::tunable(const Document& doc, const QString& block, const QString& key) {
+    if (block.isEmpty()) {   // a model parameter written as a plain quantity
+        const core::ParameterDef* p = doc.model().findParameter(key.toStdString());
+        try {
+            return p && core::expr::Expression::parse(p->value).plainQuantity() && parameterValue(doc.model(), p->name);
+        } catch (const core::expr::ExprError&) {
+            return false;
+        }
+    }
     const core::BlockSpec* spec = doc.model().find(block.toStdString());
     const std::unique_ptr<core::Block> b = spec ? doc.instantiate(*spec) : nullptr;
     const core::ParamDesc* d = b ? findDesc(*b, key.toStdString()) : nullptr;
@@ -64,6 +83,7 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
         existing->spinBox()->setFocus();
         return true;
     }
+    if (block.isEmpty()) return pinParameter(key);
     const core::BlockSpec* spec = m_doc.model().find(block.toStdString());
     const std::unique_ptr<core::Block> b = spec ? m_doc.instantiate(*spec) : nullptr;
     const core::ParamDesc* d = b ? findDesc(*b, key.toStdString()) : nullptr;
@@ -78,7 +98,21 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
         } catch (const core::UnitError&) {
         }
     }
-    auto* r = new TuningRow(block, *d, unit, std::get<double>(b->values().at(d->key)), this);
+    addRow(new TuningRow(block, *d, unit, std::get<double>(b->values().at(d->key)), this));
+    return true;
+}
+
+bool TuningPanel::pinParameter(const QString& name) {
+    if (!tunable(m_doc, {}, name)) {
+        Q_EMIT statusMessage(tr("Parameter %1 cannot be tuned: its value must be a number with a unit, e.g. 1e4 N/m").arg(name));
+        return false;
+    }
+    const core::io::ParamTarget target = core::io::findParameter(m_doc.model(), m_doc.registry(), name.toStdString());
+    addRow(new TuningRow({}, target.desc, target.desc.unit, *parameterValue(m_doc.model(), target.key), this));
+    return true;
+}
+
+void TuningPanel::addRow(TuningRow* r) {
     m_rows.push_back(r);
     m_rowsLayout->addWidget(r);
     connect(r, &TuningRow::tuned, this, [this, r](double v, bool first) { tuned(r, v, first); });
@@ -86,7 +120,6 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
     connect(r, &TuningRow::removeRequested, this, [this, r] { unpin(r); });
     updateHint();
     Q_EMIT pinned();
-    return true;
 }
 
 void TuningPanel::unpin(TuningRow* row) {
@@ -110,7 +143,7 @@ void TuningPanel::tuned(TuningRow* row, double siValue, bool firstOfGesture) {
     row->setError({});
     core::Model model = m_doc.model();
     try {
-        model.apply(core::SetParameter{row->block().toStdString(), row->key().toStdString(), siValue});
+        model.apply(edit(row, siValue));
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(QString::fromStdString(e.what()));
         return;
@@ -122,8 +155,17 @@ void TuningPanel::tuned(TuningRow* row, double siValue, bool firstOfGesture) {
     m_runs.runModel(model, label, !firstOfGesture);
 }
 
+core::Edit TuningPanel::edit(const TuningRow* row, double siValue) const {
+    return core::io::setValue({row->block().toStdString(), row->key().toStdString(), row->desc()}, siValue);
+}
+
 void TuningPanel::committed(TuningRow* row, double siValue) {
     if (!row->desc().rangeError(siValue).empty()) return;
+    if (row->block().isEmpty()) {
+        if (parameterValue(m_doc.model(), row->key().toStdString()) == siValue) return;
+        if (const auto error = m_doc.apply(edit(row, siValue), tr("Tune %1").arg(row->target()))) Q_EMIT statusMessage(*error);
+        return;
+    }
     const core::BlockSpec* spec = m_doc.model().find(row->block().toStdString());
     if (!spec) return;
     const auto current = m_doc.currentParams(*spec);
@@ -141,6 +183,15 @@ void TuningPanel::reload(const QString& block) {
         if (r->block() != block || r->sliderDown()) continue;
         const auto it = b->values().find(r->key().toStdString());
         if (it != b->values().end() && std::holds_alternative<double>(it->second)) r->setValue(std::get<double>(it->second));
+    }
+}
+
+void TuningPanel::reloadParameter(const QString& name) {
+    const std::vector<TuningRow*> rows = m_rows;
+    for (TuningRow* r : rows) {
+        if (!r->block().isEmpty() || r->key() != name || r->sliderDown()) continue;
+        if (!m_doc.model().findParameter(name.toStdString())) unpin(r);   // removed or renamed
+        else if (const auto v = parameterValue(m_doc.model(), name.toStdString())) r->setValue(*v);
     }
 }
 

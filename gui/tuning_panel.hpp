@@ -4,6 +4,10 @@
 // previous result stays as a faded trace) and releasing it commits the value through the undo stack.
 // Rows follow renames, disappear with their block, and show the value the model holds after an
 // undo. Pins are part of the session, not of the project file.
+//
+// A model parameter is pinned like a block parameter with block "" and its name as key (when its
+// value is a plain quantity such as "1e4 N/m"): the slider sets it (core::io::setValue), so every
+// expression using it follows in the re-run; the row goes when the parameter is removed or renamed.
 #pragma once
 
 #include <QWidget>
@@ -13,6 +17,10 @@
 class QComboBox;
 class QLabel;
 class QVBoxLayout;
+
+namespace endstop::core {
+struct Edit;
+}
 
 namespace endstop::gui {
 
@@ -25,7 +33,8 @@ class TuningPanel : public QWidget {
 public:
     TuningPanel(Document& doc, RunController& runs, QWidget* parent = nullptr);
 
-    // Pins block.key (a numeric, tunable parameter); false with a status message otherwise.
+    // Pins block.key (a numeric, tunable parameter), or the model parameter `key` for an empty
+    // block; false with a status message otherwise.
     bool pin(const QString& block, const QString& key);
     void unpin(TuningRow* row);
     TuningRow* row(const QString& block, const QString& key) const;
@@ -37,9 +46,13 @@ Q_SIGNALS:
     void pinned();   // a row was added (the window shows the panel)
 
 private:
+    void addRow(TuningRow* row);
     void tuned(TuningRow* row, double siValue, bool firstOfGesture);
     void committed(TuningRow* row, double siValue);
     void reload(const QString& block);
+    void reloadParameter(const QString& name);
+    bool pinParameter(const QString& name);
+    core::Edit edit(const TuningRow* row, double siValue) const;
     void renamed(const QString& from, const QString& to);
     void removed(const QString& block);
     void clear();

@@ -118,7 +118,8 @@ TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const co
 
 void TuningRow::setBlock(const QString& block) {
     m_block = block;
-    m_name->setText(QStringLiteral("<b>%1</b>.%2").arg(m_block, m_key));
+    m_name->setText(m_block.isEmpty() ? QStringLiteral("<b>%1</b> <i>(model parameter)</i>").arg(m_key)
+                                      : QStringLiteral("<b>%1</b>.%2").arg(m_block, m_key));
     m_name->setToolTip(plainTooltip(QString::fromStdString(m_desc.label) +
                                     (m_desc.help.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(m_desc.help))));
 }

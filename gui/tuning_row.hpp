@@ -42,7 +42,8 @@ public:
 
     const QString& block() const { return m_block; }
     const QString& key() const { return m_key; }
-    QString target() const { return m_block + '.' + m_key; }   // "stop1.upper_stiffness"
+    // "stop1.upper_stiffness"; a model parameter's name alone (its block is empty)
+    QString target() const { return m_block.isEmpty() ? m_key : m_block + '.' + m_key; }
     void setBlock(const QString& block);
     const core::ParamDesc& desc() const { return m_desc; }
     const core::Unit& unit() const { return m_unit; }
