@@ -47,6 +47,7 @@ ParametersPanel::ParametersPanel(Document& doc, QWidget* parent)
     m_table->setHorizontalHeaderLabels({tr("Name"), tr("Value"), tr("Dimension"), tr("Resolved value")});
     m_table->horizontalHeaderItem(ValueColumn)->setToolTip(tr("An expression: \"1e4 N/m\", \"2*k_base\", \"gap + 1 mm\""));
     m_table->verticalHeader()->setVisible(false);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);   // compact rows
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
@@ -124,7 +125,7 @@ void ParametersPanel::rebuild() {
         }
     }
     if (const int row = rowOf(selected); row >= 0) m_table->selectRow(row);
-    m_table->resizeColumnToContents(NameColumn);
+    for (int c : {NameColumn, ValueColumn, DimensionColumn}) m_table->resizeColumnToContents(c);
     m_rebuilding = false;
     updateButtons();
 }
