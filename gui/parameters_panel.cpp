@@ -113,10 +113,11 @@ void ParametersPanel::rebuild() {
             const std::string unit = core::Unit::si(rs[i].value->dim).display();
             dim->setText(rs[i].value->dim.dimensionless() ? QStringLiteral("\u2013") : qs(unit));
             dim->setToolTip(qs(rs[i].value->dim.toString()));
-            const std::string number = core::formatNumber(rs[i].value->si);
-            resolved->setText(rs[i].value->dim.dimensionless() ? qs(number) : qs(number + " " + unit));
+            // six significant digits fit the column; the tooltip has every digit
+            const QString suffix = rs[i].value->dim.dimensionless() ? QString() : " " + qs(unit);
+            resolved->setText(QString::number(rs[i].value->si, 'g', 6) + suffix);
             resolved->setForeground(palette().text());
-            resolved->setToolTip({});
+            resolved->setToolTip(qs(core::formatNumber(rs[i].value->si)) + suffix);
         } else {
             dim->setText({});
             resolved->setText(qs(rs[i].error));
