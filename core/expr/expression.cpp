@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/expr/expression.hpp"
 
+#include "core/expr/lexing.hpp"
+
 #include "core/text/quote.hpp"
 
 #include <algorithm>
@@ -44,12 +46,11 @@ NodePtr makeNode(Node::Kind kind) {
     return n;
 }
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
-// a character of a unit word: a name character or a byte of a UTF-8 sequence (µ, °, ·)
-bool isUnitChar(char c) { return isNameChar(c) || static_cast<unsigned char>(c) >= 0x80; }
+using lexing::isDigit;
+using lexing::isNameChar;
+using lexing::isNameStart;
+using lexing::isSpace;
+using lexing::isUnitChar;
 
 }  // namespace
 
@@ -140,86 +141,21 @@ private:
 
     NodePtr literal() {
         const std::size_t start = m_pos;
-        while (!atEnd() && isDigit(peek())) ++m_pos;
-        if (!atEnd() && peek() == '.') ++m_pos;
-        while (!atEnd() && isDigit(peek())) ++m_pos;
-        skipExponent();
+        m_pos = lexing::numberEnd(m_text, start);
         NodePtr n = makeNode(Node::Kind::Literal);
         const auto [ptr, ec] = std::from_chars(m_text.data() + start, m_text.data() + m_pos, n->value.si);
         if (ec != std::errc{} || ptr != m_text.data() + m_pos)
             fail(start, quoteText(m_text.substr(start, m_pos - start)) + " is out of the range of a double");
-        if (const std::optional<Unit> unit = unitSuffix()) {
-            n->value = Value{unit->toSI(n->value.si), unit->dimension};
+        if (const std::optional<lexing::UnitSuffix> suffix = lexing::unitSuffix(m_text, m_pos)) {
+            if (!suffix->unit)
+                fail(suffix->start, quoteText(m_text.substr(suffix->start, suffix->end - suffix->start)) +
+                                        " is not a unit (a name after a number needs an operator, e.g. '*')");
+            m_pos = suffix->end;
+            n->value = Value{suffix->unit->toSI(n->value.si), suffix->unit->dimension};
             if (!std::isfinite(n->value.si))
                 fail(start, quoteText(m_text.substr(start, m_pos - start)) + " is out of the range of a double in SI");
         }
         return n;
-    }
-
-    void skipExponent() {
-        if (atEnd() || (peek() != 'e' && peek() != 'E')) return;
-        std::size_t p = m_pos + 1;
-        if (p < m_text.size() && (m_text[p] == '+' || m_text[p] == '-')) ++p;
-        if (p >= m_text.size() || !isDigit(m_text[p])) return;   // "2 em" is not an exponent
-        while (p < m_text.size() && isDigit(m_text[p])) ++p;
-        m_pos = p;
-    }
-
-    // The unit after a number (rule in the header), or nullopt if no word follows it.
-    std::optional<Unit> unitSuffix() {
-        std::size_t start = m_pos;
-        while (start < m_text.size() && isSpace(m_text[start])) ++start;
-        if (start >= m_text.size() || !isUnitChar(m_text[start]) || isDigit(m_text[start])) return std::nullopt;
-        const std::vector<std::size_t> ends = unitRunEnds(start);
-        for (auto end = ends.rbegin(); end != ends.rend(); ++end) {
-            std::string candidate(m_text.substr(start, *end - start));
-            for (char& c : candidate)
-                if (isSpace(c)) c = ' ';   // Unit::parse knows ' ' and '\t' only
-            try {
-                Unit u = Unit::parse(candidate);
-                m_pos = *end;
-                return u;
-            } catch (const UnitError&) {
-            }
-        }
-        const std::string_view first = m_text.substr(start, ends.front() - start);
-        fail(start, quoteText(first) + " is not a unit (a name after a number needs an operator, e.g. '*')");
-    }
-
-    // Ends of the candidate units starting at `p`, ascending; the first ends after one word.
-    std::vector<std::size_t> unitRunEnds(std::size_t p) const {
-        std::vector<std::size_t> ends;
-        int depth = 0;
-        for (;;) {
-            const char c = p < m_text.size() ? m_text[p] : '\0';
-            std::size_t q = p + 1;
-            if (isUnitChar(c) && !isDigit(c)) {
-                while (q < m_text.size() && isUnitChar(m_text[q])) ++q;
-            } else if (c == '^') {
-                q = exponentEnd(p + 1);
-                if (q == 0) break;
-            } else if (c == '(') {
-                ++depth;
-            } else if (c == ')' && depth > 0) {
-                --depth;
-            } else if (c != '*' && c != '/') {
-                break;
-            }
-            if (depth == 0 && c != '*' && c != '/' && c != '(') ends.push_back(q);
-            p = q;
-            while (p < m_text.size() && isSpace(m_text[p])) ++p;
-        }
-        return ends;
-    }
-
-    // End of "[ws] [-] digits" at `p` if nothing numeric continues it ("^2.5" is not), else 0.
-    std::size_t exponentEnd(std::size_t p) const {
-        while (p < m_text.size() && isSpace(m_text[p])) ++p;
-        if (p < m_text.size() && m_text[p] == '-') ++p;
-        const std::size_t digits = p;
-        while (p < m_text.size() && isDigit(m_text[p])) ++p;
-        if (p == digits || (p < m_text.size() && (m_text[p] == '.' || isUnitChar(m_text[p])))) return 0;
-        return p;
     }
 
     // A parameter name, pi or a function call.
