@@ -123,16 +123,9 @@ void saveComponent(const Model& project, const std::string& defName, const QStri
 }
 
 Component parseComponent(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
-    if (err.error != QJsonParseError::NoError) {
-        const auto [line, col] = lineColumn(bytes, err.offset);
-        throw FileFormatError(fileLabel.toStdString() + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                              ": malformed JSON: " + err.errorString().toStdString());
-    }
-    if (!doc.isObject()) throw FileFormatError(fileLabel.toStdString() + ": expected a JSON object at the top level");
+    const QJsonObject document = parseJsonObject(bytes, fileLabel);
     Component c;
-    const QJsonObject project = projectDocument(doc.object(), fileLabel, c.name);
+    const QJsonObject project = projectDocument(document, fileLabel, c.name);
     const Model m = parseProject(QJsonDocument(project).toJson(QJsonDocument::Compact), fileLabel, registry);
     const std::vector<const SubsystemDef*> defs = definitionsUsed(m, c.name);
     try {

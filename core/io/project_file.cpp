@@ -92,15 +92,7 @@ ParamValue parseParameterText(const std::string& text, const ParamDesc& d) {
 }
 
 Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
-    if (err.error != QJsonParseError::NoError) {
-        const auto [line, col] = lineColumn(bytes, err.offset);
-        throw FileFormatError(fileLabel.toStdString() + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                              ": malformed JSON: " + err.errorString().toStdString());
-    }
-    if (!doc.isObject()) throw FileFormatError(fileLabel.toStdString() + ": expected a JSON object at the top level");
-    QJsonObject root = doc.object();
+    QJsonObject root = parseJsonObject(bytes, fileLabel);
     const std::string file = fileLabel.toStdString();
     if (root.value("format").toString() != "endstop-project")
         throw FileFormatError(file + ": format: expected \"endstop-project\" (is this an Endstop project file?)");

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/project_json.hpp"
 
+#include "core/model/errors.hpp"
+
+#include <QJsonDocument>
+#include <QString>
+
 namespace endstop::core::io {
 
 std::pair<int, int> lineColumn(const QByteArray& bytes, int offset) {
@@ -72,6 +77,18 @@ QJsonObject subsystemJson(const SubsystemDef& d) {
     QJsonObject o{{"ports", ports}, {"blocks", blocksJson(d.body)}, {"connections", connectionsJson(d.body)}};
     if (!d.body.parameters().empty()) o["parameters"] = parametersJson(d.body.parameters());
     return o;
+}
+
+QJsonObject parseJsonObject(const QByteArray& bytes, const QString& fileLabel) {
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
+    if (err.error != QJsonParseError::NoError) {
+        const auto [line, col] = lineColumn(bytes, err.offset);
+        throw FileFormatError(fileLabel.toStdString() + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                              ": malformed JSON: " + err.errorString().toStdString());
+    }
+    if (!doc.isObject()) throw FileFormatError(fileLabel.toStdString() + ": expected a JSON object at the top level");
+    return doc.object();
 }
 
 }  // namespace endstop::core::io

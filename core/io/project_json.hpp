@@ -16,6 +16,9 @@ namespace endstop::core::io {
 
 // line and column (1-based, in characters) of a byte offset, for syntax errors
 std::pair<int, int> lineColumn(const QByteArray& bytes, int offset);
+// The top-level object of a JSON document; FileFormatError "FILE:LINE:COL: malformed JSON: ..." or
+// "FILE: expected a JSON object at the top level".
+QJsonObject parseJsonObject(const QByteArray& bytes, const QString& fileLabel);
 
 QJsonValue toJson(const ParamValue& v);
 QJsonObject uiJson(const BlockUi& u);
