@@ -414,8 +414,10 @@ Model flatten(const Model& model, const Registry& registry) {
 
 ParamValues evaluatedParams(const Model& model, const BlockSpec& spec, const Registry& registry) {
     ParamValues p = spec.params;
+    // the editor asks for every block it draws: without a string there is nothing to evaluate
+    const bool text = std::any_of(p.begin(), p.end(), [](const auto& kv) { return std::holds_alternative<std::string>(kv.second); });
     const BlockType* type = registry.find(spec.type);
-    if (!type) return p;
+    if (!text || !type) return p;
     Scope top;
     try {
         evaluateParameters(model.parameters(), top, "model parameters");
