@@ -64,7 +64,7 @@ std::string describe(const Outcome& o) {
 py::tuple statsState(const core::RunStats& s) {
     return py::make_tuple(s.steps, s.residualEvals, s.jacobianEvals, s.events, s.reinits, s.errorTestFails, s.convergenceFails,
                           s.buildSeconds, s.solveSeconds, s.wallSeconds, s.unknowns, s.linearSolver, s.finalTime, s.completed,
-                          s.cancelled);
+                          s.cancelled, s.unknownsBefore);
 }
 
 core::RunStats statsFromState(const py::tuple& t) {
@@ -84,6 +84,7 @@ core::RunStats statsFromState(const py::tuple& t) {
     s.finalTime = t[12].cast<double>();
     s.completed = t[13].cast<bool>();
     s.cancelled = t[14].cast<bool>();
+    if (t.size() > 15) s.unknownsBefore = t[15].cast<int>();
     return s;
 }
 

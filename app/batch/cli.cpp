@@ -121,6 +121,10 @@ core::SimulationOptions simulationOptions(Args& args) {
     o.absoluteTolerance = args.number("--atol");
     o.outputInterval = args.number("--output-interval");
     o.linearSolver = args.value("--linear-solver");
+    if (const auto r = args.value("--reduce")) {
+        if (*r != "on" && *r != "off") throw UsageError("flag --reduce: expected on or off, got " + core::quoteText(*r));
+        o.reduce = *r == "on";
+    }
     if (const auto n = args.number("--max-steps")) {
         if (*n < 1 || *n != std::floor(*n) || *n > 1e15) throw UsageError("flag --max-steps: expected a whole number >= 1, got " + core::formatNumber(*n));
         o.maxSteps = static_cast<long>(*n);

@@ -67,6 +67,8 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
         st.linear.push_back(linear ? 1 : 0);
     }
     disc = saved;
+    st.rowForms = analyseRowForms(s, ev, bi, disc);
+    st.eventReads = analyseEventReads(s, ev, bi, disc);
     for (auto& row : st.all) sortUnique(row);
     auto derivatives = [](const LocalIncidence& inc) {
         std::vector<std::pair<int, int>> d;

@@ -10,6 +10,7 @@
 // them, (k, 1) for a slot k with a dummy reads as (dummy slot of k, 0).
 #pragma once
 
+#include "core/dae/row_forms.hpp"
 #include "core/dae/structure.hpp"
 
 #include <span>
@@ -33,6 +34,8 @@ struct BlockStructure {
     // Whether the equations are linear in the slots in a mode (masses, springs, dampers, a full
     // stiffness stop in each region): their Jacobian is then constant while the discrete state is.
     std::vector<char> linear;   // [combination]
+    std::vector<RowForm> rowForms;   // per own variable: its row as a linear form (row_forms.hpp)
+    std::vector<char> eventReads;    // per local slot: read by the event functions (row_forms.hpp)
 
     int combination(std::span<const double> discrete) const;   // the block's discretes
 };

@@ -78,9 +78,24 @@ void Evaluator::reserveHot() {
     m_hotThr.assign(ports, 0.0);
 }
 
-void Evaluator::residual(const State& s, double* F) {
+void Evaluator::applyFused(std::size_t block, double* res, double* thr, double* y) {
+    const std::vector<FusedExplicit>& fused = m_fused[block];
+    const HotBlock& h = m_sys.hot[block];
+    m_delta.resize(fused.size());
+    for (std::size_t i = 0; i < fused.size(); ++i) m_delta[i] = -res[fused[i].var] / fused[i].coefficient;
+    for (std::size_t i = 0; i < fused.size(); ++i) {
+        const FusedExplicit& f = fused[i];
+        const double d = m_delta[i];
+        y[f.unknown] += d;
+        for (int v = 0; v < h.vars; ++v) res[v] += f.rowCoefficient[at(v)] * d;
+        for (int p = 0; p < h.conserving; ++p) thr[p] += f.rowCoefficient[at(h.vars + p)] * d;
+    }
+}
+
+void Evaluator::residual(const State& s, double* F, double* fusedY) {
     std::fill(F, F + m_sys.size(), 0.0);
     reserveHot();
+    const bool fuse = fusedY && !m_fused.empty();
     const std::size_t nb = m_sys.hot.size();
     for (std::size_t bi = 0; bi < nb; ++bi) {
         if (bi + 4 < nb) {   // the next blocks' objects and parameters are scattered on the heap
@@ -91,6 +106,7 @@ void Evaluator::residual(const State& s, double* F) {
         if (h.direct && s.yp) {
             Eq<double> eq = hotEq(h, s);
             h.block->eval(eq);
+            if (fuse && !m_fused[bi].empty()) applyFused(bi, m_hotRes.data(), m_hotThr.data(), fusedY);
             const int* rows = m_sys.hotIndex.data() + h.first + h.ports + h.vars;
             for (int v = 0; v < h.vars; ++v) F[rows[v]] = m_hotRes[at(v)];
             for (int p = 0; p < h.conserving; ++p)
@@ -102,6 +118,7 @@ void Evaluator::residual(const State& s, double* F) {
         if (!b.tangent) {
             Eq<double> eq = doubles(static_cast<int>(bi), s);
             blk.eval(eq);
+            if (fuse && !m_fused[bi].empty()) applyFused(bi, m_d.res.data(), m_d.thr.data(), fusedY);
             for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = m_d.res[v];
             for (std::size_t p = 0; p < b.portRow.size(); ++p)
                 if (b.portRow[p] >= 0) F[b.portRow[p]] += m_d.thr[p];
@@ -199,6 +216,19 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
             if (b.portDiff[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt, c0);
         }
     }
+}
+
+double Evaluator::ownResidual(int block, const State& s, int var) {
+    const HotBlock& h = m_sys.hot[at(block)];
+    if (h.direct && s.yp) {
+        reserveHot();
+        Eq<double> eq = hotEq(h, s);
+        h.block->eval(eq);
+        return m_hotRes[at(var)];
+    }
+    Eq<double> eq = doubles(block, s);
+    h.block->eval(eq);
+    return m_d.res[at(var)];
 }
 
 void Evaluator::withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f) {

@@ -20,6 +20,16 @@ struct Workspace {
     EqData<S> data;
 };
 
+// An explicit variable of the reduction (reduce.hpp) solved while its block is evaluated in the
+// residual pass: only that block reads it, and each of the block's rows is linear in it. After the
+// block is evaluated at the variable's stale value, e += delta with delta = -r_e / a, and each local
+// row k gets rowCoefficient[k] * delta.
+struct FusedExplicit {
+    int var = -1, unknown = -1;
+    double coefficient = 1.0;
+    std::vector<double> rowCoefficient;   // per local row: own rows, then conserving ports
+};
+
 struct State {   // one point of the solution
     double t = 0.0;
     const double* y = nullptr;
@@ -31,7 +41,9 @@ class Evaluator {
 public:
     explicit Evaluator(const DaeSystem& sys) : m_sys(sys) {}
 
-    void residual(const State& s, double* F);
+    // With fusedY (the y of s, writable), the fused explicit variables are solved on the way.
+    void residual(const State& s, double* F, double* fusedY = nullptr);
+    void setFused(std::vector<std::vector<FusedExplicit>> perBlock) { m_fused = std::move(perBlock); }
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
     void eventFunctions(const State& s, double* g);
@@ -41,6 +53,8 @@ public:
     std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s, bool* linear = nullptr);
     // d(row)/dy at s for the rows of one block, as (local row, unknown, value); no y' terms
     std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
+    // The residual of one own row of a block at s (the reduction's explicit variables and quadratures)
+    double ownResidual(int block, const State& s, int var);
     // Calls f with the block's Eq<double> at s (events, recording, settle)
     void withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f);
 
@@ -61,10 +75,12 @@ private:
     Eq<double> hotEq(const HotBlock& h, const State& s);
     void blockJacobian(int block, const State& s, double cj, double* values);   // adds into values
     void rebuildLinear(const State& s);
+    void applyFused(std::size_t block, double* res, double* thr, double* y);
     void reserveHot();
 
     const DaeSystem& m_sys;
-    std::vector<double> m_hotRes, m_hotThr;
+    std::vector<double> m_hotRes, m_hotThr, m_delta;
+    std::vector<std::vector<FusedExplicit>> m_fused;   // per block, or empty
     Workspace<double> m_d;
     Workspace<ad::Tan<double>> m_t;
     Workspace<Jet> m_j;

@@ -12,7 +12,7 @@ std::string RunStats::toJson() const {
     return "{\"steps\":" + std::to_string(steps) + ",\"residual_evals\":" + std::to_string(residualEvals) +
            ",\"jacobian_evals\":" + std::to_string(jacobianEvals) + ",\"events\":" + std::to_string(events) +
            ",\"build_s\":" + num(buildSeconds) + ",\"solve_s\":" + num(solveSeconds) + ",\"wall_s\":" + num(wallSeconds) +
-           ",\"unknowns\":" + std::to_string(unknowns) + ",\"restarts\":" + std::to_string(reinits) +
+           ",\"unknowns\":" + std::to_string(unknowns) + ",\"unknowns_before\":" + std::to_string(unknownsBefore) + ",\"restarts\":" + std::to_string(reinits) +
            ",\"error_test_fails\":" + std::to_string(errorTestFails) + ",\"convergence_fails\":" + std::to_string(convergenceFails) + ",\"linear_solver\":\"" + linearSolver + "\"}";
 }
 

@@ -30,7 +30,8 @@ struct RunStats {
     double buildSeconds = 0.0;
     double solveSeconds = 0.0;
     double wallSeconds = 0.0;
-    int unknowns = 0;
+    int unknowns = 0;              // what IDA solves, after the reduction stage
+    int unknownsBefore = 0;        // the network as drawn, before it
     std::string linearSolver;   // "dense" or "klu"
     double finalTime = 0.0;
     bool completed = false;     // reached the stop time

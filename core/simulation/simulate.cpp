@@ -31,6 +31,7 @@ solver::SolverOptions resolveSettings(const SimulationSettings& model, const Sim
     s.maxStep = o.maxStep.value_or(model.maxStep);
     s.outputInterval = o.outputInterval.value_or(model.outputInterval);
     s.linearSolver = o.linearSolver.value_or(model.linearSolver);
+    s.reduce = o.reduce.value_or(false);
     require(std::isfinite(s.stopTime) && s.stopTime > 0, "stop_time", "must be > 0 s");
     require(std::isfinite(s.relativeTolerance) && s.relativeTolerance > 0 && s.relativeTolerance < 1, "relative_tolerance", "must be in (0, 1)");
     require(std::isfinite(s.absoluteTolerance) && s.absoluteTolerance > 0, "absolute_tolerance", "must be > 0");

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/solver/integrator.hpp"
 
-#include "core/dae/evaluator.hpp"
+#include "core/dae/reduced_evaluator.hpp"
 #include "core/model/errors.hpp"
 #include "core/solver/fast_vector.hpp"
 #include "core/solver/projection.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/sundials_raii.hpp"
 
-#include <ida/ida.h>
+#include <idas/idas.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -33,8 +33,8 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 class Run {
 public:
     Run(const dae::DaeSystem& sys, const SolverOptions& opt, Recorder& rec, ResultSink& sink, const RunControl& ctl)
-        : m_sys(sys), m_opt(opt), m_rec(rec), m_sink(sink), m_ctl(ctl), m_ev(sys), m_evRoots(sys),
-          m_guard(opt.limits, opt.stopTime) {}
+        : m_sys(sys), m_opt(opt), m_rec(rec), m_sink(sink), m_ctl(ctl), m_red(dae::planReduction(sys, opt.reduce)),
+          m_rev(sys, m_red), m_revRoots(sys, m_red), m_ev(m_rev.full()), m_guard(opt.limits, opt.stopTime) {}
 
     RunStats execute() {
         const auto start = Clock::now();
@@ -78,8 +78,8 @@ private:
         auto* self = static_cast<Run*>(ud);
         try {
             double* F = N_VGetArrayPointer(r);
-            self->m_ev.residual({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, F);
-            for (int i = 0; i < self->m_sys.size(); ++i)
+            self->m_rev.residual({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, F);
+            for (int i = 0; i < self->m_rev.size(); ++i)
                 if (!std::isfinite(F[i])) return 1;   // recoverable: IDA retries with a smaller step
             return 0;
         } catch (...) {
@@ -92,16 +92,16 @@ private:
                           N_Vector, N_Vector) {
         auto* self = static_cast<Run*>(ud);
         try {
-            const dae::Pattern& p = self->m_sys.pattern;
+            const dae::Pattern& p = self->m_rev.pattern();
             const dae::State st{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
             if (self->m_sparse) {
                 std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(J));
                 std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(J));
-                self->m_ev.jacobian(st, cj, SUNSparseMatrix_Data(J));
+                self->m_rev.jacobian(st, cj, SUNSparseMatrix_Data(J));
                 return 0;
             }
             self->m_values.resize(at(p.nnz()));
-            self->m_ev.jacobian(st, cj, self->m_values.data());
+            self->m_rev.jacobian(st, cj, self->m_values.data());
             SUNMatZero(J);
             for (int c = 0; c < p.n; ++c) {
                 double* column = SUNDenseMatrix_Column(J, c);
@@ -117,7 +117,21 @@ private:
     static int rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
         auto* self = static_cast<Run*>(ud);
         try {
-            self->m_evRoots.eventFunctions({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, g);
+            const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
+            self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(), dae::ReducedEvaluator::For::Events);
+            self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data()}, g);
+            return 0;
+        } catch (...) {
+            self->m_error = std::current_exception();
+            return -1;
+        }
+    }
+
+    // the quadratures' rates (reduce.hpp): IDA integrates them outside the Newton system
+    static int quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
+        auto* self = static_cast<Run*>(ud);
+        try {
+            self->m_rev.quadratureRates({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, N_VGetArrayPointer(rq));
             return 0;
         } catch (...) {
             self->m_error = std::current_exception();
@@ -131,20 +145,32 @@ private:
 
     // ---- set-up --------------------------------------------------------------------------------
     void setUp() {
-        const int n = m_sys.size();
+        const int n = m_rev.size();
         m_stats.unknowns = n;
+        m_stats.unknownsBefore = m_sys.size();
         m_disc = m_sys.discrete0;
         m_y = makeVector(n, m_ctx);
         m_yp = makeVector(n, m_ctx);
         m_id = makeVector(n, m_ctx);
         for (const NVector* v : {&m_y, &m_yp, &m_id}) accelerate(v->get());   // IDA clones these
-        std::copy(m_sys.y0.begin(), m_sys.y0.end(), data(m_y));
+        m_fy = m_sys.y0;
+        m_fyp.assign(m_sys.y0.size(), 0.0);
+        m_rootY = m_fy;
+        m_rootYp = m_fyp;
+        m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
         m_mem.reset(IDACreate(m_ctx));
         if (!m_mem) throw SolverError("IDACreate failed");
         void* mem = m_mem.get();
         check(IDASetErrHandlerFn(mem, errorFn, this), "IDASetErrHandlerFn");
         check(IDAInit(mem, residualFn, 0.0, m_y.get(), m_yp.get()), "IDAInit");
         check(IDASetUserData(mem, this), "IDASetUserData");
+        const std::size_t nq = m_red.quadratures.size();
+        if (nq > 0) {
+            m_q = makeVector(static_cast<int>(nq), m_ctx);
+            for (std::size_t k = 0; k < nq; ++k) data(m_q)[k] = m_sys.y0[at(m_red.quadratures[k].unknown)];
+            check(IDAQuadInit(mem, quadratureFn, m_q.get()), "IDAQuadInit");
+            check(IDASetQuadErrCon(mem, SUNFALSE), "IDASetQuadErrCon");   // they steer no step size
+        }
         setTolerances();
         if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
         // per IDASolve call: the run's own limits (RunGuard) are checked between calls
@@ -152,7 +178,7 @@ private:
         m_sparse = m_opt.linearSolver == "klu" || (m_opt.linearSolver == "auto" && n >= m_opt.denseLimit);
         m_stats.linearSolver = m_sparse ? "klu" : "dense";
         if (m_sparse) {
-            m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_sys.pattern.nnz()), CSC_MAT, m_ctx));
+            m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_rev.pattern().nnz()), CSC_MAT, m_ctx));
             m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));
             // AMD rather than SUNDIALS' default COLAMD: network Jacobians are nearly symmetric in
             // structure, and AMD's fill estimate lets KLU size its factors (COLAMD's default
@@ -184,13 +210,14 @@ private:
     // steps and failed IDACalcIC's convergence test at the start.
     void setTolerances() {
         constexpr double kIgnored = 1e30;
-        m_atol = makeVector(m_sys.size(), m_ctx);
-        for (int u = 0; u < m_sys.size(); ++u) {
+        m_atol = makeVector(m_rev.size(), m_ctx);
+        for (int i = 0; i < m_rev.size(); ++i) {
+            const int u = m_red.kept[at(i)];
             const dae::Unknown& k = m_sys.unknowns[at(u)];
             const bool quadrature = k.kind == dae::Unknown::Kind::Own &&
                                     m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)].quadrature;
             const bool dummy = k.kind == dae::Unknown::Kind::Dummy;
-            data(m_atol)[u] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
+            data(m_atol)[i] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
         }
         check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_atol.get()), "IDASVtolerances");
     }
@@ -204,13 +231,17 @@ private:
         void* mem = m_mem.get();
         for (int iter = 0;; ++iter) {
             if (iter >= kMaxModeIterations) failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
-            m_before.assign(data(m_y), data(m_y) + m_sys.size());   // CalcIC may move algebraic velocities
+            if (m_fullStale) syncFull(t);
+            m_before = m_fy;   // CalcIC may move algebraic velocities
             calcIC(t);
             m_impulse.assign(at(m_sys.size()), 0.0);
             if (!m_sys.impulsiveBlocks.empty()) {
-                const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), data(m_y), m_ctx);
+                const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx);
                 for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
-                if (pr.maxChange > 0.0) calcIC(t);
+                if (pr.maxChange > 0.0) {
+                    m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
+                    calcIC(t);
+                }
             }
             if (!settle(t)) break;
         }
@@ -227,11 +258,12 @@ private:
         const double span = std::max(m_opt.stopTime - t, 1e-12);
         const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol),
                               m_lastStep > 0 ? m_lastStep : 1e-3 * span, m_sparse};
-        const RestartGuess guess = estimateRestart(m_sys, m_ev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
+        const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
         double h = m_lastStep;
         if (guess.ok) {
             accumulate();
-            check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
+            reInit(t);
+            syncFull(t);
             // nothing curves (a free flight after a contact): the largest step of the run so far
             // is a better start than the contact's last one
             h = guess.firstStep > 0 ? guess.firstStep : std::max(m_lastStep, m_largestStep);
@@ -243,10 +275,12 @@ private:
 
     void calcIC(double t) {
         void* mem = m_mem.get();
-        dae::differentialMask(m_sys, m_disc.data(), m_idValues);
+        dae::differentialMask(m_sys, m_disc.data(), m_idFull);
+        m_idValues.resize(at(m_rev.size()));
+        m_rev.gather(m_idFull.data(), nullptr, m_idValues.data(), nullptr);
         std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
         accumulate();
-        check(IDAReInit(mem, t, m_y.get(), m_yp.get()), "IDAReInit");
+        reInit(t);
         check(IDASetId(mem, m_id.get()), "IDASetId");
         const double span = std::max(m_opt.stopTime - t, 1e-12);
         // IDA refuses a tout1 within round-off of t: at tight tolerances the last step can be that small
@@ -258,6 +292,18 @@ private:
             failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
                    "check for conflicting constraints or inconsistent initial values");
         check(IDAGetConsistentIC(mem, m_y.get(), m_yp.get()), "IDAGetConsistentIC");
+        syncFull(t);
+    }
+
+    void reInit(double t) {
+        check(IDAReInit(m_mem.get(), t, m_y.get(), m_yp.get()), "IDAReInit");
+        if (m_q) check(IDAQuadReInit(m_mem.get(), m_q.get()), "IDAQuadReInit");
+    }
+
+    // The full network's unknowns from IDA's (and the quadratures'), for everything but IDA.
+    void syncFull(double t) {
+        m_rev.expand({t, data(m_y), data(m_yp), m_disc.data()}, m_q ? data(m_q) : nullptr, m_fy.data(), m_fyp.data());
+        m_fullStale = false;
     }
 
     bool settle(double t) {
@@ -324,6 +370,9 @@ private:
             const int flag = IDASolve(mem, tout, &t, m_y.get(), m_yp.get(), grid ? IDA_NORMAL : IDA_ONE_STEP);
             rethrowCallbackError();
             if (flag < 0 && flag != IDA_TOO_MUCH_WORK) failSolve(t, flag);
+            double tq = t;
+            if (m_q) IDAGetQuad(mem, &tq, m_q.get());
+            m_fullStale = true;   // expanded when something reads it
             double h = 0.0;
             if (IDAGetLastStep(mem, &h) == IDA_SUCCESS && h > 0) {
                 m_lastStep = h;
@@ -405,7 +454,10 @@ private:
     void guardChattering(double t) { m_guard.restart(t, m_log.empty() ? std::string() : m_log.back().block); }
 
     // ---- output and statistics -----------------------------------------------------------------
-    dae::State state(double t) { return {t, data(m_y), data(m_yp), m_disc.data()}; }
+    dae::State state(double t) {
+        if (m_fullStale) syncFull(t);
+        return {t, m_fy.data(), m_fyp.data(), m_disc.data()};
+    }
 
     void recordRow(double t) {
         m_stats.finalTime = t;
@@ -459,16 +511,17 @@ private:
     // The unknown with the largest weighted local error points at the culprit: its description
     // and its block (empty if IDA has no estimate yet).
     std::pair<std::string, std::string> culprit() {
-        NVector ele = makeVector(m_sys.size(), m_ctx), w = makeVector(m_sys.size(), m_ctx);
+        NVector ele = makeVector(m_rev.size(), m_ctx), w = makeVector(m_rev.size(), m_ctx);
         if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS || IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS) return {};
         int worst = -1;
         double big = -1.0;
-        for (int i = 0; i < m_sys.size(); ++i) {
+        for (int i = 0; i < m_rev.size(); ++i) {
             const double e = std::abs(data(ele)[i] * data(w)[i]);
             if (e > big) { big = e; worst = i; }
         }
         if (worst < 0) return {};
-        return {m_sys.describeUnknown(worst), m_sys.blockOfUnknown(worst)};
+        const int u = m_red.kept[at(worst)];
+        return {m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
     }
 
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint) {
@@ -480,10 +533,14 @@ private:
     Recorder& m_rec;
     ResultSink& m_sink;
     const RunControl& m_ctl;
-    dae::Evaluator m_ev;
-    dae::Evaluator m_evRoots;
+    const dae::ReductionPlan m_red;
+    dae::ReducedEvaluator m_rev;        // IDA's residual and Jacobian
+    dae::ReducedEvaluator m_revRoots;   // event functions (IDA calls them between residuals)
+    dae::Evaluator& m_ev;               // the full network: projections, modes, recording
     SunContext m_ctx;
-    NVector m_y, m_yp, m_id, m_atol;
+    NVector m_y, m_yp, m_id, m_atol, m_q;   // reduced (IDA's); m_q the quadratures
+    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp, m_idFull;   // full
+    bool m_fullStale = false;   // m_fy, m_fyp lag behind IDA's vectors
     Matrix m_A;
     LinearSolver m_ls;
     IdaMemory m_mem;

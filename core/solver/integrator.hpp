@@ -23,6 +23,7 @@ struct SolverOptions {
     double outputInterval = 0.0;   // 0: every step, with the states just before and after events
     std::string linearSolver = "auto";   // auto | dense | klu
     int denseLimit = 40;                 // auto: dense below this many unknowns
+    bool reduce = false;                 // the reduction stage (core/dae/reduce.hpp); false: IDA sees the network as drawn
     RunLimits limits;                    // steps and wall time over the whole run
 };
 

@@ -17,9 +17,9 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 // [F_y(:, alg) | F_y'(:, diff)] in the fixed pattern: algebraic columns of dF/dy + cj dF/dy' do
 // not depend on cj, differential ones are F_y + cj F_y', so two evaluations separate them.
-std::vector<double> indexOneMatrix(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& s,
+std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& s,
                                    const std::vector<double>& id) {
-    const dae::Pattern& p = sys.pattern;
+    const dae::Pattern& p = ev.pattern();
     std::vector<double> j0(at(p.nnz())), j1(at(p.nnz()));
     ev.jacobian(s, 0.0, j0.data());
     ev.jacobian(s, 1.0, j1.data());
@@ -31,9 +31,9 @@ std::vector<double> indexOneMatrix(const dae::DaeSystem& sys, dae::Evaluator& ev
 
 // -(F_t + F_y(:, diff) y'_d) by a forward difference along the differential motion: forward,
 // because the solution goes on from here (a kink at the event would spoil a central one)
-void rightHandSide(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
+void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y,
                    const double* yp, double* b) {
-    const int n = sys.size();
+    const int n = ev.size();
     // the increment is the one t + eps really represents, so that a residual linear in t (a ramp)
     // differences exactly; it stays well above round-off of t, or a tight tolerance's tiny last
     // step would leave y'_a with a 1e-3 error that no first step can pass (rtol 1e-10)
@@ -74,16 +74,16 @@ void keepSymbolicAnalysis(SUNLinearSolver klu) {
     klu->ops->initialize = keepAnalysisInitialize;
 }
 
-RestartGuess estimateRestart(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
+RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y,
                              double* yp, SUNMatrix A, SUNLinearSolver ls, SUNContext ctx) {
-    const int n = sys.size();
+    const int n = ev.size();
     RestartGuess guess;
     if (n == 0) return guess;
     const std::vector<double>& id = *in.id;
-    const std::vector<double> values = indexOneMatrix(sys, ev, {in.t, y, yp, in.discrete}, id);
+    const std::vector<double> values = indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id);
     NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
-    rightHandSide(sys, ev, in, y, yp, data(rhs));
-    if (!solve(sys.pattern, values, in.sparse, rhs.get(), z.get(), A, ls)) return guess;
+    rightHandSide(ev, in, y, yp, data(rhs));
+    if (!solve(ev.pattern(), values, in.sparse, rhs.get(), z.get(), A, ls)) return guess;
     double sum = 0.0;
     for (int i = 0; i < n; ++i) {
         if (id[at(i)] == 0.0) {

@@ -12,7 +12,7 @@
 // step before the event, which both cost many steps per event.
 #pragma once
 
-#include "core/dae/evaluator.hpp"
+#include "core/dae/reduced_evaluator.hpp"
 
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
@@ -39,7 +39,7 @@ struct RestartInput {
 
 // Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and
 // linear solver, reused (KLU keeps its symbolic analysis; IDA sets its own matrix up afterwards).
-RestartGuess estimateRestart(const dae::DaeSystem& sys, dae::Evaluator& ev, const RestartInput& in, const double* y,
+RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y,
                              double* yp, SUNMatrix A, SUNLinearSolver ls, SUNContext ctx);
 
 // KLU's initialize() discards the symbolic analysis, and IDA calls it at every restart; the pattern

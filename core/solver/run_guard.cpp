@@ -4,7 +4,7 @@
 #include "core/model/errors.hpp"
 #include "core/units/unit.hpp"
 
-#include <ida/ida.h>
+#include <idas/idas.h>
 
 #include <algorithm>
 #include <cmath>

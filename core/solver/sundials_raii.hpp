@@ -2,7 +2,7 @@
 // RAII owners of every SUNDIALS object Endstop creates. Private to core/solver.
 #pragma once
 
-#include <ida/ida.h>
+#include <idas/idas.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/dae/reduced_evaluator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace endstop::core::dae {
+
+namespace {
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+using Fate = ReductionPlan::Fate;
+
+}  // namespace
+
+ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red)
+    : m_sys(sys), m_red(red), m_ev(sys), m_identity(red.eliminated() == 0) {
+    if (m_identity) return;
+    m_y = sys.y0;
+    m_yp.assign(at(sys.size()), 0.0);
+    m_F.assign(at(sys.size()), 0.0);
+    compile();
+    for (std::size_t i = 0; i < red.explicits.size(); ++i) m_all.push_back(static_cast<int>(i));
+    for (const ReductionPlan::Combination& c : red.combinations) {
+        m_combUnknown.push_back(c.unknown);
+        m_combOffset.push_back(c.offset);
+        m_combFirst.push_back(static_cast<int>(m_termUnknown.size()));
+        for (const ReductionPlan::Term& t : c.terms) {
+            m_termUnknown.push_back(t.unknown);
+            m_termCoefficient.push_back(t.coefficient);
+        }
+    }
+    m_combFirst.push_back(static_cast<int>(m_termUnknown.size()));
+    fuse();
+    std::vector<int> read;
+    for (const ReductionPlan::Derived& q : red.quadratures) read.insert(read.end(), q.reads.begin(), q.reads.end());
+    m_forQuadratures = closure(read);
+    read.clear();
+    for (const int bi : sys.eventBlocks) {
+        const Binding& b = sys.bindings[at(bi)];
+        const std::vector<char>& reads = sys.structures[at(sys.structureOf[at(bi)])].eventReads;
+        for (std::size_t k = 0; k < b.slot.size(); ++k)
+            if (k >= reads.size() || reads[k]) read.push_back(b.slot[k]);
+    }
+    m_forEvents = closure(read);
+}
+
+std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) const {
+    std::map<int, int> position;   // explicit unknown -> position in the plan
+    for (std::size_t i = 0; i < m_red.explicits.size(); ++i) position[m_red.explicits[i].unknown] = static_cast<int>(i);
+    std::vector<char> need(m_red.explicits.size(), 0);
+    for (int u : unknowns)
+        if (auto it = position.find(u); it != position.end()) need[at(it->second)] = 1;
+    for (std::size_t i = m_red.explicits.size(); i-- > 0;)   // dependencies come earlier
+        if (need[i])
+            for (int w : m_red.explicits[i].reads) need[at(position.at(w))] = 1;
+    std::vector<int> out;
+    for (std::size_t i = 0; i < need.size(); ++i)
+        if (need[i]) out.push_back(static_cast<int>(i));
+    return out;
+}
+
+void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const std::vector<int>& explicits) {
+    const std::vector<int>& kept = m_red.kept;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        y[kept[i]] = r.y[i];
+        yp[kept[i]] = r.yp ? r.yp[i] : 0.0;
+    }
+    for (std::size_t c = 0; c < m_combUnknown.size(); ++c) {
+        double v = m_combOffset[c], d = 0.0;
+        for (int k = m_combFirst[c]; k < m_combFirst[c + 1]; ++k) {
+            v += m_termCoefficient[at(k)] * y[m_termUnknown[at(k)]];
+            d += m_termCoefficient[at(k)] * yp[m_termUnknown[at(k)]];
+        }
+        y[m_combUnknown[c]] = v;
+        yp[m_combUnknown[c]] = d;
+    }
+    // solved from 0, not from the last value: a wild Newton iterate would otherwise cancel
+    for (const ReductionPlan::Derived& e : m_red.explicits) y[e.unknown] = 0.0;
+    const State full{r.t, y, yp, r.discrete};
+    for (const int i : explicits) {
+        const ReductionPlan::Derived& e = m_red.explicits[at(i)];
+        y[e.unknown] = -m_ev.ownResidual(e.block, full, e.var) / e.coefficient;   // exact: the row is linear in it
+    }
+}
+
+void ReducedEvaluator::expand(const State& reduced, const double* q, double* y, double* yp, For what) {
+    if (m_identity) {
+        std::copy(reduced.y, reduced.y + m_sys.size(), y);
+        if (reduced.yp) std::copy(reduced.yp, reduced.yp + m_sys.size(), yp);
+        return;
+    }
+    if (q)
+        for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) y[m_red.quadratures[k].unknown] = q[k];
+    expandInto(reduced, y, yp, what == For::Events ? m_forEvents : m_all);
+}
+
+void ReducedEvaluator::gather(const double* y, const double* yp, double* yr, double* ypr) const {
+    for (std::size_t i = 0; i < m_red.kept.size(); ++i) {
+        yr[i] = y[m_red.kept[i]];
+        if (yp && ypr) ypr[i] = yp[m_red.kept[i]];
+    }
+}
+
+void ReducedEvaluator::residual(const State& reduced, double* F) {
+    if (m_identity) return m_ev.residual(reduced, F);
+    expandInto(reduced, m_y.data(), m_yp.data(), m_beforeResidual);
+    m_ev.residual({reduced.t, m_y.data(), m_yp.data(), reduced.discrete}, m_F.data(), m_y.data());
+    for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
+}
+
+void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values) {
+    if (m_identity) return m_ev.jacobian(reduced, cj, values);
+    expandInto(reduced, m_y.data(), m_yp.data(), m_all);
+    double* S = m_scratch.data();
+    m_ev.jacobian({reduced.t, m_y.data(), m_yp.data(), reduced.discrete}, cj, S);
+    for (const Segment& g : m_segments) {
+        std::fill(S + g.dynFirst, S + g.dynLast, 0.0);
+        for (int i = g.first; i < g.last; ++i) {
+            const Instruction& in = m_chain[at(i)];
+            S[in.dst] += S[in.a] * S[in.b];
+        }
+        const double inv = -1.0 / S[g.diagonal];
+        for (int k = g.dynFirst; k < g.dynLast; ++k) S[k] *= inv;
+    }
+    std::fill(values, values + m_pattern.nnz(), 0.0);
+    for (const Instruction& in : m_out) values[in.dst] += S[in.a] * S[in.b];
+}
+
+void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
+    expandInto(reduced, m_y.data(), m_yp.data(), m_forQuadratures);
+    const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
+        const ReductionPlan::Derived& q = m_red.quadratures[k];
+        m_yp[at(q.unknown)] = 0.0;
+        qdot[k] = -m_ev.ownResidual(q.block, full, q.var) / q.coefficient;
+    }
+}
+
+// Explicit variables that only their own block reads, that no other explicit row reads and in
+// which all of the block's rows are linear are solved in the residual pass itself (one evaluation
+// of the block instead of two); the others before it.
+void ReducedEvaluator::fuse() {
+    std::vector<int> users(at(m_sys.size()), 0);
+    for (const Binding& b : m_sys.bindings)
+        for (int u : b.slot) ++users[at(u)];
+    std::vector<char> readByExplicit(at(m_sys.size()), 0);
+    for (const ReductionPlan::Derived& e : m_red.explicits)
+        for (int w : e.reads) readByExplicit[at(w)] = 1;
+    std::vector<std::vector<FusedExplicit>> perBlock(m_sys.bindings.size());
+    bool any = false;
+    for (std::size_t i = 0; i < m_red.explicits.size(); ++i) {
+        const ReductionPlan::Derived& e = m_red.explicits[i];
+        const RowForm& form = m_sys.structures[at(m_sys.structureOf[at(e.block)])].rowForms[at(e.var)];
+        const bool linear = std::all_of(form.in.begin(), form.in.end(), [](double c) { return std::isfinite(c); });
+        std::vector<FusedExplicit>& mine = perBlock[at(e.block)];
+        // the block's rows of the variables fused so far must not contain this one, nor theirs it
+        bool independent = true;
+        for (const FusedExplicit& f : mine) {
+            const RowForm& other = m_sys.structures[at(m_sys.structureOf[at(e.block)])].rowForms[at(f.var)];
+            independent = independent && form.in[at(f.var)] == 0.0 && other.in[at(e.var)] == 0.0;
+        }
+        if (users[at(e.unknown)] != 1 || readByExplicit[at(e.unknown)] || !linear || form.in.empty() || !independent) {
+            m_beforeResidual.push_back(static_cast<int>(i));
+            continue;
+        }
+        mine.push_back({e.var, e.unknown, e.coefficient, form.in});
+        any = true;
+    }
+    if (any) m_ev.setFused(std::move(perBlock));
+}
+
+// The chain rule as instructions. Every unknown u of the full system expands into kept columns:
+// itself (kept), its terms (combination), the derivatives computed for it (explicit), nothing
+// (quadrature: no kept row reads it).
+void ReducedEvaluator::compile() {
+    const Pattern& full = m_sys.pattern;
+    const int nnz = full.nnz();
+    std::vector<double> constants{1.0};
+    std::vector<std::vector<std::pair<int, int>>> expansion(at(m_sys.size()));   // (reduced column, S index)
+    const int one = nnz;
+    for (int u = 0; u < m_sys.size(); ++u)
+        if (m_red.fate[at(u)] == Fate::Kept) expansion[at(u)].emplace_back(m_red.reducedIndex[at(u)], one);
+    for (const ReductionPlan::Combination& c : m_red.combinations)
+        for (const ReductionPlan::Term& t : c.terms) {
+            expansion[at(c.unknown)].emplace_back(m_red.reducedIndex[at(t.unknown)], nnz + static_cast<int>(constants.size()));
+            constants.push_back(t.coefficient);
+        }
+    // the entries of every explicit row and of every kept row, from the column-major pattern
+    std::map<int, std::vector<std::pair<int, int>>> explicitRow;   // row -> (value index, column)
+    for (int u = 0; u < full.n; ++u)
+        for (int k = full.colPtr[at(u)]; k < full.colPtr[at(u + 1)]; ++k)
+            if (m_red.fate[at(full.rowIdx[at(k)])] == Fate::Explicit) explicitRow[full.rowIdx[at(k)]].emplace_back(k, u);
+    int dyn = nnz + static_cast<int>(constants.size());
+    for (const ReductionPlan::Derived& e : m_red.explicits) {
+        Segment g{static_cast<int>(m_chain.size()), 0, dyn, 0, -1};
+        std::map<int, int> column;   // reduced column -> S index
+        for (const auto& [k, u] : explicitRow[e.unknown]) {
+            if (u == e.unknown) {
+                g.diagonal = k;
+                continue;
+            }
+            for (const auto& [c, src] : expansion[at(u)]) {
+                auto [it, fresh] = column.emplace(c, dyn);
+                if (fresh) ++dyn;
+                m_chain.push_back({it->second, k, src});
+            }
+        }
+        if (g.diagonal < 0) throw std::logic_error("reduction: an explicit variable is missing from its own row");
+        g.last = static_cast<int>(m_chain.size());
+        g.dynLast = dyn;
+        m_segments.push_back(g);
+        for (const auto& [c, idx] : column) expansion[at(e.unknown)].emplace_back(c, idx);
+    }
+    m_scratch.assign(at(dyn), 0.0);
+    std::copy(constants.begin(), constants.end(), m_scratch.begin() + nnz);
+    // the reduced pattern: kept rows times the columns their entries expand into
+    const int n = m_red.size();
+    std::vector<std::vector<int>> colRows(at(n));
+    for (int u = 0; u < full.n; ++u)
+        for (int k = full.colPtr[at(u)]; k < full.colPtr[at(u + 1)]; ++k) {
+            const int r = m_red.reducedIndex[at(full.rowIdx[at(k)])];
+            if (r < 0) continue;
+            for (const auto& [c, src] : expansion[at(u)]) colRows[at(c)].push_back(r);
+        }
+    m_pattern.n = n;
+    m_pattern.colPtr.assign(at(n + 1), 0);
+    for (int c = 0; c < n; ++c) {
+        auto& rows = colRows[at(c)];
+        std::sort(rows.begin(), rows.end());
+        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+        m_pattern.rowIdx.insert(m_pattern.rowIdx.end(), rows.begin(), rows.end());
+        m_pattern.colPtr[at(c + 1)] = static_cast<int>(m_pattern.rowIdx.size());
+    }
+    for (int u = 0; u < full.n; ++u)
+        for (int k = full.colPtr[at(u)]; k < full.colPtr[at(u + 1)]; ++k) {
+            const int r = m_red.reducedIndex[at(full.rowIdx[at(k)])];
+            if (r < 0) continue;
+            for (const auto& [c, src] : expansion[at(u)]) m_out.push_back({m_pattern.find(r, c), k, src});
+        }
+}
+
+}  // namespace endstop::core::dae

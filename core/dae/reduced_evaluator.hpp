@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ReducedEvaluator: the residual and Jacobian of the reduced system (reduce.hpp) that IDA solves,
+// and the way back to the full network's unknowns that everything else reads (recording, events,
+// projections, the GUI). Inputs: a DaeSystem and its ReductionPlan; outputs: F_r(t, y_r, y_r'),
+// dF_r/dy_r + cj dF_r/dy_r' in a fixed pattern, the quadratures' rates, and expand().
+//
+// expand(): kept unknowns are copied, combinations summed, explicit variables solved from their
+// own rows in dependency order (one evaluation of the owning block each: the row is linear in the
+// variable), quadratures taken from IDA. The residual evaluates every block on the expanded vector
+// and keeps the kept rows. The Jacobian chains the full one through the eliminations:
+//     J_r = J_kk + J_k,x dx/dy_k,   dx/dy_k = coefficients (combinations),
+//     de/dy_k = -(J_ee)^-1 (J_e,k + J_e,x dx/dy_k + J_e,e2 de2/dy_k)   (explicit, in order)
+// compiled once into multiply-add instructions over the full Jacobian's values.
+#pragma once
+
+#include "core/dae/evaluator.hpp"
+#include "core/dae/reduce.hpp"
+
+#include <vector>
+
+namespace endstop::core::dae {
+
+class ReducedEvaluator {
+public:
+    ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red);
+
+    int size() const { return m_red.size(); }
+    const Pattern& pattern() const { return m_identity ? m_sys.pattern : m_pattern; }
+    const ReductionPlan& reduction() const { return m_red; }
+    const DaeSystem& system() const { return m_sys; }
+    Evaluator& full() { return m_ev; }
+
+    // The full y and y' (size sys.size()) at a point of the reduced solution; q (may be null:
+    // left as they are) the quadratures' values. y keeps the explicit variables' last values as
+    // the start of their solution, so pass the same vectors every time.
+    // Events: only the explicit variables the event functions read (and those they depend on).
+    enum class For { Everything, Events };
+    void expand(const State& reduced, const double* q, double* y, double* yp, For what = For::Everything);
+    void gather(const double* y, const double* yp, double* yr, double* ypr) const;
+
+    void residual(const State& reduced, double* F);
+    void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
+    void quadratureRates(const State& reduced, double* qdot);         // reduction().quadratures.size()
+
+private:
+    struct Instruction {
+        int dst, a, b;   // dst += S[a] * S[b]
+    };
+    struct Segment {   // one explicit variable's derivatives
+        int first, last;     // instructions
+        int dynFirst, dynLast, diagonal;
+    };
+    void expandInto(const State& reduced, double* y, double* yp, const std::vector<int>& explicits);
+    void compile();
+    void fuse();
+    std::vector<int> closure(const std::vector<int>& unknowns) const;   // explicit positions, in order
+
+    const DaeSystem& m_sys;
+    const ReductionPlan& m_red;
+    Evaluator m_ev;
+    bool m_identity = false;
+    std::vector<double> m_y, m_yp, m_F;
+    std::vector<int> m_all, m_forEvents, m_forQuadratures;   // positions in the plan's explicits
+    std::vector<int> m_beforeResidual;   // those not fused into the residual pass (evaluator.hpp)
+    // the combinations, flat: unknown, offset and terms [first, next first)
+    std::vector<int> m_combUnknown, m_combFirst, m_termUnknown;
+    std::vector<double> m_combOffset, m_termCoefficient;
+    Pattern m_pattern;
+    std::vector<double> m_scratch;   // full Jacobian values | 1 and the combinations' coefficients | dx/dy_k
+    std::vector<Instruction> m_chain, m_out;
+    std::vector<Segment> m_segments;
+};
+
+}  // namespace endstop::core::dae

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/dae/row_forms.hpp"
+
+#include "core/dae/dae_system.hpp"
+#include "core/dae/evaluator.hpp"
+
+#include <cmath>
+#include <random>
+
+namespace endstop::core::dae {
+
+namespace {
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+constexpr int kDirs = 8;           // Jet width
+constexpr int kSamples = 4;        // pseudo-random states per mode combination
+constexpr int kMaxCombinations = 256;
+
+// One evaluation: per own row, its value and its derivative along every (slot, order).
+struct Sample {
+    std::vector<double> value;                 // per own row
+    std::vector<std::vector<double>> grad;     // per local row (own, then ports): 2 * slots entries, (k, 0) at 2k, (k, 1) at 2k + 1
+    std::vector<double> point;                 // 2 * slots: the slot values and rates
+};
+
+Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
+    const Binding& b = s.bindings[at(bi)];
+    const Block& blk = *b.block;
+    const int ns = static_cast<int>(b.slot.size()), nv = static_cast<int>(b.ownRow.size());
+    const int np = static_cast<int>(b.portRow.size());
+    Sample out;
+    out.value.assign(at(nv), 0.0);
+    out.grad.assign(at(nv + np), std::vector<double>(at(2 * ns), 0.0));
+    out.point.assign(at(2 * ns), 0.0);
+    for (int c0 = 0; c0 < 2 * ns; c0 += kDirs) {
+        auto inChunk = [&](int d) { return d >= c0 && d < c0 + kDirs; };
+        Workspace<Jet>& w = ev.jets();
+        Eq<Jet> eq = ev.prepare(w, bi, st,
+                                [&](int k, double y, double d, Jet& yo, Jet& dout) {
+                                    yo = inChunk(2 * k) ? Jet::seed(y, 2 * k - c0) : Jet(y);
+                                    dout = inChunk(2 * k + 1) ? Jet::seed(d, 2 * k + 1 - c0) : Jet(d);
+                                    out.point[at(2 * k)] = y;
+                                    out.point[at(2 * k + 1)] = d;
+                                },
+                                [](double t) { return Jet(t); });
+        blk.eval(eq);
+        for (int v = 0; v < nv; ++v) {
+            out.value[at(v)] = w.res[at(v)].v;
+            for (int j = 0; j < kDirs && c0 + j < 2 * ns; ++j) out.grad[at(v)][at(c0 + j)] = w.res[at(v)].d[at(j)];
+        }
+        for (int p = 0; p < np; ++p)
+            for (int j = 0; j < kDirs && c0 + j < 2 * ns; ++j) out.grad[at(nv + p)][at(c0 + j)] = w.thr[at(p)].d[at(j)];
+    }
+    return out;
+}
+
+bool same(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+
+// Calls f(state) at kSamples pseudo-random states in every combination of the block's modes;
+// false if there are too many combinations to try.
+template <class F>
+bool forEachSample(const DaeSystem& s, int bi, std::vector<double>& disc, F&& f) {
+    const Binding& b = s.bindings[at(bi)];
+    const Block& blk = *b.block;
+    std::vector<int> modeDiscretes, radix;
+    int combinations = 1;
+    for (std::size_t i = 0; i < blk.discretes().size(); ++i)
+        if (blk.discretes()[i].modes > 0) {
+            modeDiscretes.push_back(static_cast<int>(i));
+            radix.push_back(blk.discretes()[i].modes);
+            combinations *= blk.discretes()[i].modes;
+            if (combinations > kMaxCombinations) return false;
+        }
+    const std::vector<double> saved = disc;
+    std::vector<double> y(at(s.size()), 0.0), yp(at(s.size()), 0.0);
+    std::mt19937 rng(12345u + static_cast<unsigned>(b.slot.size()));   // reproducible
+    std::uniform_real_distribution<double> magnitude(0.25, 1.25);
+    auto draw = [&] { return (rng() & 1u ? 1.0 : -1.0) * magnitude(rng); };
+    try {
+        for (int c = 0; c < combinations; ++c)
+            for (int k = 0; k < kSamples; ++k) {
+                for (std::size_t i = 0; i < blk.discretes().size(); ++i) disc[at(b.discreteOffset) + i] = draw();
+                for (std::size_t i = 0, rest = at(c); i < modeDiscretes.size(); ++i) {
+                    disc[at(b.discreteOffset + modeDiscretes[i])] = static_cast<double>(rest % at(radix[i]));
+                    rest /= at(radix[i]);
+                }
+                for (int u : b.slot) {
+                    y[at(u)] = draw();
+                    yp[at(u)] = draw();
+                }
+                f(State{0.5 + 0.25 * draw(), y.data(), yp.data(), disc.data()}, y, draw);
+            }
+    } catch (...) {
+        disc = saved;
+        return false;   // a block that cannot be evaluated anywhere
+    }
+    disc = saved;
+    return true;
+}
+
+}  // namespace
+
+std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
+    const Binding& b = s.bindings[at(bi)];
+    const Block& blk = *b.block;
+    std::vector<char> reads(b.slot.size(), 0);
+    const std::size_t ne = at(blk.eventCount());
+    if (ne == 0) return reads;
+    std::vector<double> g0(ne), g1(ne);
+    auto events = [&](const State& st, std::vector<double>& g) {
+        const Eq<double> eq = ev.prepare(ev.doubles(), bi, st, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
+                                         [](double t) { return t; });
+        blk.eventFunctions(eq, g);
+    };
+    const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>& y, auto& draw) {
+        events(st, g0);
+        for (std::size_t k = 0; k < b.slot.size(); ++k) {
+            const double saved = y[at(b.slot[k])];
+            y[at(b.slot[k])] = saved + draw();
+            events(st, g1);
+            y[at(b.slot[k])] = saved;
+            if (g1 != g0) reads[k] = 1;
+        }
+    });
+    if (!sampled) reads.assign(b.slot.size(), 1);
+    return reads;
+}
+
+std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
+    const Binding& b = s.bindings[at(bi)];
+    const std::size_t nv = b.ownRow.size();
+    std::vector<RowForm> forms(nv);
+    std::vector<Sample> samples;
+    const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>&, auto&) {
+        samples.push_back(evaluate(s, ev, bi, st));
+    });
+    if (!sampled || samples.empty()) return forms;   // keep everything
+    const std::size_t width = 2 * b.slot.size();
+    for (std::size_t v = 0; v < nv; ++v) {
+        RowForm& f = forms[v];
+        const std::size_t self = at(b.varSlot[v]);
+        bool constant = true, exact = true, self0 = true, self1 = true;
+        for (const Sample& smp : samples) {
+            const std::vector<double>& g = smp.grad[v];
+            const std::vector<double>& g0 = samples.front().grad[v];
+            double sum = 0.0, scale = 0.0;
+            for (std::size_t d = 0; d < width; ++d) {
+                constant = constant && same(g[d], g0[d]);
+                sum += g[d] * smp.point[d];
+                scale += std::abs(g[d] * smp.point[d]);
+            }
+            exact = exact && std::isfinite(smp.value[v]) && std::abs(smp.value[v] - sum) <= 1e-12 * scale;
+            self0 = self0 && same(g[2 * self], g0[2 * self]);
+            self1 = self1 && same(g[2 * self + 1], g0[2 * self + 1]);
+        }
+        const std::vector<double>& g0 = samples.front().grad[v];
+        if (self0 && std::isfinite(g0[2 * self])) f.self0 = g0[2 * self];
+        if (self1 && std::isfinite(g0[2 * self + 1])) f.self1 = g0[2 * self + 1];
+        f.linear = constant && exact;
+        const std::size_t rows = samples.front().grad.size();
+        f.in.assign(rows, 0.0);
+        for (std::size_t r = 0; r < rows; ++r) {
+            const double c = samples.front().grad[r][2 * self];
+            bool fixed = std::isfinite(c);
+            for (const Sample& smp : samples) fixed = fixed && same(smp.grad[r][2 * self], c) && smp.grad[r][2 * self + 1] == 0.0;
+            f.in[r] = fixed ? c : std::numeric_limits<double>::quiet_NaN();
+        }
+        if (!f.linear) continue;
+        for (std::size_t d = 0; d < width; ++d)
+            if (g0[d] != 0.0) f.terms.emplace_back(static_cast<int>(d / 2), static_cast<int>(d % 2), g0[d]);
+    }
+    return forms;
+}
+
+}  // namespace endstop::core::dae

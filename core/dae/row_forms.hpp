@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Row forms: which of a block's own rows are linear forms with constant coefficients, found once
+// per block structure for the reduction stage (docs/engine.md, "Reduction").
+//
+// A row is evaluated with forward-mode dual numbers at several pseudo-random states (values,
+// rates, time and the discretes that are not modes) in every combination of the block's modes.
+// It is a linear form if its value is exactly the sum of its coefficients times the slots and
+// the coefficients are the same everywhere: x' = v_R - v_C is one; a contact force row is not,
+// but the coefficient of the force in it is a constant 1, which is all an explicit variable
+// needs. Sampling cannot prove what a branch hidden in block code does, so it is the rule for
+// block authors (docs/engine.md): a row's coefficients may depend on modes, never on values.
+#pragma once
+
+#include <limits>
+#include <tuple>
+#include <vector>
+
+namespace endstop::core::dae {
+
+struct DaeSystem;
+class Evaluator;
+
+struct RowForm {
+    // every combination and every sampled state: row = sum of coefficient * slot value (or rate)
+    bool linear = false;
+    std::vector<std::tuple<int, int, double>> terms;   // (local slot, order 0|1, coefficient)
+    // the constant coefficient of the row's own variable's value (self0) and rate (self1), the
+    // same in every combination and state; NaN where it varies, or 0 where it never enters
+    double self0 = std::numeric_limits<double>::quiet_NaN();
+    double self1 = std::numeric_limits<double>::quiet_NaN();
+    // per local row of the block (own rows, then conserving ports): the constant coefficient of
+    // this variable's value there (0 where it never enters), NaN where it varies or its rate enters
+    std::vector<double> in;
+};
+
+// Per own variable of block bi. disc is the discrete state vector, restored on return.
+std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc);
+
+// Per local slot of block bi: 1 if its event functions read the slot's value in some sampled
+// state of some mode combination (so an explicit variable there must be up to date for them).
+std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc);
+
+}  // namespace endstop::core::dae
