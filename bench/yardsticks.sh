@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The engine against the yardsticks, in one run: endstop-batch (as drawn, and with --reduce on),
+# the hand-reduced IDA program with fast vector kernels (the "floor") and SciPy's LSODA on the
+# benchmark models c, b1000 and b10000. Whole-process wall time and peak memory (/usr/bin/time),
+# medians of REPS runs (default 3; b10000 once unless B10000_REPS is set), ratios to the floor.
+# YARDSTICKS: the directory holding ida_floor.c and peer_scipy.py (default ../shared/yardsticks).
+# Absolute times from different runs mean nothing on a shared machine: read the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+YS="${YARDSTICKS:-../shared/yardsticks}"
+REPS="${REPS:-3}"
+if [ ! -f "$YS/ida_floor.c" ]; then
+    echo "bench/yardsticks.sh: no ida_floor.c in $YS (set YARDSTICKS)" >&2
+    exit 2
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp "$YS"/* "$work/"
+make -s -C "$work" ida_floor >/dev/null
+tools/build.sh >/dev/null
+build/bench/endstop-bench-models "$work/models" >/dev/null
+PY="$(command -v /usr/bin/python3 || command -v python3)"
+have_scipy=0
+"$PY" -c "import scipy" 2>/dev/null && have_scipy=1
+
+# median "wall_s peak_MB" of a command run n times
+measure() {
+    local n="$1"; shift
+    for _ in $(seq "$n"); do
+        local start="$EPOCHREALTIME"   # microseconds: /usr/bin/time's %e has 10 ms steps
+        /usr/bin/time -f "%M" -o "$work/t" "$@" >/dev/null 2>&1 || { echo "nan nan"; return; }
+        echo "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {print b - a}') $(cat "$work/t")"
+    done | sort -n | awk '{w[NR]=$1; m[NR]=$2} END {i=int((NR+1)/2); printf "%.4f %.1f\n", w[i], m[i]/1024}'
+}
+
+printf "%-8s %-22s %9s %9s %12s\n" model engine wall_s peak_MB "t/t(floor)"
+for spec in "c 1" "b 1000" "b 10000"; do
+    set -- $spec
+    model="$1"; N="$2"
+    name="$model"; [ "$model" = b ] && name="b$N"
+    n="$REPS"; [ "$name" = b10000 ] && n="${B10000_REPS:-1}"
+    read -r wf mf < <(measure "$n" "$work/ida_floor" --model "$model" --N "$N" --nvec fast)
+    rows=("IDA floor (fast)|$wf|$mf")
+    read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop")
+    rows+=("endstop, as drawn|$w|$m")
+    read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop" --reduce on)
+    rows+=("endstop --reduce on|$w|$m")
+    if [ "$have_scipy" = 1 ] && [ "$model" = b ]; then
+        read -r w m < <(measure "$n" "$PY" "$work/peer_scipy.py" --model b --N "$N" --solver LSODA)
+        rows+=("SciPy LSODA|$w|$m")
+    fi
+    for r in "${rows[@]}"; do
+        IFS='|' read -r engine w m <<<"$r"
+        printf "%-8s %-22s %9s %9s %12s\n" "$name" "$engine" "$w" "$m" "$(awk -v a="$w" -v b="$wf" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}')"
+    done
+done
+echo "(whole process; medians of $REPS runs, b10000 of ${B10000_REPS:-1}; unknowns: endstop-batch run MODEL --stats)"
