@@ -363,24 +363,14 @@ void buildPattern(DaeSystem& s) {
             if (row >= 0) colRows[at(b.slot[at(k)])].push_back(row);
         }
     }
-    Pattern& p = s.pattern;
-    p.n = n;
-    p.colPtr.assign(at(n + 1), 0);
-    p.rowIdx.clear();
-    for (int c = 0; c < n; ++c) {
-        auto& rows = colRows[at(c)];
-        std::sort(rows.begin(), rows.end());
-        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-        p.rowIdx.insert(p.rowIdx.end(), rows.begin(), rows.end());
-        p.colPtr[at(c + 1)] = static_cast<int>(p.rowIdx.size());
-    }
+    s.pattern = Pattern::fromColumns(colRows);
     for (Binding& b : s.bindings) {
         const int ns = static_cast<int>(b.slot.size());
         b.jac.assign(at(b.localRows() * ns), -1);
         for (int lr = 0; lr < b.localRows(); ++lr) {
             const int row = globalRow(b, lr);
             if (row < 0) continue;
-            for (int k = 0; k < ns; ++k) b.jac[at(lr * ns + k)] = p.find(row, b.slot[at(k)]);
+            for (int k = 0; k < ns; ++k) b.jac[at(lr * ns + k)] = s.pattern.find(row, b.slot[at(k)]);
         }
     }
 }
@@ -422,6 +412,20 @@ void packHotPath(DaeSystem& s) {
 }
 
 }  // namespace
+
+Pattern Pattern::fromColumns(std::vector<std::vector<int>>& colRows) {
+    Pattern p;
+    p.n = static_cast<int>(colRows.size());
+    p.colPtr.assign(colRows.size() + 1, 0);
+    for (std::size_t c = 0; c < colRows.size(); ++c) {
+        auto& rows = colRows[c];
+        std::sort(rows.begin(), rows.end());
+        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+        p.rowIdx.insert(p.rowIdx.end(), rows.begin(), rows.end());
+        p.colPtr[c + 1] = static_cast<int>(p.rowIdx.size());
+    }
+    return p;
+}
 
 int Pattern::find(int row, int col) const {
     const auto first = rowIdx.begin() + colPtr[at(col)], last = rowIdx.begin() + colPtr[at(col + 1)];

@@ -83,6 +83,8 @@ struct Pattern {   // compressed sparse columns
     std::vector<int> rowIdx;   // nnz
     int nnz() const { return static_cast<int>(rowIdx.size()); }
     int find(int row, int col) const;   // index into values, or -1
+    // From the rows of each column (sorted and deduplicated here)
+    static Pattern fromColumns(std::vector<std::vector<int>>& colRows);
 };
 
 struct DaeSystem {

@@ -225,15 +225,7 @@ void ReducedEvaluator::compile() {
             if (r < 0) continue;
             for (const auto& [c, src] : expansion[at(u)]) colRows[at(c)].push_back(r);
         }
-    m_pattern.n = n;
-    m_pattern.colPtr.assign(at(n + 1), 0);
-    for (int c = 0; c < n; ++c) {
-        auto& rows = colRows[at(c)];
-        std::sort(rows.begin(), rows.end());
-        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-        m_pattern.rowIdx.insert(m_pattern.rowIdx.end(), rows.begin(), rows.end());
-        m_pattern.colPtr[at(c + 1)] = static_cast<int>(m_pattern.rowIdx.size());
-    }
+    m_pattern = Pattern::fromColumns(colRows);
     for (int u = 0; u < full.n; ++u)
         for (int k = full.colPtr[at(u)]; k < full.colPtr[at(u + 1)]; ++k) {
             const int r = m_red.reducedIndex[at(full.rowIdx[at(k)])];

@@ -26,8 +26,6 @@ public:
 
     int size() const { return m_red.size(); }
     const Pattern& pattern() const { return m_identity ? m_sys.pattern : m_pattern; }
-    const ReductionPlan& reduction() const { return m_red; }
-    const DaeSystem& system() const { return m_sys; }
     Evaluator& full() { return m_ev; }
 
     // The full y and y' (size sys.size()) at a point of the reduced solution; q (may be null:
