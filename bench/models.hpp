@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The benchmark models of issue 7, built through the model's edits (the normal network builder).
+// The benchmark models (a, b, c; bench/run.sh), built through the model's edits (the normal network builder).
 #pragma once
 
 #include "core/model/model.hpp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7 benchmark suite: builds, generates the models a, b10..b10000, c as project files and runs
+# The benchmark suite: builds, generates the models a, b10..b10000, c as project files and runs
 # each through `endstop-batch run --stats`, printing medians (REPS runs, default 5; 3 for b10000).
 # Also: build/bench/bench_eval (Qt benchmark of residual and Jacobian evaluation alone).
 set -euo pipefail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop --bench-gui: the live plots measured in the real main window (offscreen). The model runs
+// endstop-bench-gui: the live plots measured in the real main window (offscreen). The model runs
 // headless first (the reference), then Run is pressed in the window with `traces` signals plotted,
 // and one JSON line reports what a user would feel:
 //   ttfp_ms                Run pressed -> first replot showing a point
@@ -15,7 +15,7 @@
 
 #include <QString>
 
-namespace endstop::app {
+namespace endstop::bench {
 
 struct BenchGuiOptions {
     QString model = QStringLiteral("chain");   // "chain" (bench::modelB) or a project file
@@ -28,4 +28,4 @@ struct BenchGuiOptions {
 
 int runBenchGui(const BenchGuiOptions& options);
 
-}  // namespace endstop::app
+}  // namespace endstop::bench

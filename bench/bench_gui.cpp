@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/bench_gui.hpp"
+#include "bench/bench_gui.hpp"
 
 #include "bench/models.hpp"
 #include "blocks/registry.hpp"
@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-namespace endstop::app {
+namespace endstop::bench {
 
 namespace {
 
@@ -200,4 +200,4 @@ int runBenchGui(const BenchGuiOptions& o) {
     return run.state() == core::RunState::Finished ? 0 : 1;
 }
 
-}  // namespace endstop::app
+}  // namespace endstop::bench
