@@ -14,7 +14,7 @@
 // parameters are offered (ExpressionCompleter).
 #pragma once
 
-#include "core/blockapi/block.hpp"
+#include "core/blockapi/registry.hpp"
 #include "core/model/model.hpp"
 
 #include <QWidget>
