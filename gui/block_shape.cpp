@@ -31,12 +31,12 @@ const PortShape* BlockShape::port(std::string_view name) const {
     return nullptr;
 }
 
-BlockShape layoutBlock(const core::Block& block) {
+BlockShape layoutBlock(const core::BlockDescription& block) {
     std::vector<core::PortDesc> present;
-    for (std::size_t i = 0; i < block.ports().size(); ++i)
-        if (block.portPresent(static_cast<int>(i))) present.push_back(block.ports()[i]);
-    BlockShape shape = layoutPorts(present, QString::fromStdString(block.info().title), QString::fromStdString(block.info().typeId));
-    shape.help = QString::fromStdString(block.info().help);
+    for (std::size_t i = 0; i < block.ports.size(); ++i)
+        if (block.portPresent[i]) present.push_back(block.ports[i]);
+    BlockShape shape = layoutPorts(present, QString::fromStdString(block.info.title), QString::fromStdString(block.info.typeId));
+    shape.help = QString::fromStdString(block.info.help);
     return shape;
 }
 

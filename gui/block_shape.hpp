@@ -6,7 +6,7 @@
 // ports alternate left/right (R left, C right), inputs go on top and outputs at the bottom.
 #pragma once
 
-#include "core/blockapi/block.hpp"
+#include "core/blockapi/registry.hpp"
 
 #include <QColor>
 #include <QPointF>
@@ -45,7 +45,7 @@ struct BlockShape {
     const PortShape* port(std::string_view name) const;
 };
 
-BlockShape layoutBlock(const core::Block& block);
+BlockShape layoutBlock(const core::BlockDescription& block);
 // The same rules for a list of present ports: a subsystem instance (its definition's ports as
 // seen from outside, the definition name as caption)
 BlockShape layoutPorts(const std::vector<core::PortDesc>& ports, const QString& title, const QString& typeId,

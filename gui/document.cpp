@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/document.hpp"
 
-#include "core/graph/topology.hpp"
 #include "core/model/flatten.hpp"
 
 #include "core/model/errors.hpp"
@@ -130,12 +129,12 @@ core::ParamValues Document::currentParams(const core::BlockSpec& spec) const {
     return core::currentParams(evaluated, m_registry);
 }
 
-std::unique_ptr<core::Block> Document::instantiate(const core::BlockSpec& spec) const {
-    if (!m_registry.find(spec.type)) return nullptr;
+std::optional<core::BlockDescription> Document::describe(const core::BlockSpec& spec) const {
+    if (!m_registry.find(spec.type)) return std::nullopt;
     try {
-        return m_registry.create(spec.type, currentParams(spec));
+        return m_registry.describe(spec.type, currentParams(spec));
     } catch (const std::exception&) {
-        return nullptr;
+        return std::nullopt;
     }
 }
 

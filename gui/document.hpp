@@ -46,9 +46,9 @@ public:
     // does not evaluate is left out), migrated to the registered typeVersion (absent keys take
     // their defaults when a Block is created from them).
     core::ParamValues currentParams(const core::BlockSpec& spec) const;
-    // The block instantiated with its current values (its present ports, its descriptors), or
-    // nullptr for an unknown type.
-    std::unique_ptr<core::Block> instantiate(const core::BlockSpec& spec) const;
+    // The block as its current values configure it (its present ports, its descriptors), or
+    // nullopt for an unknown type or values it refuses.
+    std::optional<core::BlockDescription> describe(const core::BlockSpec& spec) const;
 
 Q_SIGNALS:
     void modelReset();

@@ -164,11 +164,11 @@ void MainWindow::addBlockMenus(QMenu* menu, const QString& block) {
     QMenu* tune = menu->addMenu(tr("Tune"));
     tune->setObjectName("tuneMenu");
     const core::BlockSpec* spec = m_doc->model().find(block.toStdString());
-    const std::unique_ptr<core::Block> b = spec ? m_doc->instantiate(*spec) : nullptr;
+    const std::optional<core::BlockDescription> b = spec ? m_doc->describe(*spec) : std::nullopt;
     if (b)
-        for (const core::ParamDesc& d : b->params()) {
+        for (const core::ParamDesc& d : b->params) {
             const QString key = QString::fromStdString(d.key);
-            if (!core::isVisible(d.visibleWhen, b->values(), b->params()) || !TuningPanel::tunable(*m_doc, block, key)) continue;
+            if (!core::isVisible(d.visibleWhen, b->values, b->params) || !TuningPanel::tunable(*m_doc, block, key)) continue;
             tune->addAction(QString::fromStdString(d.label), this, [this, block, key] { m_tuning->pin(block, key); })->setData(key);
         }
     tune->setEnabled(!tune->isEmpty());

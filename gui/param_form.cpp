@@ -74,14 +74,14 @@ void ParamForm::build() {
     m_general->setWordWrap(true);
     m_general->setStyleSheet(QStringLiteral("color: #c62828"));
     const core::BlockSpec* spec = m_doc.model().find(m_block.toStdString());
-    const std::unique_ptr<core::Block> blk = spec ? m_doc.instantiate(*spec) : nullptr;
+    const std::optional<core::BlockDescription> blk = spec ? m_doc.describe(*spec) : std::nullopt;
     if (!blk) {
         outer->addWidget(new QLabel(tr("Unknown block type: its parameters cannot be edited."), this));
         return;
     }
     m_spec = *spec;
-    m_values = blk->values();
-    if (blk->params().empty()) outer->addWidget(new QLabel(tr("This block has no parameters."), this));
+    m_values = blk->values;
+    if (blk->params.empty()) outer->addWidget(new QLabel(tr("This block has no parameters."), this));
     else outer->addWidget(buildGroups(*blk));
     outer->addWidget(m_ports);
     outer->addWidget(m_general);
@@ -92,7 +92,7 @@ void ParamForm::build() {
 }
 
 // the dialog shows groups as tabs; the narrow property panel stacks them as group boxes
-QWidget* ParamForm::buildGroups(const core::Block& blk) {
+QWidget* ParamForm::buildGroups(const core::BlockDescription& blk) {
     QWidget* container = nullptr;
     if (m_mode == Mode::Dialog) {
         m_tabs = new QTabWidget(this);
@@ -105,7 +105,7 @@ QWidget* ParamForm::buildGroups(const core::Block& blk) {
     }
     std::map<std::string, QWidget*> pages;
     std::vector<std::string> order;
-    for (const core::ParamDesc& d : blk.params()) {
+    for (const core::ParamDesc& d : blk.params) {
         if (!pages.count(d.group)) {
             QWidget* page = m_tabs ? new QWidget(container) : new QGroupBox(qs(d.group), container);
             auto* grid = new QGridLayout(page);
@@ -347,10 +347,9 @@ void ParamForm::revalidate() {
         parsed = parsed && (!f->visible || f->parseError.isEmpty());
     }
     QStringList general;
-    const core::BlockType* type = m_doc.registry().find(m_spec.type);
-    if (type && parsed) {
-        const std::unique_ptr<core::Block> blk = type->create(m_values);
-        for (const core::Diagnostic& dg : blk->validate()) {
+    if (m_doc.registry().find(m_spec.type) && parsed) {
+        const core::BlockDescription blk = m_doc.registry().describe(m_spec.type, m_values);
+        for (const core::Diagnostic& dg : blk.diagnostics) {
             Field* target = nullptr;
             for (auto& f : m_fields)
                 if (f->desc.key == dg.param && f->visible) target = f.get();
@@ -359,8 +358,8 @@ void ParamForm::revalidate() {
             target->crossIsWarning = dg.severity != core::Severity::Error;
         }
         QStringList ports;
-        for (std::size_t i = 0; i < blk->ports().size(); ++i)
-            if (blk->portPresent(static_cast<int>(i))) ports << qs(blk->ports()[i].name);
+        for (std::size_t i = 0; i < blk.ports.size(); ++i)
+            if (blk.portPresent[i]) ports << qs(blk.ports[i].name);
         m_ports->setText(tr("Ports: %1").arg(ports.isEmpty() ? tr("none") : ports.join(QStringLiteral(", "))));
     }
     for (auto& f : m_fields) {
@@ -425,11 +424,11 @@ std::optional<core::EditBatch> ParamForm::edits() {
     }
     if (ui != m_spec.ui) batch.edits.emplace_back(core::SetBlockUi{name, ui});
     // wires on ports the new values remove go in the same step, so undo brings them back
-    if (const core::BlockType* type = m_doc.registry().find(m_spec.type)) {
-        const std::unique_ptr<core::Block> blk = type->create(m_values);
+    if (m_doc.registry().find(m_spec.type)) {
+        const core::BlockDescription blk = m_doc.registry().describe(m_spec.type, m_values);
         for (const core::Connection& c : m_doc.model().connectionsOf(name))
             for (const core::PortRef& p : {c.a, c.b})
-                if (p.block == name && blk->portIndex(p.port) < 0) {
+                if (p.block == name && blk.portIndex(p.port) < 0) {
                     batch.edits.emplace_back(core::Disconnect{c});
                     break;
                 }
@@ -441,7 +440,7 @@ void ParamForm::reload() {
     const core::BlockSpec* spec = m_doc.model().find(m_block.toStdString());
     if (!spec) return;
     m_spec = *spec;
-    if (const std::unique_ptr<core::Block> blk = m_doc.instantiate(m_spec)) m_values = blk->values();
+    if (const std::optional<core::BlockDescription> blk = m_doc.describe(m_spec)) m_values = blk->values;
     loadExpressions();
     for (auto& f : m_fields) {
         const auto saved = m_spec.ui.displayUnits.find(f->desc.key);

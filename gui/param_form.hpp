@@ -14,7 +14,7 @@
 // parameters are offered (ExpressionCompleter).
 #pragma once
 
-#include "core/blockapi/block.hpp"
+#include "core/blockapi/registry.hpp"
 #include "core/model/model.hpp"
 
 #include <QWidget>
@@ -63,7 +63,7 @@ Q_SIGNALS:
 private:
     struct Field;
     void build();
-    QWidget* buildGroups(const core::Block& blk);
+    QWidget* buildGroups(const core::BlockDescription& blk);
     void addRow(Field& f, QWidget* page);
     void addUnitBox(Field& f, QGridLayout* grid, int row);
     void addChoiceNote(Field& f, QGridLayout* grid, int row);

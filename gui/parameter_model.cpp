@@ -29,9 +29,8 @@ bool isReal(const core::Model& top, const core::Registry& registry, const core::
     const std::string_view sub = core::subsystemOf(spec.type);
     if (sub.empty()) {
         if (!registry.find(spec.type) || key.find('.') != std::string::npos) return false;
-        const std::unique_ptr<core::Block> proto = registry.prototype(spec.type);
-        return std::any_of(proto->params().begin(), proto->params().end(),
-                           [&](const core::ParamDesc& d) { return d.key == key && d.type == core::ParamType::Real; });
+        const core::ParamDesc* d = registry.describe(spec.type).param(key);
+        return d && d->type == core::ParamType::Real;
     }
     const core::SubsystemDef* def = top.findSubsystem(sub);
     const auto dot = key.find('.');

@@ -108,7 +108,6 @@ private:
     bool m_auto = true;
     bool m_linking = false;
     bool m_programmatic = false;   // the panel itself is setting ranges (auto-scale, rebuild)
-    bool m_rebuildPending = false;
     bool m_si = false;
 };
 

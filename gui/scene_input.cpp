@@ -163,8 +163,8 @@ std::optional<QString> DiagramScene::refusal(const core::PortRef& a, const core:
                            : e.kind == core::PortKind::Input   ? "signal input" : "signal output";
         return QStringLiteral("%1 (%2)").arg(qs(r.toString()), QString::fromLatin1(what));
     };
-    const bool sa = ea->kind != core::PortKind::Conserving, sb = eb->kind != core::PortKind::Conserving;
-    if (sa != sb || ea->domain != eb->domain)
+    const bool sa = ea->kind != core::PortKind::Conserving;
+    if (!core::connectable(ea->kind, ea->domain, eb->kind, eb->domain))   // the topology's rule
         return tr("Cannot connect %1 to %2: different domains").arg(describe(a, *ea), describe(b, *eb));
     if (ea->kind == core::PortKind::Output && eb->kind == core::PortKind::Output)
         return tr("Cannot connect %1 to %2: two signal outputs").arg(describe(a, *ea), describe(b, *eb));

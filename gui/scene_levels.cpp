@@ -107,7 +107,7 @@ BlockShape DiagramScene::shapeOf(const core::BlockSpec& spec) const {
         shape.help = tr("An instance of subsystem %1: double-click to open it, Edit > Expand Subsystem to dissolve it.").arg(qs(sub));
         return shape;
     }
-    const std::unique_ptr<core::Block> block = m_doc.instantiate(spec);
+    const std::optional<core::BlockDescription> block = m_doc.describe(spec);
     return block ? layoutBlock(*block) : unknownBlockShape(type);
 }
 

@@ -12,8 +12,8 @@ std::string SignalInfo::unitText() const {
 namespace {
 // The display unit the user chose for a parameter of this dimension on the block (its first such
 // parameter in declaration order), if any: a position entered in mm is plotted in mm.
-std::optional<core::Unit> chosenUnit(const core::BlockSpec& spec, const core::Block& block, const core::Dimension& dimension) {
-    for (const core::ParamDesc& p : block.params()) {
+std::optional<core::Unit> chosenUnit(const core::BlockSpec& spec, const core::BlockDescription& block, const core::Dimension& dimension) {
+    for (const core::ParamDesc& p : block.params) {
         const auto it = spec.ui.displayUnits.find(p.key);
         if (it == spec.ui.displayUnits.end()) continue;
         try {
@@ -29,10 +29,9 @@ std::optional<core::Unit> chosenUnit(const core::BlockSpec& spec, const core::Bl
 std::vector<SignalInfo> signalsOf(const Document& doc, const std::string& block) {
     std::vector<SignalInfo> out;
     const core::BlockSpec* spec = doc.model().find(block);
-    const std::unique_ptr<core::Block> b = spec ? doc.instantiate(*spec) : nullptr;
+    const std::optional<core::BlockDescription> b = spec ? doc.describe(*spec) : std::nullopt;
     if (!b) return out;
-    for (const core::RecordedVar& r : b->recorded()) {
-        const core::VarDesc& d = b->describe(r);
+    for (const core::VarDesc& d : b->recorded) {
         SignalInfo s{block + "." + d.name, block, d.name, d.label, core::Unit::si(d.unit.dimension), d.unit};
         if (const auto chosen = chosenUnit(*spec, *b, d.unit.dimension)) s.display = *chosen;
         if (s.display.symbol.empty()) s.display = s.si;

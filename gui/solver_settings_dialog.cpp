@@ -44,10 +44,12 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
     m_interval->setText(number(s.outputInterval) + QStringLiteral(" s"));
     m_maxStep->setToolTip(tr("0: no limit"));
     m_interval->setToolTip(tr("0: a row at every solver step (and around every event)"));
-    m_solver->addItem(tr("auto (dense below 40 unknowns, else KLU)"), QStringLiteral("auto"));
-    m_solver->addItem(tr("dense"), QStringLiteral("dense"));
-    m_solver->addItem(tr("KLU (sparse)"), QStringLiteral("klu"));
-    m_solver->setCurrentIndex(std::max(0, m_solver->findData(QString::fromStdString(s.linearSolver))));
+    // each item's data is the solver's name, as in the file
+    const auto name = [](core::LinearSolver l) { return QString::fromLatin1(core::toString(l)); };
+    m_solver->addItem(tr("auto (dense below 40 unknowns, else KLU)"), name(core::LinearSolver::Auto));
+    m_solver->addItem(tr("dense"), name(core::LinearSolver::Dense));
+    m_solver->addItem(tr("KLU (sparse)"), name(core::LinearSolver::Klu));
+    m_solver->setCurrentIndex(std::max(0, m_solver->findData(name(s.linearSolver))));
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_error->setWordWrap(true);
 
@@ -113,7 +115,7 @@ std::optional<core::SimulationSettings> SolverSettingsDialog::settings() {
     plain(m_atol, s.absoluteTolerance);
     time(m_maxStep, s.maxStep);
     time(m_interval, s.outputInterval);
-    s.linearSolver = m_solver->currentData().toString().toStdString();
+    s.linearSolver = core::parseLinearSolver(m_solver->currentData().toString().toStdString()).value_or(core::LinearSolver::Auto);
     if (!ok) {
         m_error->clear();
         return std::nullopt;

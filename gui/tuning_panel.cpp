@@ -27,12 +27,6 @@ std::optional<double> parameterValue(const core::Model& model, const std::string
     return std::nullopt;
 }
 
-const core::ParamDesc* findDesc(const core::Block& b, const std::string& key) {
-    for (const core::ParamDesc& d : b.params())
-        if (d.key == key) return &d;
-    return nullptr;
-}
-
 }  // namespace
 
 TuningPanel::TuningPanel(Document& doc, RunController& runs, QWidget* parent)
@@ -73,9 +67,9 @@ bool TuningPanel::tunable(const Document& doc, const QString& block, const QStri
         }
     }
     const core::BlockSpec* spec = doc.model().find(block.toStdString());
-    const std::unique_ptr<core::Block> b = spec ? doc.instantiate(*spec) : nullptr;
-    const core::ParamDesc* d = b ? findDesc(*b, key.toStdString()) : nullptr;
-    return d && d->type == core::ParamType::Real && d->tunable && std::holds_alternative<double>(b->values().at(d->key));
+    const std::optional<core::BlockDescription> b = spec ? doc.describe(*spec) : std::nullopt;
+    const core::ParamDesc* d = b ? b->param(key.toStdString()) : nullptr;
+    return d && d->type == core::ParamType::Real && d->tunable && std::holds_alternative<double>(b->values.at(d->key));
 }
 
 bool TuningPanel::pin(const QString& block, const QString& key) {
@@ -85,8 +79,8 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
     }
     if (block.isEmpty()) return pinParameter(key);
     const core::BlockSpec* spec = m_doc.model().find(block.toStdString());
-    const std::unique_ptr<core::Block> b = spec ? m_doc.instantiate(*spec) : nullptr;
-    const core::ParamDesc* d = b ? findDesc(*b, key.toStdString()) : nullptr;
+    const std::optional<core::BlockDescription> b = spec ? m_doc.describe(*spec) : std::nullopt;
+    const core::ParamDesc* d = b ? b->param(key.toStdString()) : nullptr;
     if (!tunable(m_doc, block, key) || !d) {
         Q_EMIT statusMessage(tr("%1.%2 is not a numeric parameter that can be tuned").arg(block, key));
         return false;
@@ -177,12 +171,12 @@ void TuningPanel::committed(TuningRow* row, double siValue) {
 
 void TuningPanel::reload(const QString& block) {
     const core::BlockSpec* spec = m_doc.model().find(block.toStdString());
-    const std::unique_ptr<core::Block> b = spec ? m_doc.instantiate(*spec) : nullptr;
+    const std::optional<core::BlockDescription> b = spec ? m_doc.describe(*spec) : std::nullopt;
     if (!b) return;
     for (TuningRow* r : m_rows) {
         if (r->block() != block || r->sliderDown()) continue;
-        const auto it = b->values().find(r->key().toStdString());
-        if (it != b->values().end() && std::holds_alternative<double>(it->second)) r->setValue(std::get<double>(it->second));
+        const auto it = b->values.find(r->key().toStdString());
+        if (it != b->values.end() && std::holds_alternative<double>(it->second)) r->setValue(std::get<double>(it->second));
     }
 }
 

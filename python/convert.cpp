@@ -2,6 +2,7 @@
 // Python values in, exceptions out.
 #include "python/bindings.hpp"
 
+#include "core/model/errors.hpp"
 #include "core/units/unit.hpp"
 
 #include <cmath>
@@ -139,8 +140,12 @@ core::SimulationOptions toOptions(const py::kwargs& options) {
         else if (k == "max_steps") o.maxSteps = wholeNumber(value, "max_steps");
         else if (k == "signals") o.signals = names(value, "signals");
         else if (k == "linear_solver") {
-            if (!py::isinstance<py::str>(value)) typeError("linear_solver: expected 'auto', 'dense' or 'klu', got " + typeName(value));
-            o.linearSolver = value.cast<std::string>();
+            if (!py::isinstance<py::str>(value)) typeError("linear_solver: expected " + core::linearSolverNames('\'') + ", got " + typeName(value));
+            try {
+                o.linearSolver = core::linearSolverSetting(value.cast<std::string>());
+            } catch (const core::Error& e) {
+                raiseModelError(e.what());
+            }
         } else {
             typeError("unexpected keyword argument '" + k + "' (options: stop_time, rtol, atol, max_step, output_interval, signals, "
                       "max_steps, max_wall, linear_solver)");

@@ -156,7 +156,7 @@ py::list variables(const LoadedModel& self) {
 py::dict settings(const LoadedModel& self) {
     const core::SimulationSettings& s = self.model.simulation();
     return py::dict("stop_time"_a = s.stopTime, "rtol"_a = s.relativeTolerance, "atol"_a = s.absoluteTolerance, "max_step"_a = s.maxStep,
-                    "output_interval"_a = s.outputInterval, "linear_solver"_a = s.linearSolver);
+                    "output_interval"_a = s.outputInterval, "linear_solver"_a = core::toString(s.linearSolver));
 }
 
 // Pickled as the project file's bytes, so a Model can be sent to Dask or multiprocessing workers.

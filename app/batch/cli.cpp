@@ -120,7 +120,7 @@ core::SimulationOptions simulationOptions(Args& args) {
     o.relativeTolerance = args.number("--rtol");
     o.absoluteTolerance = args.number("--atol");
     o.outputInterval = args.number("--output-interval");
-    o.linearSolver = args.value("--linear-solver");
+    const auto linearSolver = args.value("--linear-solver");
     if (const auto r = args.value("--reduce")) {
         if (*r != "on" && *r != "off") throw UsageError("flag --reduce: expected on or off, got " + core::quoteText(*r));
         o.reduce = *r == "on";
@@ -138,15 +138,19 @@ core::SimulationOptions simulationOptions(Args& args) {
             if (!name.empty()) o.signals.push_back(name);
         if (o.signals.empty()) throw UsageError("--signals: expected a comma-separated list like stop1.x,stop1.f");
     }
-    auto check = [](const std::optional<double>& x, bool ok, const char* flag, const char* what) {
-        if (x && !ok) throw UsageError(std::string("flag ") + flag + ": " + what + ", got " + core::formatNumber(*x));
+    // the model's ranges; a flag's message leaves out what zero means
+    auto check = [](const std::optional<double>& x, const core::SettingRange& range, const char* flag) {
+        if (x && !range.ok(*x)) throw UsageError(std::string("flag ") + flag + ": " + range.rule + ", got " + core::formatNumber(*x));
     };
-    check(o.stopTime, o.stopTime > 0.0, "--stop-time", "must be > 0 s");
-    check(o.relativeTolerance, o.relativeTolerance > 0.0 && o.relativeTolerance < 1.0, "--rtol", "must be in (0, 1)");
-    check(o.absoluteTolerance, o.absoluteTolerance > 0.0, "--atol", "must be > 0");
-    check(o.outputInterval, o.outputInterval >= 0.0, "--output-interval", "must be >= 0 s");
-    if (o.linearSolver && *o.linearSolver != "auto" && *o.linearSolver != "dense" && *o.linearSolver != "klu")
-        throw UsageError("flag --linear-solver: expected auto, dense or klu, got " + core::quoteText(*o.linearSolver));
+    check(o.stopTime, core::kStopTime, "--stop-time");
+    check(o.relativeTolerance, core::kRelativeTolerance, "--rtol");
+    check(o.absoluteTolerance, core::kAbsoluteTolerance, "--atol");
+    check(o.outputInterval, core::kOutputInterval, "--output-interval");
+    if (linearSolver) {
+        o.linearSolver = core::parseLinearSolver(*linearSolver);
+        if (!o.linearSolver)
+            throw UsageError("flag --linear-solver: expected " + core::linearSolverNames() + ", got " + core::quoteText(*linearSolver));
+    }
     return o;
 }
 

@@ -162,20 +162,20 @@ int blocksCommand(Args& args) {
     const bool markdown = args.flag("--markdown");
     args.done();
     for (const core::BlockType& t : blocks::registry().types()) {
-        const auto b = t.create({});
+        const core::BlockDescription b = blocks::registry().describe(t.info.typeId);
         if (markdown) {
             std::cout << "## " << t.info.title << " (`" << t.info.typeId << "`)\n\n" << t.info.help << "\n\n";
             std::cout << "Ports: ";
-            for (std::size_t i = 0; i < b->ports().size(); ++i) {
-                const core::PortDesc& p = b->ports()[i];
+            for (std::size_t i = 0; i < b.ports.size(); ++i) {
+                const core::PortDesc& p = b.ports[i];
                 const char* kind = p.kind == core::PortKind::Conserving ? core::toString(p.domain)
                                    : p.kind == core::PortKind::Input    ? "input" : "output";
                 std::cout << (i ? ", " : "") << "`" << p.name << "` (" << kind << (p.visibleWhen ? ", conditional" : "") << ")";
             }
             std::cout << "\n\n";
-            if (!b->params().empty()) {
+            if (!b.params.empty()) {
                 std::cout << "| key | label | unit | default | range | shown when |\n|---|---|---|---|---|---|\n";
-                for (const core::ParamDesc& d : b->params()) {
+                for (const core::ParamDesc& d : b.params) {
                     std::string when;
                     if (d.visibleWhen) {
                         when = d.visibleWhen->param + " ∈ {";
@@ -191,8 +191,8 @@ int blocksCommand(Args& args) {
                 std::cout << "\n";
             }
             std::cout << "Recorded: ";
-            for (std::size_t i = 0; i < b->recorded().size(); ++i) {
-                const core::VarDesc& v = b->describe(b->recorded()[i]);
+            for (std::size_t i = 0; i < b.recorded.size(); ++i) {
+                const core::VarDesc& v = b.recorded[i];
                 std::cout << (i ? ", " : "") << "`" << v.name << "` (" << core::Unit::si(v.unit.dimension).display() << ")";
             }
             std::cout << "\n\n";

@@ -297,15 +297,7 @@ void Block::checkType(int index) {
 
 // isVisible() on this block's resolved values, without building the map
 bool Block::visible(const std::optional<Visibility>& rule) const {
-    if (!rule) return true;
-    for (std::size_t i = 0; i < m_shape->params.size() && i < m_i->byIndex.size(); ++i) {
-        const ParamDesc& p = m_shape->params[i];
-        if (p.key != rule->param) continue;
-        if (!visible(p.visibleWhen)) return false;   // hidden by its own controlling choice
-        const auto* current = std::get_if<std::string>(&m_i->byIndex[i]);
-        return current && std::find(rule->values.begin(), rule->values.end(), *current) != rule->values.end();
-    }
-    return false;
+    return isVisibleBy(rule, m_shape->params, [&](std::size_t i) { return i < m_i->byIndex.size() ? &m_i->byIndex[i] : nullptr; });
 }
 
 Block::ParamBuilder& Block::ParamBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {

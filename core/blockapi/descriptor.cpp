@@ -71,20 +71,19 @@ std::string ParamDesc::valueError(const ParamValue& v) const {
 }
 
 bool isVisible(const std::optional<Visibility>& rule, const ParamValues& values, const std::vector<ParamDesc>& params) {
-    if (!rule) return true;
-    const auto it = values.find(rule->param);
-    std::string current;
-    if (it != values.end() && std::holds_alternative<std::string>(it->second)) {
-        current = std::get<std::string>(it->second);
-    } else {
-        for (const ParamDesc& p : params)
-            if (p.key == rule->param && std::holds_alternative<std::string>(p.defaultValue))
-                current = std::get<std::string>(p.defaultValue);
-    }
-    // a parameter hidden by its own controlling choice is hidden too
-    for (const ParamDesc& p : params)
-        if (p.key == rule->param && !isVisible(p.visibleWhen, values, params)) return false;
-    return std::find(rule->values.begin(), rule->values.end(), current) != rule->values.end();
+    return isVisibleBy(rule, params, [&](std::size_t i) -> const ParamValue* {
+        const auto it = values.find(params[i].key);
+        return it != values.end() && std::holds_alternative<std::string>(it->second) ? &it->second : &params[i].defaultValue;
+    });
+}
+
+bool connectable(PortKind ka, Domain da, PortKind kb, Domain db) {
+    return (ka == PortKind::Conserving) == (kb == PortKind::Conserving) && da == db;
+}
+
+std::string differentDomains(std::string_view a, Domain da, std::string_view b, Domain db) {
+    return "cannot connect " + std::string(a) + " (" + toString(da) + ") to " + std::string(b) + " (" + toString(db) +
+           "): different domains";
 }
 
 std::string Diagnostic::text() const {

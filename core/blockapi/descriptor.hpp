@@ -5,10 +5,12 @@
 
 #include "core/units/unit.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -100,6 +102,29 @@ struct DiscreteDesc {
     int modes = 0;      // > 0: equations branch on it and it takes the values 0..modes-1
 };
 
+// Can a wire join two ports? Conserving ports of one domain, or two signal ports (an input and
+// an output, or inputs sharing a net). Two outputs on one net are the topology's concern.
+bool connectable(PortKind ka, Domain da, PortKind kb, Domain db);
+inline bool connectable(const PortDesc& a, const PortDesc& b) { return connectable(a.kind, a.domain, b.kind, b.domain); }
+// "cannot connect m.R (translational) to j.R (rotational): different domains"
+std::string differentDomains(std::string_view a, Domain da, std::string_view b, Domain db);
+
+// The visibility rule: `rule` holds when its choice parameter (itself visible) has one of the
+// rule's values. `valueOf(i)` is the current value of params[i], or nullptr if it has none yet.
+template <class ValueOf>
+bool isVisibleBy(const std::optional<Visibility>& rule, const std::vector<ParamDesc>& params, const ValueOf& valueOf) {
+    if (!rule) return true;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        if (params[i].key != rule->param) continue;
+        if (!isVisibleBy(params[i].visibleWhen, params, valueOf)) return false;   // hidden by its own choice
+        const ParamValue* v = valueOf(i);
+        const auto* current = v ? std::get_if<std::string>(v) : nullptr;
+        return current && std::find(rule->values.begin(), rule->values.end(), *current) != rule->values.end();
+    }
+    return false;
+}
+
+// The rule over values as a model holds them: a parameter absent (or not a key) takes its default.
 bool isVisible(const std::optional<Visibility>& rule, const ParamValues& values,
                const std::vector<ParamDesc>& params);
 

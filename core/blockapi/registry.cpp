@@ -24,4 +24,44 @@ std::unique_ptr<Block> Registry::create(std::string_view typeId, const ParamValu
     return b;
 }
 
+ParamValues Registry::migrated(std::string_view typeId, int typeVersion, ParamValues params) const {
+    const BlockType* type = find(typeId);
+    if (!type) throw ModelError("unknown block type '" + std::string(typeId) + "'");
+    if (typeVersion > type->info.typeVersion)
+        throw ModelError("type " + type->info.typeId + " version " + std::to_string(typeVersion) +
+                         " is newer than this program supports (" + std::to_string(type->info.typeVersion) + ")");
+    if (typeVersion < type->info.typeVersion && type->migrate) type->migrate(typeVersion, params);
+    return params;
+}
+
+BlockDescription Registry::describe(std::string_view typeId, const ParamValues& params) const {
+    return BlockDescription::of(*create(typeId, params));
+}
+
+BlockDescription BlockDescription::of(const Block& b) {
+    BlockDescription d{b.info(), b.params(), b.values(), b.ports(), {}, {}, b.validate()};
+    for (std::size_t i = 0; i < b.ports().size(); ++i) d.portPresent.push_back(b.portPresent(static_cast<int>(i)));
+    for (const RecordedVar& r : b.recorded()) d.recorded.push_back(b.describe(r));
+    return d;
+}
+
+const ParamDesc* BlockDescription::param(std::string_view key) const {
+    for (const ParamDesc& p : params)
+        if (p.key == key) return &p;
+    return nullptr;
+}
+
+int BlockDescription::portIndex(std::string_view name) const {
+    for (std::size_t i = 0; i < ports.size(); ++i)
+        if (ports[i].name == name && portPresent[i]) return static_cast<int>(i);
+    return -1;
+}
+
+std::string BlockDescription::portList() const {
+    std::string s;
+    for (std::size_t i = 0; i < ports.size(); ++i)
+        if (portPresent[i]) s += (s.empty() ? "" : ", ") + ports[i].name;
+    return s.empty() ? "none" : s;
+}
+
 }  // namespace endstop::core

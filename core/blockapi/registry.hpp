@@ -12,6 +12,23 @@
 
 namespace endstop::core {
 
+// What a block type looks like for some parameter values: everything the loader, the editor and
+// the CLI ask about a block without running it. A value, so callers keep no Block around.
+struct BlockDescription {
+    BlockInfo info;
+    std::vector<ParamDesc> params;
+    ParamValues values;              // resolved: given or default, SI
+    std::vector<PortDesc> ports;     // every declared port, present or not
+    std::vector<bool> portPresent;   // false: hidden by its choice parameter
+    std::vector<VarDesc> recorded;   // the recorded variables, in declaration order
+    Diagnostics diagnostics;         // Block::validate()
+
+    static BlockDescription of(const Block& b);
+    const ParamDesc* param(std::string_view key) const;   // nullptr if none
+    int portIndex(std::string_view name) const;           // -1 if none (or hidden)
+    std::string portList() const;                         // "R, C": the ports present, or "none"
+};
+
 struct BlockType {
     BlockInfo info;
     std::function<std::unique_ptr<Block>(const ParamValues&)> create;
@@ -38,6 +55,15 @@ public:
     // throws ModelError for an unknown type id
     std::unique_ptr<Block> create(std::string_view typeId, const ParamValues& params) const;
     std::unique_ptr<Block> prototype(std::string_view typeId) const { return create(typeId, {}); }
+    // Parameters written by `typeVersion` of the type brought up to the registered version (the
+    // type's migrate step). Throws ModelError for an unknown type or a version newer than this
+    // program's. The one place a block's parameters are migrated: flatten.hpp's currentParams()
+    // applies it to a model's block.
+    ParamValues migrated(std::string_view typeId, int typeVersion, ParamValues params) const;
+    // The type's ports, parameters and recorded variables for these values (default: the
+    // defaults); throws ModelError for an unknown type id. The engine, which needs the equations,
+    // calls create().
+    BlockDescription describe(std::string_view typeId, const ParamValues& params = {}) const;
 
 private:
     std::vector<BlockType> m_types;

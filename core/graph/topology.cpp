@@ -21,13 +21,6 @@ Diagnostic error(std::string block, std::string port, std::string message, std::
     return Diagnostic{Severity::Error, std::move(block), std::move(port), {}, std::move(message), std::move(hint)};
 }
 
-std::string portList(const Block& b) {
-    std::string s;
-    for (std::size_t i = 0; i < b.ports().size(); ++i)
-        if (b.portPresent(static_cast<int>(i))) s += (s.empty() ? "" : ", ") + b.ports()[i].name;
-    return s.empty() ? "none" : s;
-}
-
 // Vertex numbering: one vertex per port of every block.
 struct PortIndex {
     std::vector<int> first;   // per block: index of its first port vertex
@@ -61,18 +54,6 @@ int Topology::blockIndex(std::string_view name) const {
     for (std::size_t i = 0; i < blocks.size(); ++i)
         if (blocks[i].name == name) return static_cast<int>(i);
     return -1;
-}
-
-ParamValues currentParams(const BlockSpec& spec, const Registry& registry) {
-    const BlockType* type = registry.find(spec.type);
-    if (!type) throw ModelError(Diagnostics{error(spec.name, {}, "unknown block type '" + spec.type + "'")});
-    if (spec.typeVersion > type->info.typeVersion)
-        throw ModelError(Diagnostics{error(spec.name, {}, "type " + spec.type + " version " + std::to_string(spec.typeVersion) +
-                                                               " is newer than this program supports (" +
-                                                               std::to_string(type->info.typeVersion) + ")")});
-    ParamValues p = spec.params;
-    if (spec.typeVersion < type->info.typeVersion && type->migrate) type->migrate(spec.typeVersion, p);
-    return p;
 }
 
 Topology buildTopology(const Model& model, const Registry& registry) {
@@ -118,7 +99,7 @@ Topology buildFlatTopology(const Model& model, const Registry& registry) {
         const int p = blk.portIndex(ref.port);
         if (p < 0) {
             errors.push_back(error(ref.block, ref.port, "block type " + blk.info().typeId + " has no port '" + ref.port +
-                                                            "' (ports: " + portList(blk) + ")"));
+                                                            "' (ports: " + BlockDescription::of(blk).portList() + ")"));
             return -1;
         }
         return idx.first[static_cast<std::size_t>(b)] + p;
@@ -130,10 +111,8 @@ Topology buildFlatTopology(const Model& model, const Registry& registry) {
                                  .block->ports()[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(va)].port)];
         const PortDesc& pb = topo.blocks[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(vb)].block)]
                                  .block->ports()[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(vb)].port)];
-        const bool signalA = pa.kind != PortKind::Conserving, signalB = pb.kind != PortKind::Conserving;
-        if (signalA != signalB || pa.domain != pb.domain) {
-            errors.push_back(error(c.a.block, c.a.port, "cannot connect " + c.a.toString() + " (" + toString(pa.domain) + ") to " +
-                                                            c.b.toString() + " (" + toString(pb.domain) + "): different domains"));
+        if (!connectable(pa, pb)) {
+            errors.push_back(error(c.a.block, c.a.port, differentDomains(c.a.toString(), pa.domain, c.b.toString(), pb.domain)));
             continue;
         }
         boost::add_edge(static_cast<std::size_t>(va), static_cast<std::size_t>(vb), g);

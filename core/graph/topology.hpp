@@ -49,7 +49,4 @@ struct Topology {
 Topology buildTopology(const Model& model, const Registry& registry);
 Topology buildFlatTopology(const Model& flat, const Registry& registry);
 
-// The parameter values a model block holds, migrated to the registered typeVersion.
-ParamValues currentParams(const BlockSpec& spec, const Registry& registry);
-
 }  // namespace endstop::core

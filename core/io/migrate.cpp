@@ -13,11 +13,10 @@ namespace {
 // A version 1 block's parameters with quantities in strings converted to SI numbers.
 QJsonObject quantitiesToSI(const QJsonObject& block, const Registry& registry) {
     const QJsonValue params = block.value("parameters");
-    const BlockType* type = registry.find(block.value("type").toString().toStdString());
-    if (!type || !params.isObject()) return block;
-    const std::unique_ptr<Block> proto = type->create({});
+    const std::string type = block.value("type").toString().toStdString();
+    if (!registry.find(type) || !params.isObject()) return block;
     QJsonObject converted = params.toObject();
-    for (const ParamDesc& d : proto->params()) {
+    for (const ParamDesc& d : registry.describe(type).params) {
         const QString key = QString::fromStdString(d.key);
         if (d.type != ParamType::Real || !converted.value(key).isString()) continue;
         try {
@@ -44,10 +43,8 @@ QJsonObject version1To2(QJsonObject root, const Registry& registry) {
 }  // namespace
 
 QJsonObject migrateFormat(QJsonObject root, int from, const Registry& registry) {
-    switch (from) {
-    case 1: return version1To2(std::move(root), registry);
-    default: return root;
-    }
+    if (from < 2) root = version1To2(std::move(root), registry);
+    return root;
 }
 
 }  // namespace endstop::core::io

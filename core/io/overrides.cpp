@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/overrides.hpp"
 
-#include "core/graph/topology.hpp"
 #include "core/io/project_file.hpp"
 #include "core/model/errors.hpp"
 #include "core/model/flatten.hpp"
@@ -47,10 +46,10 @@ ParamDesc describe(const Model& model, const Registry& registry, const BlockSpec
                    std::string_view rest, std::string_view whole) {
     const std::string_view sub = subsystemOf(spec.type);
     if (sub.empty()) {
-        const std::unique_ptr<Block> block = registry.create(spec.type, currentParams(evaluable(spec, registry), registry));
-        if (const ParamDesc* d = rest.find('.') == std::string_view::npos ? findDesc(block->params(), rest) : nullptr) return *d;
+        const BlockDescription block = registry.describe(spec.type, currentParams(evaluable(spec, registry), registry));
+        if (const ParamDesc* d = rest.find('.') == std::string_view::npos ? findDesc(block.params, rest) : nullptr) return *d;
         throw ModelError(quoteText(whole) + ": block '" + path + "' (" + spec.type + ") has no parameter " + quoteText(rest) +
-                         " (parameters: " + namesOf(block->params()) + ")");
+                         " (parameters: " + namesOf(block.params) + ")");
     }
     const SubsystemDef* def = model.findSubsystem(sub);
     if (!def) throw ModelError(quoteText(whole) + ": block '" + path + "': unknown subsystem '" + std::string(sub) + "'");
@@ -72,9 +71,8 @@ ParamDesc describe(const Model& model, const Registry& registry, const BlockSpec
 
 BlockSpec evaluable(const BlockSpec& spec, const Registry& registry) {
     BlockSpec out = spec;
-    const BlockType* type = registry.find(spec.type);
-    if (!type) return out;
-    for (const ParamDesc& d : type->create({})->params())
+    if (!registry.find(spec.type)) return out;
+    for (const ParamDesc& d : registry.describe(spec.type).params)
         if (d.type == ParamType::Real && out.params.contains(d.key) && std::holds_alternative<std::string>(out.params[d.key]))
             out.params.erase(d.key);
     return out;

@@ -2,7 +2,6 @@
 #include "core/io/project_file.hpp"
 
 #include "core/expr/expression.hpp"
-#include "core/graph/topology.hpp"
 #include "core/io/migrate.hpp"
 #include "core/io/output_file.hpp"
 #include "core/io/project_json.hpp"
@@ -103,7 +102,7 @@ Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Regi
     if (version.toDouble() > kFormatVersion)
         throw FileFormatError(file + ": formatVersion: version " + formatNumber(version.toDouble()) +
                               " is newer than this program supports (" + std::to_string(kFormatVersion) + "); update Endstop");
-    for (int v = version.toInt(); v < kFormatVersion; ++v) root = migrateFormat(root, v, registry);
+    if (version.toInt() < kFormatVersion) root = migrateFormat(std::move(root), version.toInt(), registry);
     return readProject(root, fileLabel, registry);
 }
 
@@ -125,7 +124,7 @@ QByteArray serializeProject(const Model& model) {
                                      {"absolute_tolerance", s.absoluteTolerance},
                                      {"max_step", s.maxStep},
                                      {"output_interval", s.outputInterval},
-                                     {"linear_solver", QString::fromStdString(s.linearSolver)}};
+                                     {"linear_solver", toString(s.linearSolver)}};
     if (!model.parameters().empty()) root["parameters"] = parametersJson(model.parameters());
     if (!model.subsystems().empty()) {
         QJsonObject defs;

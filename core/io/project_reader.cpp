@@ -2,7 +2,6 @@
 #include "core/io/project_reader.hpp"
 
 #include "core/expr/expression.hpp"
-#include "core/graph/topology.hpp"
 #include "core/io/overrides.hpp"
 #include "core/io/project_file.hpp"
 #include "core/model/errors.hpp"
@@ -16,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace endstop::core::io {
 
@@ -73,9 +73,9 @@ private:
             else if (key == "max_step") s.maxStep = number(o[key], path);
             else if (key == "output_interval") s.outputInterval = number(o[key], path);
             else if (key == "linear_solver") {
-                s.linearSolver = o[key].toString().toStdString();
-                if (s.linearSolver != "auto" && s.linearSolver != "dense" && s.linearSolver != "klu")
-                    fail(path, "expected \"auto\", \"dense\" or \"klu\"");
+                const auto solver = parseLinearSolver(o[key].toString().toStdString());
+                if (!solver) fail(path, "expected " + linearSolverNames('"'));
+                s.linearSolver = *solver;
             } else fail(path, "unknown setting");
         }
         m.apply(SetSimulation{s});
@@ -217,13 +217,11 @@ private:
         if (v.isUndefined()) return;
         if (!v.isObject()) fail(path, "expected an object");
         const QJsonObject o = v.toObject();
-        const Block* proto = prototype(spec.type);
+        const BlockDescription* proto = prototype(spec.type);
         for (const QString& key : o.keys()) {
             const QString p = path + "." + key;
-            const ParamDesc* desc = nullptr;
-            for (const ParamDesc& d : proto->params())
-                if (d.key == key.toStdString()) desc = &d;
-            if (!desc && spec.typeVersion == proto->info().typeVersion)
+            const ParamDesc* desc = proto->param(key.toStdString());
+            if (!desc && spec.typeVersion == proto->info.typeVersion)
                 fail(p, ctx.label(spec.name) + " (" + spec.type + ") has no parameter " + quoteText(key.toStdString(), '"'));
             try {
                 spec.params[key.toStdString()] = desc ? convert(o[key], *desc, [&](std::string_view n) { return inScope(root, n); }) : rawValue(o[key]);
@@ -307,7 +305,7 @@ private:
     }
 
     // proto: the block, to check display units against; nullptr for instances and ports
-    void readUi(const QJsonValue& v, const QString& path, BlockSpec& spec, const Block* proto) const {
+    void readUi(const QJsonValue& v, const QString& path, BlockSpec& spec, const BlockDescription* proto) const {
         if (v.isUndefined()) return;
         if (!v.isObject()) fail(path, "expected an object");
         const QJsonObject o = v.toObject();
@@ -327,15 +325,12 @@ private:
         if (o.contains("units")) readDisplayUnits(o["units"], path + ".units", spec, proto);
     }
 
-    void readDisplayUnits(const QJsonValue& v, const QString& path, BlockSpec& spec, const Block* proto) const {
+    void readDisplayUnits(const QJsonValue& v, const QString& path, BlockSpec& spec, const BlockDescription* proto) const {
         if (!v.isObject()) fail(path, "expected an object of parameter key: unit");
         const QJsonObject u = v.toObject();
         for (const QString& key : u.keys()) {
             const QString p = path + "." + key;
-            const ParamDesc* desc = nullptr;
-            if (proto)
-                for (const ParamDesc& d : proto->params())
-                    if (d.key == key.toStdString()) desc = &d;
+            const ParamDesc* desc = proto ? proto->param(key.toStdString()) : nullptr;
             if (proto && (!desc || (desc->type != ParamType::Real && desc->type != ParamType::Vector)))
                 fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no numeric parameter " + quoteText(key.toStdString(), '"'));
             if (!u[key].isString()) fail(p, "expected a unit such as \"mm\"");
@@ -379,17 +374,12 @@ private:
             fail(path, ctx.label(ref.block) + " (subsystem " + def->name + ") has no port \"" + ref.port + "\" (ports: " +
                            (ports.empty() ? "none" : ports) + ")");
         }
-        std::unique_ptr<Block>& block = m_instances[ctx.subsystem + "/" + ref.block];
-        if (!block) block = m_registry.create(spec->type, currentParams(evaluable(*spec, m_registry), m_registry));
+        std::optional<BlockDescription>& block = m_instances[ctx.subsystem + "/" + ref.block];
+        if (!block) block = m_registry.describe(spec->type, currentParams(evaluable(*spec, m_registry), m_registry));
         const int index = block->portIndex(ref.port);
-        if (index < 0) {
-            std::string ports;
-            for (std::size_t i = 0; i < block->ports().size(); ++i)
-                if (block->portPresent(static_cast<int>(i))) ports += (ports.empty() ? "" : ", ") + block->ports()[i].name;
-            fail(path, ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port + "\" (ports: " +
-                           (ports.empty() ? "none" : ports) + ")");
-        }
-        return block->ports()[static_cast<std::size_t>(index)];
+        if (index < 0)
+            fail(path, ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port + "\" (ports: " + block->portList() + ")");
+        return block->ports[static_cast<std::size_t>(index)];
     }
 
     void readConnections(const QJsonValue& v, const Context& ctx, Model& body, const Model& root) {
@@ -404,9 +394,7 @@ private:
             Connection c;
             const PortDesc a = port(pair[0], path + "[0]", ctx, body, root, c.a);
             const PortDesc b = port(pair[1], path + "[1]", ctx, body, root, c.b);
-            if ((a.kind == PortKind::Conserving) != (b.kind == PortKind::Conserving) || a.domain != b.domain)
-                fail(path, "cannot connect " + c.a.toString() + " (" + toString(a.domain) + ") to " + c.b.toString() + " (" +
-                               toString(b.domain) + "): different domains");
+            if (!connectable(a, b)) fail(path, differentDomains(c.a.toString(), a.domain, c.b.toString(), b.domain));
             try {
                 body.apply(Connect{c});
             } catch (const ModelError& e) {
@@ -462,16 +450,16 @@ private:
         return d.block == head && !d.param.empty() ? p + ".parameters." + QString::fromStdString(d.param) : p;
     }
 
-    const Block* prototype(const std::string& type) const {   // one per type, not per block
+    const BlockDescription* prototype(const std::string& type) const {   // one per type, not per block
         auto& p = m_prototypes[type];
-        if (!p) p = m_registry.prototype(type);
-        return p.get();
+        if (!p) p = m_registry.describe(type);
+        return &*p;
     }
 
     QString m_file;
     const Registry& m_registry;
-    std::map<std::string, std::unique_ptr<Block>> m_instances;   // by "subsystem/block", for port checks
-    mutable std::map<std::string, std::unique_ptr<Block>> m_prototypes;
+    std::map<std::string, std::optional<BlockDescription>> m_instances;   // by "subsystem/block", for port checks
+    mutable std::map<std::string, std::optional<BlockDescription>> m_prototypes;
 };
 
 }  // namespace

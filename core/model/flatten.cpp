@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/flatten.hpp"
 
-#include "core/graph/topology.hpp"
 #include "core/model/errors.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace endstop::core {
@@ -205,16 +205,16 @@ private:
             fail(path, {}, "the flattened model would have more than " + std::to_string(kMaxBlocks) + " blocks");
         BlockSpec flat = b;
         flat.name = path;
-        const Block* proto = prototype(b.type, path);
+        const BlockDescription* proto = prototype(b.type, path);
         for (const auto& [key, o] : overrides)
             if (key.starts_with(b.name + ".") && key.find('.', b.name.size() + 1) == std::string::npos) {
                 const std::string k = key.substr(b.name.size() + 1);
-                if (!find(proto->params(), k))
+                if (!proto->param(k))
                     fail(path, k, b.type + " has no such parameter");
-                flat.params[k] = resolve(o.value, *find(proto->params(), k), *o.scope, path);
+                flat.params[k] = resolve(o.value, *proto->param(k), *o.scope, path);
             }
         for (auto& [key, value] : flat.params)
-            if (const ParamDesc* d = find(proto->params(), key); d && !overrides.contains(b.name + "." + key))
+            if (const ParamDesc* d = proto->param(key); d && !overrides.contains(b.name + "." + key))
                 value = resolve(value, *d, scope, path);
         m_out.apply(AddBlock{std::move(flat)});
     }
@@ -371,28 +371,22 @@ private:
         auto& b = m_blocks[r.block];
         if (!b) {
             try {
-                b = m_registry.create(spec->type, currentParams(*spec, m_registry));
+                b = m_registry.describe(spec->type, currentParams(*spec, m_registry));
             } catch (const Error&) {
                 return PortKind::Conserving;   // the topology reports the block
             }
         }
         const int i = b->portIndex(r.port);
-        return i < 0 ? PortKind::Conserving : b->ports()[static_cast<std::size_t>(i)].kind;
+        return i < 0 ? PortKind::Conserving : b->ports[static_cast<std::size_t>(i)].kind;
     }
 
-    const Block* prototype(const std::string& type, const std::string& path) {
+    const BlockDescription* prototype(const std::string& type, const std::string& path) {
         auto& p = m_prototypes[type];
         if (!p) {
             if (!m_registry.find(type)) fail(path, {}, "unknown block type '" + type + "'");
-            p = m_registry.prototype(type);
+            p = m_registry.describe(type);
         }
-        return p.get();
-    }
-
-    static const ParamDesc* find(const std::vector<ParamDesc>& params, std::string_view key) {
-        for (const ParamDesc& d : params)
-            if (d.key == key) return &d;
-        return nullptr;
+        return &*p;
     }
 
     const Model& m_root;
@@ -403,13 +397,23 @@ private:
     std::map<std::string, int> m_ids;
     std::vector<int> m_parent;
     std::vector<End> m_ends;
-    std::map<std::string, std::unique_ptr<Block>> m_prototypes, m_blocks;
+    std::map<std::string, std::optional<BlockDescription>> m_prototypes, m_blocks;
 };
 
 }  // namespace
 
 Model flatten(const Model& model, const Registry& registry) {
     return Flattener(model, registry).run();
+}
+
+ParamValues currentParams(const BlockSpec& spec, const Registry& registry) {
+    try {
+        return registry.migrated(spec.type, spec.typeVersion, spec.params);
+    } catch (const ModelError& e) {
+        Diagnostics named = e.diagnostics();
+        for (Diagnostic& d : named) d.block = spec.name;
+        throw ModelError(named);
+    }
 }
 
 ParamValues evaluatedParams(const Model& model, const BlockSpec& spec, const Registry& registry) {
@@ -423,11 +427,9 @@ ParamValues evaluatedParams(const Model& model, const BlockSpec& spec, const Reg
         evaluateParameters(model.parameters(), top, "model parameters");
     } catch (const ModelError&) {
     }
-    const std::unique_ptr<Block> proto = registry.prototype(spec.type);
+    const BlockDescription proto = registry.describe(spec.type);
     for (auto it = p.begin(); it != p.end();) {
-        const ParamDesc* d = nullptr;
-        for (const ParamDesc& x : proto->params())
-            if (x.key == it->first) d = &x;
+        const ParamDesc* d = proto.param(it->first);
         try {
             if (d) it->second = resolveValue(it->second, *d, top);
             ++it;

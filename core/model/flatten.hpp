@@ -68,6 +68,10 @@ ParamValue resolveValue(const ParamValue& value, const ParamDesc& desc, const Sc
 // ("st1.spring", or "Stage" for a definition) and its message names the parameter or port.
 Model flatten(const Model& model, const Registry& registry);
 
+// The parameter values a model block holds, migrated to the registered typeVersion
+// (Registry::migrated). ModelError naming the block for an unknown type or a newer version.
+ParamValues currentParams(const BlockSpec& spec, const Registry& registry);
+
 // A top-level block's parameters with expressions evaluated in the model's scope, for the editor
 // (ports and shapes that follow parameters). An expression that does not evaluate is left out, so
 // the block shows its default there; validation reports it.

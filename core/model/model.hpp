@@ -14,6 +14,7 @@
 #pragma once
 
 #include "core/blockapi/descriptor.hpp"
+#include "core/model/solver_settings.hpp"
 
 #include <map>
 #include <memory>
@@ -64,7 +65,7 @@ struct SimulationSettings {
     double absoluteTolerance = 1e-8;
     double maxStep = 0.0;          // 0: unlimited
     double outputInterval = 0.0;   // 0: every solver step
-    std::string linearSolver = "auto";   // auto | dense | klu
+    LinearSolver linearSolver = LinearSolver::Auto;
     bool operator==(const SimulationSettings&) const = default;
 };
 

@@ -2,7 +2,6 @@
 #include "core/model/subsystem_ops.hpp"
 
 #include "core/expr/expression.hpp"
-#include "core/graph/topology.hpp"
 #include "core/model/errors.hpp"
 #include "core/model/flatten.hpp"
 
@@ -56,8 +55,8 @@ std::optional<PortDesc> portOf(const Model& level, const Model& top, const Regis
     try {
         BlockSpec evaluated = *spec;
         evaluated.params = evaluatedParams(top, *spec, registry);
-        const auto block = registry.create(spec->type, currentParams(evaluated, registry));
-        if (const int i = block->portIndex(ref.port); i >= 0) return block->ports()[static_cast<std::size_t>(i)];
+        const BlockDescription block = registry.describe(spec->type, currentParams(evaluated, registry));
+        if (const int i = block.portIndex(ref.port); i >= 0) return block.ports[static_cast<std::size_t>(i)];
     } catch (const std::exception&) {
     }
     return std::nullopt;
@@ -286,12 +285,10 @@ std::map<std::string, std::string> maskTexts(const Model& top, const SubsystemDe
 
 bool isExpressionParam(const Registry& registry, const BlockSpec& spec, const std::string& key) {
     if (!subsystemOf(spec.type).empty()) return true;
-    const BlockType* type = registry.find(spec.type);
-    if (!type) return false;
-    const auto block = registry.prototype(spec.type);
-    for (const ParamDesc& d : block->params())
-        if (d.key == key) return d.type == ParamType::Real;
-    return false;
+    if (!registry.find(spec.type)) return false;
+    const BlockDescription block = registry.describe(spec.type);
+    const ParamDesc* d = block.param(key);
+    return d && d->type == ParamType::Real;
 }
 
 int uses(const Model& top, const std::string& defName) {

@@ -32,7 +32,7 @@ struct RunStats {
     double wallSeconds = 0.0;
     int unknowns = 0;              // what IDA solves, after the reduction stage
     int unknownsBefore = 0;        // the network as drawn, before it
-    std::string linearSolver;   // "dense" or "klu"
+    std::string linearSolver;   // toString(LinearSolver::Dense or Klu); "none": nothing to solve
     double finalTime = 0.0;
     bool completed = false;     // reached the stop time
     bool cancelled = false;

@@ -6,10 +6,12 @@
 #include "core/dae/dae_system.hpp"
 #include "core/graph/topology.hpp"
 #include "core/model/errors.hpp"
+#include "core/model/solver_settings.hpp"
 #include "core/solver/recorder.hpp"
 
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 namespace endstop::core {
 
@@ -19,7 +21,7 @@ constexpr double kMaxRows = 1e9;          // output_interval: stop_time / interv
 constexpr double kMaxForcedSteps = 1e12;  // max_step: stop_time / max_step
 
 void require(bool ok, const char* key, const std::string& what) {
-    if (!ok) throw ModelError(Diagnostics{{Severity::Error, {}, {}, key, "simulation setting " + std::string(key) + " " + what, {}}});
+    if (!ok) throwSettingError(key, what);
 }
 }  // namespace
 
@@ -32,11 +34,12 @@ solver::SolverOptions resolveSettings(const SimulationSettings& model, const Sim
     s.outputInterval = o.outputInterval.value_or(model.outputInterval);
     s.linearSolver = o.linearSolver.value_or(model.linearSolver);
     s.reduce = o.reduce.value_or(false);
-    require(std::isfinite(s.stopTime) && s.stopTime > 0, "stop_time", "must be > 0 s");
-    require(std::isfinite(s.relativeTolerance) && s.relativeTolerance > 0 && s.relativeTolerance < 1, "relative_tolerance", "must be in (0, 1)");
-    require(std::isfinite(s.absoluteTolerance) && s.absoluteTolerance > 0, "absolute_tolerance", "must be > 0");
-    require(std::isfinite(s.maxStep) && s.maxStep >= 0, "max_step", "must be >= 0 s (0: unlimited)");
-    require(std::isfinite(s.outputInterval) && s.outputInterval >= 0, "output_interval", "must be >= 0 s (0: every step)");
+    const std::pair<const SettingRange*, double> ranges[] = {{&kStopTime, s.stopTime},
+                                                             {&kRelativeTolerance, s.relativeTolerance},
+                                                             {&kAbsoluteTolerance, s.absoluteTolerance},
+                                                             {&kMaxStep, s.maxStep},
+                                                             {&kOutputInterval, s.outputInterval}};
+    for (const auto& [range, value] : ranges) require(range->ok(value), range->key, range->message());
     // a setting that cannot end: more output rows or forced steps than any run can take
     require(s.outputInterval == 0 || s.stopTime / s.outputInterval <= kMaxRows, "output_interval",
             formatNumber(s.outputInterval) + " s is too small for the stop time " + formatNumber(s.stopTime) + " s (more than " +
@@ -47,8 +50,6 @@ solver::SolverOptions resolveSettings(const SimulationSettings& model, const Sim
     if (o.maxSteps) s.limits.maxSteps = *o.maxSteps;
     if (o.maxWallSeconds) s.limits.maxWallSeconds = *o.maxWallSeconds;
     require(s.limits.maxSteps >= 0 && s.limits.maxWallSeconds >= 0, "limits", "must be >= 0 (0: unlimited)");
-    require(s.linearSolver == "auto" || s.linearSolver == "dense" || s.linearSolver == "klu", "linear_solver",
-            "must be auto, dense or klu, got '" + s.linearSolver + "'");
     return s;
 }
 
@@ -103,14 +104,13 @@ namespace {
 std::vector<Column> flatRecordable(const Model& model, const Registry& registry) {
     std::vector<Column> out;
     for (const BlockSpec& spec : model.blocks()) {
-        std::unique_ptr<Block> b;
+        BlockDescription b;
         try {
-            b = registry.create(spec.type, currentParams(spec, registry));
+            b = registry.describe(spec.type, currentParams(spec, registry));
         } catch (const Error&) {
             continue;   // an unknown type has nothing to record; validateModel() reports it
         }
-        for (const RecordedVar& r : b->recorded()) {
-            const VarDesc& d = b->describe(r);
+        for (const VarDesc& d : b.recorded) {
             out.push_back({spec.name + "." + d.name, Unit::si(d.unit.dimension).display(), d.label, spec.name, d.name});
         }
     }

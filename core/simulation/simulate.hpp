@@ -16,7 +16,7 @@ namespace endstop::core {
 
 struct SimulationOptions {   // overrides of the model's settings (command line, tests)
     std::optional<double> stopTime, relativeTolerance, absoluteTolerance, maxStep, outputInterval;
-    std::optional<std::string> linearSolver;
+    std::optional<LinearSolver> linearSolver;
     std::optional<bool> reduce;   // the reduction stage (docs/engine.md, "Reduction"); off unless asked for
     std::vector<std::string> signals;   // recorded columns; empty: all
     std::optional<long> maxSteps;        // over the whole run (default solver::RunLimits)

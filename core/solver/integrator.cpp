@@ -175,8 +175,8 @@ private:
         if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
         // per IDASolve call: the run's own limits (RunGuard) are checked between calls
         check(IDASetMaxNumSteps(mem, kStepsPerCall), "IDASetMaxNumSteps");
-        m_sparse = m_opt.linearSolver == "klu" || (m_opt.linearSolver == "auto" && n >= m_opt.denseLimit);
-        m_stats.linearSolver = m_sparse ? "klu" : "dense";
+        m_sparse = m_opt.linearSolver == core::LinearSolver::Klu || (m_opt.linearSolver == core::LinearSolver::Auto && n >= m_opt.denseLimit);
+        m_stats.linearSolver = toString(m_sparse ? core::LinearSolver::Klu : core::LinearSolver::Dense);
         if (m_sparse) {
             m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_rev.pattern().nnz()), CSC_MAT, m_ctx));
             m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/dae/dae_system.hpp"
+#include "core/model/solver_settings.hpp"
 #include "core/results/results.hpp"
 #include "core/solver/recorder.hpp"
 #include "core/solver/run_guard.hpp"
@@ -21,7 +22,7 @@ struct SolverOptions {
     double absoluteTolerance = 1e-8;
     double maxStep = 0.0;          // 0: unlimited
     double outputInterval = 0.0;   // 0: every step, with the states just before and after events
-    std::string linearSolver = "auto";   // auto | dense | klu
+    core::LinearSolver linearSolver = core::LinearSolver::Auto;
     int denseLimit = 40;                 // auto: dense below this many unknowns
     bool reduce = false;                 // the reduction stage (core/dae/reduce.hpp); false: IDA sees the network as drawn
     RunLimits limits;                    // steps and wall time over the whole run

@@ -237,7 +237,7 @@ private Q_SLOTS:
         QCOMPARE(s.relativeTolerance, 1e-5);
         QCOMPARE(s.maxStep, 0.002);
         QCOMPARE(s.outputInterval, 0.01);
-        QCOMPARE(s.linearSolver, std::string("klu"));
+        QCOMPARE(s.linearSolver, core::LinearSolver::Klu);
         QCOMPARE(doc().undoStack()->undoText(), QString("Solver settings"));
         doc().undoStack()->undo();
         QCOMPARE(doc().model().simulation().relativeTolerance, 1e-6);

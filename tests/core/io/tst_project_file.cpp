@@ -161,7 +161,7 @@ private Q_SLOTS:
         // settings, ui and plots as written; omitted typeVersion is the current one
         QCOMPARE(m.simulation().stopTime, 2.5);
         QCOMPARE(m.simulation().maxStep, 0.01);
-        QCOMPARE(m.simulation().linearSolver, std::string("dense"));
+        QCOMPARE(m.simulation().linearSolver, core::LinearSolver::Dense);
         QCOMPARE(m.find("table")->ui.rotation, 270);
         QVERIFY(m.find("table")->ui.flipped);
         QCOMPARE(m.find("table")->ui.y, -20.5);

@@ -86,7 +86,7 @@ const std::vector<NamedEdit>& edits() {
         {"SetSimulation", [] {
              SimulationSettings s;
              s.stopTime = 3;
-             s.linearSolver = "klu";
+             s.linearSolver = LinearSolver::Klu;
              s.outputInterval = 1e-3;
              return Edit(SetSimulation{s});
          }},

@@ -105,8 +105,8 @@ private Q_SLOTS:
 
     void denseAndKluAgree() {
         core::SimulationOptions dense, klu;
-        dense.linearSolver = "dense";
-        klu.linearSolver = "klu";
+        dense.linearSolver = core::LinearSolver::Dense;
+        klu.linearSolver = core::LinearSolver::Klu;
         dense.outputInterval = klu.outputInterval = 0.05;
         const auto a = test::run(test::modelFromJson(kOscillator), dense);
         const auto b = test::run(test::modelFromJson(kOscillator), klu);
