@@ -3,6 +3,7 @@
 // --set and every study design reach model parameters, mask values and blocks inside an
 // instance; columns are paths; bad names and dimensions exit 2 naming what is wrong. The model is
 // a mass pushed by a constant force from rest, the force inside a subsystem: v(1 s) = F / m.
+#include "support/compare.hpp"
 #include "support/test_support.hpp"
 
 #include <QDir>
@@ -43,7 +44,7 @@ private Q_SLOTS:
     void setReachesEveryLevel() {
         QFETCH(QStringList, sets);
         QFETCH(double, velocity);
-        QVERIFY(std::abs(finalVelocity(sets) - velocity) < 1e-9);
+        QCOMPARE_NEAR(finalVelocity(sets), velocity, 1e-9);
     }
 
     void columnsArePaths() {
@@ -67,7 +68,7 @@ private Q_SLOTS:
         for (const QString& line : lines.mid(1)) {
             const QStringList cells = line.split(',');
             QCOMPARE(cells[1], QString("ok"));
-            QVERIFY(std::abs(cells[v].toDouble() - cells[3].toDouble() / cells[2].toDouble()) < 1e-9);
+            QCOMPARE_NEAR(cells[v].toDouble(), cells[3].toDouble() / cells[2].toDouble(), 1e-9);
         }
     }
 

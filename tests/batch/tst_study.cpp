@@ -4,6 +4,7 @@
 // unsharded study, a killed study that keeps its finished runs and resumes, run guards, summaries
 // without run files, the progress line and the units sidecars. The model is a mass pushed by a
 // constant force from rest: v(1 s) = F / m and x(1 s) = F / (2 m).
+#include "support/compare.hpp"
 #include "support/test_support.hpp"
 
 #include <QDir>
@@ -86,8 +87,8 @@ private Q_SLOTS:
         QCOMPARE(t.at(7).at("status"), QString("ok"));
         QCOMPARE(num(t, 7, "m.mass"), 2.0);   // SI in the summary
         QCOMPARE(num(t, 7, "F.value"), 4.0);
-        QVERIFY(std::abs(num(t, 7, "m.v.final") - 2.0) < 1e-6);
-        QVERIFY(std::abs(num(t, 3, "m.x.final") - 1.5) < 1e-6);
+        QCOMPARE_NEAR(num(t, 7, "m.v.final"), 2.0, 1e-6);
+        QCOMPARE_NEAR(num(t, 3, "m.x.final"), 1.5, 1e-6);
         QVERIFY(num(t, 3, "steps") > 0);
         QCOMPARE(files(out), (QStringList{"run_000003.csv", "run_000003.csv.units.json", "run_000003_events.csv",
                                           "run_000003_events.csv.units.json", "run_000007.csv", "run_000007.csv.units.json",
@@ -99,7 +100,7 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         const Table p = table(text(scratch("plain/summary.csv")));
         QCOMPARE(num(p, 2, "m.mass"), 2.0);
-        QVERIFY(std::abs(num(p, 2, "m.v.final") - 3.0) < 1e-6);   // the file's force, 6 N
+        QCOMPARE_NEAR(num(p, 2, "m.v.final"), 3.0, 1e-6);   // the file's force, 6 N
         QCOMPARE(files(scratch("plain")), (QStringList{"summary.csv", "summary.csv.units.json"}));   // --summary-only
     }
 
@@ -170,9 +171,11 @@ private Q_SLOTS:
         auto mean = [&](int i) { return sum[i] / n; };
         auto sd = [&](int i) { return std::sqrt(sq[i] / n - mean(i) * mean(i)); };
         QVERIFY(lo >= 1.0 && hi < 2.0);
-        QVERIFY2(std::abs(mean(0) - 1.5) < 0.29 * tol, qPrintable(QString::number(mean(0))));
-        QVERIFY2(std::abs(mean(1) - 5.0) < 0.5 * tol && std::abs(sd(1) - 0.5) < 0.5 * tol, qPrintable(QString::number(sd(1))));
-        QVERIFY2(std::abs(mean(2) + 1.0) < 0.25 * tol && std::abs(sd(2) - 0.25) < 0.25 * tol, qPrintable(QString::number(sd(2))));
+        QCOMPARE_NEAR(mean(0), 1.5, 0.29 * tol);
+        QCOMPARE_NEAR(mean(1), 5.0, 0.5 * tol);
+        QCOMPARE_NEAR(sd(1), 0.5, 0.5 * tol);
+        QCOMPARE_NEAR(mean(2), -1.0, 0.25 * tol);
+        QCOMPARE_NEAR(sd(2), 0.25, 0.25 * tol);
         // the study runs exactly the listed values
         const auto r = runBatch(QStringList{"sweep", m_pushed, "--count", "6", "--seed", "42", "--summary-only", "--out", scratch("mc")} + sample);
         QCOMPARE(r.exitCode, 0);
@@ -180,7 +183,7 @@ private Q_SLOTS:
         for (long run = 1; run <= 6; ++run) {
             QCOMPARE(s.at(run).at("m.mass"), t.at(run).at("m.mass"));
             QCOMPARE(s.at(run).at("F.value"), t.at(run).at("F.value"));
-            QVERIFY(std::abs(num(s, run, "m.v.final") - (num(t, run, "m.initial_velocity") + num(t, run, "F.value") / num(t, run, "m.mass"))) < 1e-6);
+            QCOMPARE_NEAR(num(s, run, "m.v.final"), (num(t, run, "m.initial_velocity") + num(t, run, "F.value") / num(t, run, "m.mass")), 1e-6);
         }
     }
 

@@ -2,6 +2,7 @@
 // Registry-wide contract, one data row per block type: descriptors are consistent, defaults are
 // valid, and in every mode the forward-mode AD Jacobian of the equations equals central finite
 // differences, as does the AD time derivative used by index reduction.
+#include "support/compare.hpp"
 #include "support/test_support.hpp"
 
 #include "core/blockapi/block.hpp"
@@ -164,8 +165,7 @@ private Q_SLOTS:
                 const std::vector<double> J = jacobianAt(h, y, yp, 10.0 * (u(rng) + 1.0));
                 if (first.empty()) first = J;
                 for (std::size_t i = 0; i < J.size(); ++i)
-                    QVERIFY2(std::abs(J[i] - first[i]) <= 1e-12 * (1 + std::abs(first[i])),
-                             qPrintable(QString("taken as linear, but entry %1 is %2 here and %3 there").arg(i).arg(J[i]).arg(first[i])));
+                    QCOMPARE_NEAR(J[i], first[i], 1e-12 * (1 + std::abs(first[i])), QString("taken as linear, but entry %1 differs here and there").arg(i));
             }
         }
         // the blocks the large chains are made of must be recognised
@@ -250,13 +250,12 @@ private:
             const auto plus = shifted(eps), minus = shifted(-eps), base = h.rows(y, yp, t);
             for (std::size_t r = 0; r < res.size(); ++r) {
                 QVERIFY2(std::isfinite(base[r]), "residual not finite");
-                QVERIFY2(std::abs(res[r].v - base[r]) <= 1e-12 * (1 + std::abs(base[r])), "Jet value differs from double");
+                QCOMPARE_NEAR(res[r].v, base[r], 1e-12 * (1 + std::abs(base[r])), "Jet value differs from double");
                 const double fd = (plus[r] - minus[r]) / (2 * eps);
                 const double ad = res[r].d[0];
                 // the difference quotient loses about 1e-16 |terms| / eps to rounding (stiff contacts)
                 const double rounding = 1e-9 * (std::abs(plus[r]) + std::abs(minus[r]));
-                QVERIFY2(std::abs(ad - fd) <= 1e-5 * (1 + std::abs(fd)) + rounding,
-                         qPrintable(QString("row %1, slot %2: AD %3, FD %4").arg(r).arg(k).arg(ad).arg(fd)));
+                QCOMPARE_NEAR(ad, fd, 1e-5 * (1 + std::abs(fd)) + rounding, QString("row %1, slot %2: AD vs FD").arg(r).arg(k));
             }
         }
     }
@@ -284,8 +283,7 @@ private:
         for (std::size_t r = 0; r < res.size(); ++r) {
             const double d1 = (plus[r] - minus[r]) / (2 * eps), d2 = (plus2[r] - minus2[r]) / (4 * eps);
             const double fd = (4 * d1 - d2) / 3;
-            QVERIFY2(std::abs(res[r].dt - fd) <= 1e-5 * (1 + std::abs(fd)),
-                     qPrintable(QString("d/dt of row %1: AD %2, FD %3").arg(r).arg(res[r].dt).arg(fd)));
+            QCOMPARE_NEAR(res[r].dt, fd, 1e-5 * (1 + std::abs(fd)), QString("d/dt of row %1: AD vs FD").arg(r));
         }
     }
 };

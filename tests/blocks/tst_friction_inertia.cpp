@@ -5,6 +5,7 @@
 // integrated equation of motion; the flange works in a network; the block's units, defaults,
 // ranges and warnings. Tolerances are K * rtol times the scale of the quantity.
 #include "blocks/friction_helpers.hpp"
+#include "support/model_builder.hpp"
 
 #include <QTest>
 
@@ -22,18 +23,19 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 constexpr double K = 20.0;
 double si(const char* unit, double v) { return core::Unit::parse(unit).toSI(v); }
-std::string num(double x) { return core::formatNumber(x); }
-
-// The block alone (a free flange) with its parameters as JSON members, plus extra blocks.
-core::Model rotor(const std::string& params, const std::string& extraBlocks = "", const std::string& connections = "") {
-    return test::modelFromJson(R"({"blocks":[{"name":"b","type":"rotational.friction_inertia","parameters":{)" + params + "}}" +
-                               extraBlocks + R"(],"connections":[)" + connections + "]}");
+// The block "b" alone (a free flange); a test adds blocks and connections to the builder.
+test::ModelBuilder rotor(const core::ParamValues& params) {
+    test::ModelBuilder b;
+    b.block("b", "rotational.friction_inertia", params);
+    return b;
 }
 
-// Pd integrated by IDA: a torque source driven by Pd spins a unit inertia, whose speed is the energy.
-const char* kEnergyMeter = R"(,{"name":"Esrc","type":"rotational.torque_source"},
-    {"name":"E","type":"rotational.inertia","parameters":{"inertia":1}},{"name":"g","type":"rotational.reference"})";
-const char* kEnergyWires = R"(["b.Pd","Esrc.S"],["Esrc.R","E.I"],["Esrc.C","g.R"])";
+// Pd integrated by IDA: a torque source driven by Pd spins a unit inertia E, whose speed is the
+// energy; g is the ground.
+void addEnergyMeter(test::ModelBuilder& b) {
+    b.block("Esrc", "rotational.torque_source").block("E", "rotational.inertia", {{"inertia", 1.0}}).block("g", "rotational.reference");
+    b.connect("b.Pd", "Esrc.S").connect("Esrc.R", "E.I").connect("Esrc.C", "g.R");
+}
 
 // t(w) for J w' = A - B exp(-w / w3) from w = 0 (acceleration after breakaway, A > B)
 double accelerationTime(double J, double A, double B, double w3, double w) {
@@ -62,18 +64,18 @@ private Q_SLOTS:
         QFETCH(double, kimpact);
         QFETCH(double, rtol);
         const double J = 0.1, c = si("N*m/deg", 100), w0 = si("rpm", 60);
-        const auto r = test::run(rotor(R"("J":0.1,"nRPMinit":"60 rpm","dvisc":0,"endstopmode":"elastic","phimax":"10 deg",
-                                          "phimin":"-10 deg","cstop":"100 N*m/deg","kimpact":)" + num(kimpact)),
-                                 test::solverOptions(0.1, rtol));
+        const auto model = rotor({{"J", 0.1}, {"nRPMinit", "60 rpm"}, {"dvisc", 0.0}, {"endstopmode", "elastic"}, {"phimax", "10 deg"},
+                                  {"phimin", "-10 deg"}, {"cstop", "100 N*m/deg"}, {"kimpact", kimpact}});
+        const auto r = test::run(model.build(), test::solverOptions(0.1, rtol));
         const auto t = eventTimes(r, "b", EventKind::Bound);
         const auto w = eventVelocities(r, "b", EventKind::Bound);
         QVERIFY(t.size() >= 2);
-        ENDSTOP_CLOSE("arrival", t[0], si("deg", 10) / w0, K * rtol * t[0]);
-        ENDSTOP_CLOSE("speed in", w[0], w0, K * rtol * w0);
+        QCOMPARE_NEAR(t[0], si("deg", 10) / w0, K * rtol * t[0], "arrival");
+        QCOMPARE_NEAR(w[0], w0, K * rtol * w0, "speed in");
         const double lnk = std::log(kimpact), dT = std::sqrt(J * (kPi * kPi + lnk * lnk) / c);
-        ENDSTOP_CLOSE("contact time", t[1] - t[0], dT, K * rtol * dT);
+        QCOMPARE_NEAR(t[1] - t[0], dT, K * rtol * dT, "contact time");
         // BDF damps an undamped oscillation slightly: about 30 rtol of speed over the contact at k = 1
-        ENDSTOP_CLOSE("restitution", -w[1] / w[0], kimpact, 5 * K * rtol);
+        QCOMPARE_NEAR(-w[1] / w[0], kimpact, 5 * K * rtol, "restitution");
     }
 
     // Pd = dvisc w^2 outside the stops and d_stop w^2 inside: its integral is the input energy
@@ -86,17 +88,17 @@ private Q_SLOTS:
     void powerIntegratesToEnergyLost() {
         QFETCH(double, rtol);
         const double J = 0.02, T = 0.5, w0 = si("rpm", 100), c = si("N*m/deg", 2), phimax = si("deg", 30), phimin = si("deg", -30);
-        const auto r = test::run(rotor(R"("J":0.02,"nRPMinit":"100 rpm","dvisc":"0.001 N*m/rpm","endstopmode":"elastic",
-                                          "phimax":"30 deg","phimin":"-30 deg","cstop":"2 N*m/deg","kimpact":0.6)",
-                                       kEnergyMeter + std::string(R"(,{"name":"T","type":"signal.constant","parameters":{"value":0.5}})"),
-                                       kEnergyWires + std::string(R"(,["T.y","b.Text"])")),
-                                 test::solverOptions(3.0, rtol, 1e-3));
+        auto model = rotor({{"J", 0.02}, {"nRPMinit", "100 rpm"}, {"dvisc", "0.001 N*m/rpm"}, {"endstopmode", "elastic"},
+                            {"phimax", "30 deg"}, {"phimin", "-30 deg"}, {"cstop", "2 N*m/deg"}, {"kimpact", 0.6}});
+        addEnergyMeter(model);
+        model.block("T", "signal.constant", {{"value", 0.5}}).connect("T.y", "b.Text");
+        const auto r = test::run(model.build(), test::solverOptions(3.0, rtol, 1e-3));
         QVERIFY(eventTimes(r, "b", EventKind::Bound).size() >= 4);   // it does hit the stops
         for (double t : {0.5, 1.0, 2.0, 3.0}) {
             const double phi = at(r, "b.phi", t), w = at(r, "b.omega", t);
             const double pen = std::max(phi - phimax, 0.0) + std::min(phi - phimin, 0.0);
             const double lost = 0.5 * J * w0 * w0 + T * phi - 0.5 * J * w * w - 0.5 * c * pen * pen;
-            ENDSTOP_CLOSE(qPrintable(QString("energy lost by t = %1").arg(t)), at(r, "E.w", t), lost, K * rtol * 2.0);
+            QCOMPARE_NEAR(at(r, "E.w", t), lost, K * rtol * 2.0, QString("energy lost by t = %1").arg(t));
         }
     }
 
@@ -105,25 +107,26 @@ private Q_SLOTS:
     // while it lasts, then J w' = -(Tc + (Ts - Tc) exp(-w / 3 w_S)) until |w| = epsn: stick.
     void stribeckBreakawayAndStick() {
         const double J = 0.01, Ts = 1, Tc = 0.9, T = 2, w3 = 3 * si("rpm", 0.5), weps = si("rpm", 1e-3);
-        const auto r = test::run(rotor(R"("J":0.01,"dvisc":0,"frictionmode":"stribeck","nStri":"0.5 rpm")",
-                                       kEnergyMeter + std::string(R"(,{"name":"T","type":"signal.pulse","parameters":{"amplitude":2,"period":10,"width":0.6,"start_time":0.2}})"),
-                                       kEnergyWires + std::string(R"(,["T.y","b.Text"])")),
-                                 test::solverOptions(2.0, 1e-8, 1e-3));
+        auto model = rotor({{"J", 0.01}, {"dvisc", 0.0}, {"frictionmode", "stribeck"}, {"nStri", "0.5 rpm"}});
+        addEnergyMeter(model);
+        model.block("T", "signal.pulse", {{"amplitude", 2.0}, {"period", 10.0}, {"width", 0.6}, {"start_time", 0.2}});
+        model.connect("T.y", "b.Text");
+        const auto r = test::run(model.build(), test::solverOptions(2.0, 1e-8, 1e-3));
         QCOMPARE(eventTimes(r, "b", EventKind::Unlock), std::vector<double>{0.2});
         for (double t : {0.3, 0.5, 0.8}) {
             const double w = at(r, "b.omega", t);
-            ENDSTOP_CLOSE("time to reach w", 0.2 + accelerationTime(J, T - Tc, Ts - Tc, w3, w), t, K * 1e-8);
+            QCOMPARE_NEAR(0.2 + accelerationTime(J, T - Tc, Ts - Tc, w3, w), t, K * 1e-8, "time to reach w");
         }
         const double w1 = at(r, "b.omega", 0.8);
         const auto locks = eventTimes(r, "b", EventKind::Lock);
         QCOMPARE(locks.size(), std::size_t(1));
-        ENDSTOP_CLOSE("stick time", locks[0], 0.8 + decelerationTime(J, Tc, Ts - Tc, w3, w1, weps), K * 1e-8);
+        QCOMPARE_NEAR(locks[0], 0.8 + decelerationTime(J, Tc, Ts - Tc, w3, w1, weps), K * 1e-8, "stick time");
         QCOMPARE(test::last(r, "b.mode"), 0.0);
-        QVERIFY(std::abs(test::last(r, "b.omega")) < weps);
+        QCOMPARE_NEAR(test::last(r, "b.omega"), 0.0, weps);
         // Pd = |T_friction w| while moving: the work of the pulse less the kinetic energy
         for (double t : {0.5, 0.8, 1.2, 1.5}) {
             const double work = T * (at(r, "b.phi", std::min(t, 0.8)) - at(r, "b.phi", 0.2)), w = at(r, "b.omega", t);
-            ENDSTOP_CLOSE("friction losses", at(r, "E.w", t), work - 0.5 * J * w * w, K * 1e-8 * work);
+            QCOMPARE_NEAR(at(r, "E.w", t), work - 0.5 * J * w * w, K * 1e-8 * work, "friction losses");
         }
         QCOMPARE(test::last(r, "b.Pd"), 0.0);   // no losses counted in stick (eq. 12a)
     }
@@ -132,15 +135,16 @@ private Q_SLOTS:
     // open Text reads 0; the outputs feed other blocks (SI values).
     void flangeInNetwork() {
         const double J = 0.1, k = 40, phi0 = si("deg", 10), w = std::sqrt(k / J);
-        const auto r = test::run(rotor(R"("J":0.1,"phiinit":"10 deg","dvisc":0)",
-                                       R"(,{"name":"k","type":"rotational.spring","parameters":{"stiffness":40,"initial_deformation":"10 deg"}},
-                                          {"name":"g","type":"rotational.reference"},{"name":"probe","type":"signal.gain"})",
-                                       R"(["b.F","k.R"],["k.C","g.R"],["b.nRPM","probe.u"])"),
-                                 test::solverOptions(2.0, 1e-8, 1e-3));
+        auto model = rotor({{"J", 0.1}, {"phiinit", "10 deg"}, {"dvisc", 0.0}});
+        model.block("k", "rotational.spring", {{"stiffness", 40.0}, {"initial_deformation", "10 deg"}})
+            .block("g", "rotational.reference")
+            .block("probe", "signal.gain");
+        model.connect("b.F", "k.R").connect("k.C", "g.R").connect("b.nRPM", "probe.u");
+        const auto r = test::run(model.build(), test::solverOptions(2.0, 1e-8, 1e-3));
         for (double t : {0.3, 1.1, 2.0}) {
             // the phase error of an undamped oscillation grows with the angle travelled, w t
-            ENDSTOP_CLOSE("phi", at(r, "b.phi", t), phi0 * std::cos(w * t), K * 1e-8 * phi0 * (1 + w * t));
-            ENDSTOP_CLOSE("nRPM output", at(r, "probe.y", t), at(r, "b.omega", t), K * 1e-8 * w * phi0);
+            QCOMPARE_NEAR(at(r, "b.phi", t), phi0 * std::cos(w * t), K * 1e-8 * phi0 * (1 + w * t), "phi");
+            QCOMPARE_NEAR(at(r, "probe.y", t), at(r, "b.omega", t), K * 1e-8 * w * phi0, "nRPM output");
         }
     }
 
@@ -161,7 +165,7 @@ private Q_SLOTS:
             QCOMPARE(it->unit.symbol, std::string(row.unit));
             const core::Unit u = row.unit[0] ? core::Unit::parse(row.unit) : core::Unit{};
             for (auto [have, want] : {std::pair{std::get<double>(it->defaultValue), row.def}, {it->min, row.lo}, {it->max, row.hi}})
-                QVERIFY2(std::abs(u.fromSI(have) - want) <= 1e-12 * std::max(1.0, std::abs(want)), row.key);
+                QCOMPARE_NEAR(u.fromSI(have), want, 1e-12 * std::max(1.0, std::abs(want)), row.key);
         }
         const auto modes = [&](const char* key) {
             const auto it = std::find_if(b->params().begin(), b->params().end(), [&](const auto& d) { return d.key == key; });
@@ -169,7 +173,7 @@ private Q_SLOTS:
         };
         QCOMPARE(modes("frictionmode"), std::string("none"));
         QCOMPARE(modes("endstopmode"), std::string("none"));
-        const auto m = rotor(R"("cstop":"100 N*m/deg","endstopmode":"elastic")");
+        const core::Model m = rotor({{"cstop", "100 N*m/deg"}, {"endstopmode", "elastic"}}).build();
         QCOMPARE(std::get<double>(m.find("b")->params.at("cstop")), 100 * 180 / kPi);
     }
 

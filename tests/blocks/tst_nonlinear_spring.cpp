@@ -4,6 +4,7 @@
 // asymmetric spring); a table spring's force is exactly its interpolation; smooth interpolation
 // is C1 through the points; validation; no event for an odd polynomial.
 #include "blocks/friction_helpers.hpp"
+#include "support/model_builder.hpp"
 
 #include "blocks/mechanical/spring_table.hpp"
 
@@ -23,12 +24,6 @@ constexpr double kPi = std::numbers::pi;
 // the amplitude of an undamped nonlinear oscillation), so the mean period and the largest
 // excursion get P = 25 rtol per period (relative); K * rtol bounds what does not accumulate.
 constexpr double K = 20.0, P = 25.0 * 20;
-std::string num(double x) { return core::formatNumber(x); }
-std::string vec(const std::vector<double>& v) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + num(v[i]);
-    return s + "]";
-}
 
 // U(x) = int_0^x F for F = sum k_i x^i with sign(x) on the even terms (symmetric) or not
 double potential(const std::vector<double>& k, double x, bool signedEven) {
@@ -65,13 +60,15 @@ Quarter quarter(const std::function<double(double)>& U, double E, double m, doub
 
 double meanPeriod(const std::vector<double>& up) { return (up.back() - up.front()) / static_cast<double>(up.size() - 1); }
 
-core::Model oscillator(const std::string& springParams, double m, double v0, const char* domain = "translational") {
-    const bool rot = std::string(domain) == "rotational";
-    return test::modelFromJson(std::string(R"({"blocks":[{"name":"m","type":")") + (rot ? "rotational.inertia" : "translational.mass") +
-                               R"(","parameters":{")" + (rot ? "inertia" : "mass") + R"(":)" + num(m) +
-                               R"(,"initial_velocity":)" + num(v0) + R"(}},{"name":"k","type":")" + domain +
-                               R"(.nonlinear_spring","parameters":{)" + springParams + R"(}},{"name":"g","type":")" + domain +
-                               R"(.reference"}],"connections":[[")" + (rot ? "m.I" : "m.M") + R"(","k.R"],["k.C","g.R"]]})");
+// A body m (mass or inertia) at v0 on a nonlinear spring k to the ground g.
+core::Model oscillator(const core::ParamValues& springParams, double m, double v0, const std::string& domain = "translational") {
+    const bool rot = domain == "rotational";
+    test::ModelBuilder b;
+    b.block("m", rot ? "rotational.inertia" : "translational.mass", {{rot ? "inertia" : "mass", m}, {"initial_velocity", v0}})
+        .block("k", domain + ".nonlinear_spring", springParams)
+        .block("g", domain + ".reference");
+    b.connect(rot ? "m.I" : "m.M", "k.R").connect("k.C", "g.R");
+    return b.build();
 }
 
 int events(const core::ParamValues& p) { return blocks::registry().create("translational.nonlinear_spring", p)->eventCount(); }
@@ -96,12 +93,12 @@ private Q_SLOTS:
         const double m = 0.5, v0 = 1, E = 0.5 * m * v0 * v0;
         const auto q = quarter([&](double x) { return potential(k, x, true); }, E, m, 1.0);
         const double T = 4 * q.time;
-        const auto r = test::run(oscillator(R"("coefficients":)" + vec(k), m, v0), test::solverOptions(20 * T, rtol, 1e-4));
+        const auto r = test::run(oscillator({{"coefficients", k}}, m, v0), test::solverOptions(20 * T, rtol, 1e-4));
         const auto up = test::crossings(r, "k.x", 0.0, +1);
         QVERIFY(up.size() >= 18);
-        ENDSTOP_CLOSE("period", meanPeriod(up), T, P * rtol * T);
-        ENDSTOP_CLOSE("amplitude", test::maxOf(r, "k.x"), q.amplitude, P * rtol * q.amplitude + 1e-8);
-        ENDSTOP_CLOSE("symmetry", -test::minOf(r, "k.x"), q.amplitude, P * rtol * q.amplitude + 1e-8);
+        QCOMPARE_NEAR(meanPeriod(up), T, P * rtol * T, "period");
+        QCOMPARE_NEAR(test::maxOf(r, "k.x"), q.amplitude, P * rtol * q.amplitude + 1e-8, "amplitude");
+        QCOMPARE_NEAR(-test::minOf(r, "k.x"), q.amplitude, P * rtol * q.amplitude + 1e-8, "symmetry");
         QCOMPARE(events({{"coefficients", k}}), k[1] != 0 || k[3] != 0 ? 1 : 0);   // no event for an odd polynomial
     }
 
@@ -118,12 +115,11 @@ private Q_SLOTS:
         const auto qt = quarter([&](double x) { return potential(kt, x, false); }, E, m, 1.0);
         const auto qc = quarter([&](double x) { return potential(kc, x, false); }, E, m, -1.0);
         const double T = 2 * qt.time + 2 * qc.time;
-        const auto r = test::run(oscillator(R"("symmetry":"asymmetric","tension_coefficients":)" + vec(kt) +
-                                                R"(,"compression_coefficients":)" + vec(kc), m, v0),
+        const auto r = test::run(oscillator({{"symmetry", "asymmetric"}, {"tension_coefficients", kt}, {"compression_coefficients", kc}}, m, v0),
                                  test::solverOptions(20 * T, rtol, 1e-4));
-        ENDSTOP_CLOSE("period", meanPeriod(test::crossings(r, "k.x", 0.0, +1)), T, P * rtol * T);
-        ENDSTOP_CLOSE("tension amplitude", test::maxOf(r, "k.x"), qt.amplitude, P * rtol * qt.amplitude + 1e-8);
-        ENDSTOP_CLOSE("compression amplitude", test::minOf(r, "k.x"), qc.amplitude, P * rtol * std::abs(qc.amplitude) + 1e-8);
+        QCOMPARE_NEAR(meanPeriod(test::crossings(r, "k.x", 0.0, +1)), T, P * rtol * T, "period");
+        QCOMPARE_NEAR(test::maxOf(r, "k.x"), qt.amplitude, P * rtol * qt.amplitude + 1e-8, "tension amplitude");
+        QCOMPARE_NEAR(test::minOf(r, "k.x"), qc.amplitude, P * rtol * std::abs(qc.amplitude) + 1e-8, "compression amplitude");
         QCOMPARE(events({{"symmetry", std::string("asymmetric")}, {"tension_coefficients", kt}, {"compression_coefficients", kc}}), 1);
         QCOMPARE(events({{"symmetry", std::string("asymmetric")}, {"tension_coefficients", kt}, {"compression_coefficients", kt}}), 0);
     }
@@ -133,10 +129,10 @@ private Q_SLOTS:
         const std::vector<double> k{2, 0, 50, 0, 0};
         const double J = 0.01, w0 = 3, E = 0.5 * J * w0 * w0;
         const double T = 4 * quarter([&](double x) { return potential(k, x, true); }, E, J, 1.0).time;
-        const auto r = test::run(oscillator(R"("coefficients":)" + vec(k), J, w0, "rotational"), test::solverOptions(10 * T, 1e-8, 1e-4));
-        ENDSTOP_CLOSE("period", meanPeriod(test::crossings(r, "k.phi", 0.0, +1)), T, P * 1e-8 * T);
+        const auto r = test::run(oscillator({{"coefficients", k}}, J, w0, "rotational"), test::solverOptions(10 * T, 1e-8, 1e-4));
+        QCOMPARE_NEAR(meanPeriod(test::crossings(r, "k.phi", 0.0, +1)), T, P * 1e-8 * T, "period");
         const double phi = at(r, "k.phi", 0.37);
-        ENDSTOP_CLOSE("torque", at(r, "k.t", 0.37), 2 * phi + 50 * phi * phi * phi, 1e-9);
+        QCOMPARE_NEAR(at(r, "k.t", 0.37), 2 * phi + 50 * phi * phi * phi, 1e-9, "torque");
     }
 
     // x' = 0.02 m/s from x = -0.03 through a table without 0 (the origin is added): the force is
@@ -149,14 +145,16 @@ private Q_SLOTS:
     void tableEqualsLinearInterpolation() {
         QFETCH(QString, extrapolation);
         const std::vector<double> X{-0.02, -0.005, 0.0, 0.01, 0.03}, F{-30, -5, 0, 10, 50};   // with the origin
-        const auto model = test::modelFromJson(R"({"blocks":[
-            {"name":"v","type":"signal.constant","parameters":{"value":0.02}},
-            {"name":"src","type":"translational.velocity_source"},
-            {"name":"k","type":"translational.nonlinear_spring","parameters":{"parameterization":"table",
-              "displacements":[-0.02,-0.005,0.01,0.03],"forces":[-30,-5,10,50],"initial_deformation":-0.03,
-              "extrapolation":")" + extrapolation.toStdString() + R"("}},
-            {"name":"g","type":"translational.reference"}],
-            "connections":[["v.y","src.S"],["src.R","k.R"],["src.C","g.R"],["k.C","g.R"]]})");
+        test::ModelBuilder b;
+        b.block("v", "signal.constant", {{"value", 0.02}})
+            .block("src", "translational.velocity_source")
+            .block("k", "translational.nonlinear_spring",
+                   {{"parameterization", "table"}, {"displacements", std::vector<double>{-0.02, -0.005, 0.01, 0.03}},
+                    {"forces", std::vector<double>{-30, -5, 10, 50}}, {"initial_deformation", -0.03},
+                    {"extrapolation", extrapolation.toStdString()}})
+            .block("g", "translational.reference");
+        b.connect("v.y", "src.S").connect("src.R", "k.R").connect("src.C", "g.R").connect("k.C", "g.R");
+        const core::Model model = b.build();
         const auto r = test::run(model, test::solverOptions(4.0, 1e-8));
         const bool linear = extrapolation == "linear";
         auto expected = [&](double x) {
@@ -171,8 +169,8 @@ private Q_SLOTS:
         double worst = 0;
         for (std::size_t i = 0; i < r.rows(); ++i)
             worst = std::max(worst, std::abs(r.values("k.f")[i] - expected(r.values("k.x")[i])));
-        ENDSTOP_CLOSE("largest deviation from the interpolation", worst, 0.0, 1e-9);
-        ENDSTOP_CLOSE("force at the end", test::last(r, "k.f"), linear ? 50 + 0.02 * 2000 : 50.0, 1e-6);
+        QCOMPARE_NEAR(worst, 0.0, 1e-9, "largest deviation from the interpolation");
+        QCOMPARE_NEAR(test::last(r, "k.f"), linear ? 50 + 0.02 * 2000 : 50.0, 1e-6, "force at the end");
     }
 
     // Smooth (modified Akima): through every point, C1 at the breakpoints, exact on a straight
@@ -192,17 +190,17 @@ private Q_SLOTS:
         }
         QVERIFY2(worstKink < 1e-9, qPrintable(QString("slope jump %1").arg(worstKink)));
         QVERIFY(linearKink > 100);
-        for (double x = 0.01; x <= 0.03; x += 0.001) QVERIFY(std::abs(smooth.force(x, smooth.regionOf(x)) - 10) < 1e-12);
+        for (double x = 0.01; x <= 0.03; x += 0.001) QCOMPARE_NEAR(smooth.force(x, smooth.regionOf(x)), 10, 1e-12);
         const blocks::SpringTable line({-1, 0.5, 2, 3}, {-3, 1.5, 6, 9}, true, true);
-        for (double x : {-2.0, -0.3, 0.7, 2.5, 4.0}) QVERIFY(std::abs(line.force(x, line.regionOf(x)) - 3 * x) < 1e-12);
+        for (double x : {-2.0, -0.3, 0.7, 2.5, 4.0}) QCOMPARE_NEAR(line.force(x, line.regionOf(x)), 3 * x, 1e-12);
     }
 
     void initialDeformation() {
-        const auto r = test::run(oscillator(R"("coefficients":[100,0,1e5,0,0],"initial_deformation":0.02)", 0.5, 0),
+        const auto r = test::run(oscillator({{"coefficients", std::vector<double>{100, 0, 1e5, 0, 0}}, {"initial_deformation", 0.02}}, 0.5, 0),
                                  test::solverOptions(1.0, 1e-8, 1e-4));
         QCOMPARE(r.values("k.x").front(), 0.02);
-        ENDSTOP_CLOSE("f(0)", r.values("k.f").front(), 100 * 0.02 + 1e5 * std::pow(0.02, 3), 1e-12);
-        ENDSTOP_CLOSE("turning point", test::minOf(r, "k.x"), -0.02, 1e-8);
+        QCOMPARE_NEAR(r.values("k.f").front(), 100 * 0.02 + 1e5 * std::pow(0.02, 3), 1e-12, "f(0)");
+        QCOMPARE_NEAR(test::minOf(r, "k.x"), -0.02, 1e-8, "turning point");
     }
 
     void validation() {

@@ -3,6 +3,8 @@
 // stops there, a row before and after the jump carries the event time, the event log has a `time`
 // entry), values between breakpoints follow the closed forms, parameter checks name the block and
 // parameter, and sum's inputs follow its signs.
+#include "support/compare.hpp"
+#include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
 #include "core/graph/topology.hpp"
@@ -10,6 +12,8 @@
 
 #include <QTest>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -22,14 +26,26 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-// A signal source `src` (JSON of one block named "src") drives a force source on a 1 kg mass, so
-// the mass's velocity integrates the signal.
-core::Model drivenMass(const std::string& src) {
-    return modelFromJson(R"({"blocks":[)" + src + R"(,
-        {"name":"fs","type":"translational.force_source"},
-        {"name":"m","type":"translational.mass"},
-        {"name":"g","type":"translational.reference"}],
-        "connections":[["src.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"]]})");
+// A signal source `src` of the given type drives a force source on a 1 kg mass, so the mass's
+// velocity integrates the signal.
+core::Model drivenMass(const std::string& type, const core::ParamValues& params) {
+    test::ModelBuilder b;
+    b.block("src", type, params)
+        .block("fs", "translational.force_source")
+        .block("m", "translational.mass")
+        .block("g", "translational.reference");
+    b.connect("src.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R");
+    return b.build();
+}
+
+using Values = std::vector<double>;   // a vector parameter: times, values
+
+// Whether a value is given as a quantity in a unit ("700 ms"), not as a plain SI number.
+bool givenInUnits(const core::ParamValues& params) {
+    return std::any_of(params.begin(), params.end(), [](const auto& p) {
+        const auto* text = std::get_if<std::string>(&p.second);
+        return text && !text->empty() && (std::isdigit(static_cast<unsigned char>(text->front())) || text->front() == '-');
+    });
 }
 
 core::SimulationOptions until(double stop, double interval = 0.0) { return test::solverOptions(stop, 1e-8, interval); }
@@ -60,7 +76,7 @@ bool follows(const core::MemorySink& r, const std::string& column, double a, dou
         ++seen;
         const double got = r.values(column)[i];
         if (std::abs(got - f(t)) > tol) {
-            *why = QString("%1(%2) = %3, expected %4").arg(QString::fromStdString(column)).arg(t, 0, 'g', 17).arg(got, 0, 'g', 17).arg(f(t), 0, 'g', 17);
+            *why = QString("%1(%2) = %3, expected %4").arg(QString::fromStdString(column), test::num(t), test::num(got), test::num(f(t)));
             return false;
         }
     }
@@ -76,47 +92,50 @@ private Q_SLOTS:
     // Breakpoints of each source: the event log lists each once, at the time the parameters give,
     // and rows carry that exact time with the values just before and after.
     void breakpointsHitExactly_data() {
-        QTest::addColumn<QString>("block");
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<core::ParamValues>("parameters");
         QTest::addColumn<QList<double>>("times");
         QTest::addColumn<QList<double>>("before");   // y just before each breakpoint
         QTest::addColumn<QList<double>>("after");
-        QTest::newRow("step") << R"({"name":"src","type":"signal.step","parameters":{"step_time":0.3,"initial_value":1,"final_value":5}})"
+        using P = core::ParamValues;
+        QTest::newRow("step") << "signal.step" << P{{"step_time", 0.3}, {"initial_value", 1.0}, {"final_value", 5.0}}
                               << QList<double>{0.3} << QList<double>{1} << QList<double>{5};
-        QTest::newRow("step in ms") << R"({"name":"src","type":"signal.step","parameters":{"step_time":"700 ms","final_value":"-2 N"}})"
+        QTest::newRow("step in ms") << "signal.step" << P{{"step_time", "700 ms"}, {"final_value", "-2 N"}}
                                     << QList<double>{0.7} << QList<double>{0} << QList<double>{-2};
-        QTest::newRow("pulse") << R"({"name":"src","type":"signal.pulse","parameters":{"amplitude":2,"period":0.4,"width":0.1,"start_time":0.25}})"
+        QTest::newRow("pulse") << "signal.pulse" << P{{"amplitude", 2.0}, {"period", 0.4}, {"width", 0.1}, {"start_time", 0.25}}
                                << QList<double>{0.25, 0.35, 0.65, 0.75, 1.05, 1.15} << QList<double>{0, 2, 0, 2, 0, 2}
                                << QList<double>{2, 0, 2, 0, 2, 0};
-        QTest::newRow("pulse from zero") << R"({"name":"src","type":"signal.pulse","parameters":{"amplitude":3,"period":0.5,"width":0.15}})"
+        QTest::newRow("pulse from zero") << "signal.pulse" << P{{"amplitude", 3.0}, {"period", 0.5}, {"width", 0.15}}
                                          << QList<double>{0.15, 0.5, 0.65, 1.0, 1.15} << QList<double>{3, 0, 3, 0, 3}
                                          << QList<double>{0, 3, 0, 3, 0};
-        QTest::newRow("table linear") << R"({"name":"src","type":"signal.table","parameters":{"times":[0.1,0.35,0.6],"values":[1,3,-1]}})"
+        QTest::newRow("table linear") << "signal.table" << P{{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}}
                                       << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 3, -1} << QList<double>{1, 3, -1};
-        QTest::newRow("table hold") << R"({"name":"src","type":"signal.table","parameters":{"times":[0.1,0.35,0.6],"values":[1,3,-1],"interpolation":"hold"}})"
+        QTest::newRow("table hold") << "signal.table" << P{{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}, {"interpolation", "hold"}}
                                     << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 1, 3} << QList<double>{1, 3, -1};
-        QTest::newRow("table from zero") << R"({"name":"src","type":"signal.table","parameters":{"times":[0,0.5,0.9],"values":[4,0,2],"interpolation":"hold"}})"
+        QTest::newRow("table from zero") << "signal.table" << P{{"times", Values{0, 0.5, 0.9}}, {"values", Values{4, 0, 2}}, {"interpolation", "hold"}}
                                          << QList<double>{0.5, 0.9} << QList<double>{4, 0} << QList<double>{0, 2};
-        QTest::newRow("ramp") << R"({"name":"src","type":"signal.ramp","parameters":{"slope":2,"start_time":0.4,"initial_output":0.5}})"
+        QTest::newRow("ramp") << "signal.ramp" << P{{"slope", 2.0}, {"start_time", 0.4}, {"initial_output", 0.5}}
                               << QList<double>{0.4} << QList<double>{0.5} << QList<double>{0.5};
     }
     void breakpointsHitExactly() {
-        QFETCH(QString, block);
+        QFETCH(QString, type);
+        QFETCH(core::ParamValues, parameters);
         QFETCH(QList<double>, times);
         QFETCH(QList<double>, before);
         QFETCH(QList<double>, after);
-        const auto r = test::run(drivenMass(block.toStdString()), until(1.2));
+        const auto r = test::run(drivenMass(type.toStdString(), parameters), until(1.2));
         const std::vector<double> logged = timeEvents(r, "src");
         QCOMPARE(static_cast<qsizetype>(logged.size()), times.size());
         for (qsizetype i = 0; i < times.size(); ++i) {
             const double t = logged[static_cast<std::size_t>(i)];
-            QVERIFY2(std::abs(t - times[i]) <= 1e-12, qPrintable(QString("event %1 at %2").arg(i).arg(t, 0, 'g', 17)));
+            QCOMPARE_NEAR(t, times[i], 1e-12, QString("event %1").arg(i));
             const std::vector<double> ys = valuesAt(r, "src.y", t);
-            QVERIFY2(ys.size() >= 2, qPrintable(QString("%1 rows at t = %2").arg(ys.size()).arg(t, 0, 'g', 17)));
-            QVERIFY2(std::abs(ys.front() - before[i]) < 1e-12, qPrintable(QString("before %1: %2").arg(t).arg(ys.front())));
-            QVERIFY2(std::abs(ys.back() - after[i]) < 1e-12, qPrintable(QString("after %1: %2").arg(t).arg(ys.back())));
+            QVERIFY2(ys.size() >= 2, qPrintable(QString("%1 rows at t = %2").arg(ys.size()).arg(test::num(t))));
+            QCOMPARE_NEAR(ys.front(), before[i], 1e-12, QString("before %1").arg(t));
+            QCOMPARE_NEAR(ys.back(), after[i], 1e-12, QString("after %1").arg(t));
         }
         // breakpoints given as plain numbers are hit bit-exactly
-        if (!block.contains("signal.pulse") && !block.contains(" ms"))
+        if (type != "signal.pulse" && !givenInUnits(parameters))
             for (qsizetype i = 0; i < times.size(); ++i) QCOMPARE(logged[static_cast<std::size_t>(i)], times[i]);
         // rows are in time order and end at the stop time
         QVERIFY(std::is_sorted(r.time().begin(), r.time().end()));
@@ -127,37 +146,37 @@ private Q_SLOTS:
     void valuesBetweenBreakpoints() {
         QString why;
         {
-            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.step","parameters":{"step_time":0.3,"initial_value":1,"final_value":5}})"), until(1.0));
+            const auto r = test::run(drivenMass("signal.step", {{"step_time", 0.3}, {"initial_value", 1.0}, {"final_value", 5.0}}), until(1.0));
             QVERIFY2(follows(r, "src.y", 0.0, 0.3, [](double) { return 1.0; }, 1e-12, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.3, 1.0, [](double) { return 5.0; }, 1e-12, &why), qPrintable(why));
             // v = t before the step, 0.3 + 5 (t - 0.3) after: exact for a piecewise-constant force
             QVERIFY2(follows(r, "m.v", 0.3, 1.0001, [](double t) { return 0.3 + 5 * (t - 0.3); }, 1e-7, &why), qPrintable(why));
         }
         {
-            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.table","parameters":{"times":[0.1,0.35,0.6],"values":[1,3,-1]}})"), until(1.0));
+            const auto r = test::run(drivenMass("signal.table", {{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}}), until(1.0));
             QVERIFY2(follows(r, "src.y", 0.0, 0.1, [](double) { return 1.0; }, 1e-12, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.1, 0.35, [](double t) { return 1 + (t - 0.1) * 8; }, 1e-9, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.35, 0.6, [](double t) { return 3 - (t - 0.35) * 16; }, 1e-9, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.6, 1.0, [](double) { return -1.0; }, 1e-12, &why), qPrintable(why));
             // integral of the table: 0.1 + 0.5 + 0.25 - 0.4 = 0.45 at t = 1
-            QVERIFY(std::abs(test::last(r, "m.v") - 0.45) < 1e-7);
+            QCOMPARE_NEAR(test::last(r, "m.v"), 0.45, 1e-7);
         }
         {
-            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.ramp","parameters":{"slope":2,"start_time":0.4,"initial_output":0.5}})"), until(1.0));
+            const auto r = test::run(drivenMass("signal.ramp", {{"slope", 2.0}, {"start_time", 0.4}, {"initial_output", 0.5}}), until(1.0));
             QVERIFY2(follows(r, "src.y", 0.0, 0.4, [](double) { return 0.5; }, 1e-12, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.4, 1.0001, [](double t) { return 0.5 + 2 * (t - 0.4); }, 1e-9, &why), qPrintable(why));
-            QVERIFY(std::abs(test::last(r, "m.v") - (0.5 + 0.36)) < 1e-7);   // 0.5 t + (t - 0.4)^2
+            QCOMPARE_NEAR(test::last(r, "m.v"), (0.5 + 0.36), 1e-7);   // 0.5 t + (t - 0.4)^2
         }
         {
-            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.pulse","parameters":{"amplitude":2,"period":0.4,"width":0.1,"start_time":0.25}})"), until(1.0));
+            const auto r = test::run(drivenMass("signal.pulse", {{"amplitude", 2.0}, {"period", 0.4}, {"width", 0.1}, {"start_time", 0.25}}), until(1.0));
             QVERIFY2(follows(r, "src.y", 0.0, 0.25, [](double) { return 0.0; }, 1e-12, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.25, 0.35, [](double) { return 2.0; }, 1e-12, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.35, 0.65, [](double) { return 0.0; }, 1e-12, &why), qPrintable(why));
             QVERIFY2(follows(r, "src.y", 0.65, 0.75, [](double) { return 2.0; }, 1e-12, &why), qPrintable(why));
-            QVERIFY(std::abs(test::last(r, "m.v") - 0.4) < 1e-7);   // two full pulses of 2 N for 0.1 s
+            QCOMPARE_NEAR(test::last(r, "m.v"), 0.4, 1e-7);   // two full pulses of 2 N for 0.1 s
         }
         {
-            const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.sine","parameters":{"amplitude":2,"frequency":"3 Hz","phase":"30 deg","bias":0.5}})"), until(1.0));
+            const auto r = test::run(drivenMass("signal.sine", {{"amplitude", 2.0}, {"frequency", "3 Hz"}, {"phase", "30 deg"}, {"bias", 0.5}}), until(1.0));
             QVERIFY2(follows(r, "src.y", 0.0, 1.0001, [](double t) { return 2 * std::sin(6 * kPi * t + kPi / 6) + 0.5; }, 1e-7, &why), qPrintable(why));
             QVERIFY(timeEvents(r, "src").empty());   // smooth: no events
         }
@@ -165,20 +184,21 @@ private Q_SLOTS:
 
     // A breakpoint on the output grid is still an event; grid rows stay on k * interval.
     void breakpointsWithOutputInterval() {
-        const auto r = test::run(drivenMass(R"({"name":"src","type":"signal.step","parameters":{"step_time":0.35,"final_value":5}})"), until(1.0, 0.1));
+        const auto r = test::run(drivenMass("signal.step", {{"step_time", 0.35}, {"final_value", 5.0}}), until(1.0, 0.1));
         QCOMPARE(timeEvents(r, "src").size(), std::size_t(1));
         QCOMPARE(timeEvents(r, "src").front(), 0.35);
         QCOMPARE(r.rows(), std::size_t(11));
-        for (std::size_t i = 0; i < r.rows(); ++i) QVERIFY(std::abs(r.time()[i] - 0.1 * static_cast<double>(i)) < 1e-12);
-        QVERIFY(std::abs(test::last(r, "m.v") - 5 * 0.65) < 1e-7);
+        for (std::size_t i = 0; i < r.rows(); ++i) QCOMPARE_NEAR(r.time()[i], 0.1 * static_cast<double>(i), 1e-12);
+        QCOMPARE_NEAR(test::last(r, "m.v"), 5 * 0.65, 1e-7);
     }
 
     // Signal-only models run too (every unknown algebraic).
     void signalOnlyModel() {
-        const auto m = modelFromJson(R"({"blocks":[
-            {"name":"t","type":"signal.table","parameters":{"times":[0.2,0.6],"values":[0,4]}},
-            {"name":"k","type":"signal.gain","parameters":{"gain":-0.5}}],
-            "connections":[["t.y","k.u"]]})");
+        test::ModelBuilder b;
+        b.block("t", "signal.table", {{"times", Values{0.2, 0.6}}, {"values", Values{0, 4}}})
+            .block("k", "signal.gain", {{"gain", -0.5}})
+            .connect("t.y", "k.u");
+        const core::Model m = b.build();
         const auto r = test::run(m, until(1.0));
         QCOMPARE(timeEvents(r, "t").size(), std::size_t(2));
         QString why;
@@ -200,11 +220,12 @@ private Q_SLOTS:
         QFETCH(QString, signs);
         QFETCH(double, expected);
         // inputs c1..cn (constants 1, 2, 4, ...) wired to s.u1..s.un
-        QString blocks = QString(R"({"name":"s","type":"signal.sum","parameters":{"signs":"%1"}})").arg(signs);
-        QStringList wires;
+        test::ModelBuilder b;
+        b.block("s", "signal.sum", {{"signs", signs.toStdString()}});
         for (qsizetype i = 0; i < signs.size(); ++i) {
-            blocks += QString(R"(, {"name":"c%1","type":"signal.constant","parameters":{"value":%2}})").arg(i + 1).arg(1 << i);
-            wires << QString(R"(["c%1.y","s.u%1"])").arg(i + 1);
+            const std::string c = "c" + std::to_string(i + 1);
+            b.block(c, "signal.constant", {{"value", double(1 << i)}});
+            b.connect(c + ".y", "s.u" + std::to_string(i + 1));
         }
         // the ports follow the signs: u1..un and y, no more
         const auto sum = blocks::registry().create("signal.sum", {{"signs", signs.toStdString()}});
@@ -212,17 +233,17 @@ private Q_SLOTS:
         for (qsizetype i = 0; i < signs.size(); ++i) QVERIFY(sum->portIndex("u" + std::to_string(i + 1)) >= 0);
         QCOMPARE(sum->portIndex("u" + std::to_string(signs.size() + 1)), -1);
         QVERIFY(sum->portIndex("y") >= 0);
-        const QString json = QString(R"({"blocks":[%1], "connections":[%2]})").arg(blocks, wires.join(','));
-        const auto r = test::run(modelFromJson(json.toStdString()), until(0.1));
+        const auto r = test::run(b.build(), until(0.1));
         QCOMPARE(test::last(r, "s.y"), expected);
     }
 
     // a sum input that is not wired, and a wire to an input the signs do not have
     void sumPortsChecked() {
-        const QStringList open = buildErrors(modelFromJson(R"({"blocks":[
-            {"name":"s","type":"signal.sum","parameters":{"signs":"+-+"}}, {"name":"c","type":"signal.constant"}],
-            "connections":[["c.y","s.u1"],["c.y","s.u3"]]})"));
+        test::ModelBuilder b;
+        b.block("s", "signal.sum", {{"signs", "+-+"}}).block("c", "signal.constant").connect("c.y", "s.u1").connect("c.y", "s.u3");
+        const QStringList open = buildErrors(b.build());
         QVERIFY2(!open.isEmpty() && open.front().startsWith("block 's', port 'u2': input signal port has no source"), qPrintable(open.join('\n')));
+        // the file reader checks a connection against the ports the signs give
         QString message;
         try {
             modelFromJson(R"({"blocks":[
@@ -235,11 +256,12 @@ private Q_SLOTS:
     }
 
     void gain() {
-        const auto m = modelFromJson(R"({"blocks":[
-            {"name":"s","type":"signal.sine","parameters":{"frequency":2}},
-            {"name":"k","type":"signal.gain","parameters":{"gain":2.5}},
-            {"name":"k2","type":"signal.gain","parameters":{"gain":"3 kN"}}],
-            "connections":[["s.y","k.u"],["k.y","k2.u"]]})");
+        test::ModelBuilder b;
+        b.block("s", "signal.sine", {{"frequency", 2.0}})
+            .block("k", "signal.gain", {{"gain", 2.5}})
+            .block("k2", "signal.gain", {{"gain", "3 kN"}});
+        b.connect("s.y", "k.u").connect("k.y", "k2.u");
+        const core::Model m = b.build();
         const auto r = test::run(m, until(0.5));
         QString why;
         QVERIFY2(follows(r, "k.y", 0.0, 0.5, [](double t) { return 2.5 * std::sin(4 * kPi * t); }, 1e-7, &why), qPrintable(why));
@@ -248,31 +270,38 @@ private Q_SLOTS:
 
     // Parameter checks of the signal blocks: they name block and parameter and say why.
     void validation_data() {
-        QTest::addColumn<QString>("block");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<core::ParamValues>("parameters");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("table times not increasing") << R"({"name":"tab","type":"signal.table","parameters":{"times":[0,0.5,0.5],"values":[1,2,3]}})"
+        using P = core::ParamValues;
+        QTest::newRow("table times not increasing") << "tab" << "signal.table" << P{{"times", Values{0, 0.5, 0.5}}, {"values", Values{1, 2, 3}}}
                                                     << "block 'tab', parameter 'times': must be strictly increasing (element 3)";
-        QTest::newRow("table times decreasing") << R"({"name":"tab","type":"signal.table","parameters":{"times":[1,0],"values":[1,2]}})"
+        QTest::newRow("table times decreasing") << "tab" << "signal.table" << P{{"times", Values{1, 0}}, {"values", Values{1, 2}}}
                                                 << "block 'tab', parameter 'times': must be strictly increasing (element 2)";
-        QTest::newRow("table lengths differ") << R"({"name":"tab","type":"signal.table","parameters":{"times":[0,1,2],"values":[1,2]}})"
+        QTest::newRow("table lengths differ") << "tab" << "signal.table" << P{{"times", Values{0, 1, 2}}, {"values", Values{1, 2}}}
                                               << "block 'tab', parameter 'values': must have as many elements as times (3), got 2";
-        QTest::newRow("table empty") << R"({"name":"tab","type":"signal.table","parameters":{"times":[],"values":[]}})"
+        QTest::newRow("table empty") << "tab" << "signal.table" << P{{"times", Values{}}, {"values", Values{}}}
                                      << "block 'tab', parameter 'times': needs at least one breakpoint";
-        QTest::newRow("sum no signs") << R"({"name":"s","type":"signal.sum","parameters":{"signs":""}})"
+        QTest::newRow("sum no signs") << "s" << "signal.sum" << P{{"signs", ""}}
                                       << "block 's', parameter 'signs': expected 1 to 32 characters '+' or '-', got \"\"";
-        QTest::newRow("sum bad sign") << R"({"name":"s","type":"signal.sum","parameters":{"signs":"+*"}})"
+        QTest::newRow("sum bad sign") << "s" << "signal.sum" << P{{"signs", "+*"}}
                                       << "block 's', parameter 'signs': expected 1 to 32 characters";
-        QTest::newRow("pulse period") << R"({"name":"p","type":"signal.pulse","parameters":{"period":0}})"
+        QTest::newRow("pulse period") << "p" << "signal.pulse" << P{{"period", 0.0}}
                                       << "block 'p', parameter 'period': must be > 0 s, got 0 s";
-        QTest::newRow("pulse width") << R"({"name":"p","type":"signal.pulse","parameters":{"period":0.2}})"
+        QTest::newRow("pulse width") << "p" << "signal.pulse" << P{{"period", 0.2}}
                                      << "block 'p', parameter 'width': must be <= period";
-        QTest::newRow("sine frequency") << R"({"name":"w","type":"signal.sine","parameters":{"frequency":"-1 Hz"}})"
+        QTest::newRow("sine frequency") << "w" << "signal.sine" << P{{"frequency", "-1 Hz"}}
                                         << "block 'w', parameter 'frequency': must be >= 0 Hz";
     }
     void validation() {
-        QFETCH(QString, block);
+        QFETCH(QString, name);
+        QFETCH(QString, type);
+        QFETCH(core::ParamValues, parameters);
         QFETCH(QString, expected);
-        const QStringList errors = buildErrors(modelFromJson(R"({"blocks":[)" + block.toStdString() + "]}"));
+        test::ModelBuilder b;
+        b.block(name.toStdString(), type.toStdString(), parameters);
+        const QStringList errors = buildErrors(b.build());
         QVERIFY2(!errors.isEmpty(), "no error");
         QVERIFY2(errors.front().startsWith(expected), qPrintable(errors.join('\n')));
     }

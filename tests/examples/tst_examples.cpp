@@ -3,6 +3,7 @@
 // are covered too) loads, validates, runs to its stop time with finite results, re-saves
 // byte-identically and plots only variables it records. The rotational example also settles
 // where its closed form says.
+#include "support/compare.hpp"
 #include "support/test_support.hpp"
 
 #include "core/io/project_file.hpp"
@@ -81,15 +82,14 @@ private Q_SLOTS:
         o.absoluteTolerance = 1e-10;
         o.outputInterval = 1e-3;
         const core::MemorySink r = test::run(model, o);
-        QVERIFY(std::abs(test::last(r, "flywheel.phi") - T / k) < 1e-3 * T / k);
-        QVERIFY(std::abs(test::last(r, "shaft.t") - T) < 1e-3 * T);
+        QCOMPARE_NEAR(test::last(r, "flywheel.phi"), T / k, 1e-3 * T / k);
+        QCOMPARE_NEAR(test::last(r, "shaft.t"), T, 1e-3 * T);
         QCOMPARE(test::at(r, "flywheel.phi", 0.1), 0.0);   // nothing moves before the step
         // the response to a step: phi = T/k (1 - e^{-zeta wn s} (cos wd s + zeta wn / wd sin wd s)), s = t - 0.2
         for (double t : {0.5, 1.0, 2.5, 6.0}) {
             const double s = t - 0.2;
             const double expected = T / k * (1 - std::exp(-zeta * wn * s) * (std::cos(wd * s) + zeta * wn / wd * std::sin(wd * s)));
-            QVERIFY2(std::abs(test::at(r, "flywheel.phi", t) - expected) < 1e-5,   // incl. linear interpolation
-                     qPrintable(QString("phi(%1) = %2, expected %3").arg(t).arg(test::at(r, "flywheel.phi", t)).arg(expected)));
+            QCOMPARE_NEAR(test::at(r, "flywheel.phi", t), expected, 1e-5, QString("t = %1").arg(t));   // incl. linear interpolation
         }
     }
 };

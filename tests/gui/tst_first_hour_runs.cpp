@@ -17,6 +17,7 @@
 #include "gui/tuning_panel.hpp"
 #include "gui/tuning_row.hpp"
 #include "gui_test_support.hpp"
+#include "support/compare.hpp"
 #include "support/test_support.hpp"
 
 #include <QAction>
@@ -257,7 +258,7 @@ private Q_SLOTS:
         QCOMPARE(g->valueAxis()->label(), QString("[mm]"));
         const core::ResultBuffer& r = runs().current()->run().results();
         const double last = r.value(r.rows() - 1, r.columnIndex("mass1.x"));
-        QVERIFY(std::abs(g->data()->at(g->dataCount() - 1)->value - 1000 * last) <= 1e-9 * std::abs(1000 * last) + 1e-12);
+        QCOMPARE_NEAR(g->data()->at(g->dataCount() - 1)->value, 1000 * last, 1e-9 * std::abs(1000 * last) + 1e-12);
         const double t = r.lastTime();
         QVERIFY2(s->readout(t).contains("mass1.x [mm] = "), qPrintable(s->readout(t)));
 
@@ -267,7 +268,7 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
         QCOMPARE(lines.front(), QString("time,mass1.x [mm],mass1.v"));
-        QVERIFY(std::abs(lines.back().split(',')[1].toDouble() - 1000 * last) <= 1e-9 * std::abs(1000 * last) + 1e-12);
+        QCOMPARE_NEAR(lines.back().split(',')[1].toDouble(), 1000 * last, 1e-9 * std::abs(1000 * last) + 1e-12);
 
         QAction* si = plots().toolBar()->findChild<QAction*>("plotSiUnits");
         QVERIFY(si);

@@ -14,6 +14,7 @@
 #include "gui/main_window.hpp"
 #include "gui/param_dialog.hpp"
 #include "tests/gui/gui_test_support.hpp"
+#include "support/compare.hpp"
 #include "tests/support/test_support.hpp"
 
 #include <QAction>
@@ -95,7 +96,7 @@ private Q_SLOTS:
         QCOMPARE(doc().model().connectionsOf("subsystem1").size(), std::size_t(2));   // m1's node, the ground
         QCOMPARE(scene()->blockItem("subsystem1")->layout().ports.size(), std::size_t(2));
         const auto after = test::run(doc().model());
-        for (double t : {0.1, 0.2, 0.3}) QVERIFY(std::abs(test::at(after, "subsystem1.m2.x", t) - test::at(before, "m2.x", t)) < 1e-7);
+        for (double t : {0.1, 0.2, 0.3}) QCOMPARE_NEAR(test::at(after, "subsystem1.m2.x", t), test::at(before, "m2.x", t), 1e-7);
         doc().undoStack()->undo();   // one step restores everything
         QCOMPARE(test::bytes(doc()), original);
         QVERIFY(scene()->blockItem("k"));
@@ -148,7 +149,7 @@ private Q_SLOTS:
         for (const char* b : {"fs", "m1", "k"}) QVERIFY(scene()->blockItem(b));
         QVERIFY(doc().model().subsystems().empty());
         const auto after = test::run(doc().model());
-        QVERIFY(std::abs(test::last(after, "m2.x") - test::last(before, "m2.x")) < 1e-7);
+        QCOMPARE_NEAR(test::last(after, "m2.x"), test::last(before, "m2.x"), 1e-7);
     }
 
     void makeUniqueSeparatesOneInstance() {

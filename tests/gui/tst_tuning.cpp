@@ -13,6 +13,7 @@
 #include "gui/tuning_panel.hpp"
 #include "gui/tuning_row.hpp"
 #include "gui_test_support.hpp"
+#include "support/compare.hpp"
 #include "support/test_support.hpp"
 
 #include <QAction>
@@ -94,7 +95,7 @@ private Q_SLOTS:
         const gui::RunSeries* baseline = runs().current();
         const int baselineId = baseline->id();
         const double soft = contactTime(*baseline);
-        QVERIFY2(std::abs(soft - M_PI * std::sqrt(1.0 / 1e4)) < 1e-4, qPrintable(QString::number(soft)));
+        QCOMPARE_NEAR(soft, M_PI * std::sqrt(1.0 / 1e4), 1e-4);
 
         gui::TuningRow* row = pinFromCanvasMenu("stop", "upper_stiffness");
         QVERIFY(row);
@@ -128,7 +129,7 @@ private Q_SLOTS:
         QVERIFY(tuned->id() != baselineId);
         QVERIFY2(tuned->label.contains("upper_stiffness = 1e+05"), qPrintable(tuned->label));
         const double stiff = contactTime(*tuned);
-        QVERIFY2(std::abs(soft / stiff - std::sqrt(10.0)) < 0.01, qPrintable(QString("%1 / %2").arg(soft).arg(stiff)));
+        QCOMPARE_NEAR(soft / stiff, std::sqrt(10.0), 0.01, QString("%1 / %2").arg(soft).arg(stiff));
 
         // the run from before the drag stays as the one faded trace; the superseded ones are gone
         QCOMPARE(runs().previous().size(), std::size_t{1});
@@ -166,7 +167,7 @@ private Q_SLOTS:
         double first = -1;
         for (const core::EventRecord& e : runs().current()->events())
             if (e.kind == core::EventKind::Bound && first < 0) first = e.time;
-        QVERIFY2(std::abs(first - bound) < 1e-6, qPrintable(QString("%1 vs %2").arg(first).arg(bound)));
+        QCOMPARE_NEAR(first, bound, 1e-6);
 
         // typed into the spin box: the same
         row->spinBox()->setValue(0.02);
@@ -206,7 +207,7 @@ private Q_SLOTS:
         row->slider()->setSliderDown(false);
         // the geometric middle, rounded to what one slider step can tell apart (2449.5, not 2449.48974278)
         QCOMPARE(row->value(), 2449.5);
-        QVERIFY(std::abs(row->value() - std::sqrt(2000.0 * 3000.0)) < 0.5);
+        QCOMPARE_NEAR(row->value(), std::sqrt(2000.0 * 3000.0), 0.5);
         QVERIFY(idle());
 
         QVERIFY(row->slider()->isVisibleTo(row));

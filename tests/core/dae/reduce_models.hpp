@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Models for tst_reduce (kept out of the Q_OBJECT file: moc does not read raw strings).
+// Models for tst_reduce: small networks whose unknowns the reduction stage can (or cannot) remove.
 #pragma once
+
+#include "support/model_builder.hpp"
 
 #include <string>
 
@@ -8,55 +10,71 @@ namespace {
 
 // A mass starting at x0 = 0.3 m on a spring to ground that starts deformed by 0.3 m: both the
 // spring's deformation and its position are integrals of the one velocity, with offsets.
-const char* kOscillator = R"({"blocks":[
-    {"name":"m","type":"translational.mass","parameters":{"mass":2,"initial_position":0.3}},
-    {"name":"s","type":"translational.spring","parameters":{"stiffness":50,"initial_deformation":0.3}},
-    {"name":"g","type":"translational.reference"}],
-    "connections":[["m.M","s.R"],["s.C","g.R"]]})";
+inline endstop::core::Model oscillator() {
+    endstop::test::ModelBuilder b;
+    b.block("m", "translational.mass", {{"mass", 2.0}, {"initial_position", 0.3}})
+        .block("s", "translational.spring", {{"stiffness", 50.0}, {"initial_deformation", 0.3}})
+        .block("g", "translational.reference");
+    b.connect("m.M", "s.R").connect("s.C", "g.R");
+    return b.build();
+}
 
-inline std::string bouncing(const char* law) {
-    return std::string(R"({"blocks":[
-    {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":1,"initial_position":0.02}},
-    {"name":"stop","type":"translational.hard_stop","parameters":{"model":")") + law + R"(","upper_bound":0.1,"lower_bound":-0.1,
-        "upper_stiffness":1e5,"lower_stiffness":1e5,"upper_damping":20,"lower_damping":20,"transition_region":1e-3}},
-    {"name":"g","type":"translational.reference"}],
-    "connections":[["m.M","stop.R"],["stop.C","g.R"]]})";
+// A mass bouncing between two stops of the given contact law.
+inline endstop::core::Model bouncing(const char* law) {
+    endstop::test::ModelBuilder b;
+    b.block("m", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}, {"initial_position", 0.02}})
+        .block("stop", "translational.hard_stop",
+               {{"model", law}, {"upper_bound", 0.1}, {"lower_bound", -0.1}, {"upper_stiffness", 1e5}, {"lower_stiffness", 1e5},
+                {"upper_damping", 20.0}, {"lower_damping", 20.0}, {"transition_region", 1e-3}})
+        .block("g", "translational.reference");
+    b.connect("m.M", "stop.R").connect("stop.C", "g.R");
+    return b.build();
 }
 
 // Two masses with a stop between them: its relative position is read by its event functions.
-const char* kRelativeStop = R"({"blocks":[
-    {"name":"a","type":"translational.mass","parameters":{"mass":1,"initial_velocity":1}},
-    {"name":"b","type":"translational.mass","parameters":{"mass":1}},
-    {"name":"stop","type":"translational.hard_stop","parameters":{"model":"full_damped","upper_bound":0.05,"lower_bound":-0.05}}],
-    "connections":[["a.M","stop.R"],["stop.C","b.M"]]})";
+inline endstop::core::Model relativeStop() {
+    endstop::test::ModelBuilder b;
+    b.block("a", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}})
+        .block("b", "translational.mass", {{"mass", 1.0}})
+        .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.05}, {"lower_bound", -0.05}});
+    b.connect("a.M", "stop.R").connect("stop.C", "b.M");
+    return b.build();
+}
 
 // A mass and a damper to ground: nothing to eliminate.
-const char* kDamped = R"({"blocks":[
-    {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":1}},
-    {"name":"d","type":"translational.damper","parameters":{"damping":3}},
-    {"name":"g","type":"translational.reference"}],
-    "connections":[["m.M","d.R"],["d.C","g.R"]]})";
+inline endstop::core::Model damped() {
+    endstop::test::ModelBuilder b;
+    b.block("m", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}})
+        .block("d", "translational.damper", {{"damping", 3.0}})
+        .block("g", "translational.reference");
+    b.connect("m.M", "d.R").connect("d.C", "g.R");
+    return b.build();
+}
 
 // The benchmark's model b with n masses: stops to ground, springs and dampers between neighbours,
 // a sine force on the first mass.
-inline std::string chainJson(int n) {
-    std::string blocksJson, wires;
+inline endstop::core::Model chain(int n) {
+    endstop::test::ModelBuilder b;
+    auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
     for (int i = 0; i < n; ++i) {
-        const std::string m = "m" + std::to_string(i), s = "st" + std::to_string(i);
-        blocksJson += R"({"name":")" + m + R"(","type":"translational.mass"},{"name":")" + s +
-                      R"(","type":"translational.hard_stop","parameters":{"model":"full_damped","upper_bound":0.01,"lower_bound":-0.01}},)";
-        wires += R"([")" + m + R"(.M",")" + s + R"(.R"],[")" + s + R"(.C","g.R"],)";
+        b.block(name("m", i), "translational.mass")
+            .block(name("st", i), "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}});
+        if (i + 1 < n)
+            b.block(name("k", i), "translational.spring", {{"stiffness", 1e4}}).block(name("d", i), "translational.damper", {{"damping", 1.0}});
+    }
+    b.block("F", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}})
+        .block("fs", "translational.force_source")
+        .block("g", "translational.reference");
+    for (int i = 0; i < n; ++i) {
+        const std::string m = name("m", i), s = name("st", i);
+        b.connect(m + ".M", s + ".R").connect(s + ".C", "g.R");
         if (i + 1 < n) {
-            const std::string k = "k" + std::to_string(i), d = "d" + std::to_string(i), next = "m" + std::to_string(i + 1);
-            blocksJson += R"({"name":")" + k + R"(","type":"translational.spring","parameters":{"stiffness":1e4}},{"name":")" + d +
-                          R"(","type":"translational.damper","parameters":{"damping":1}},)";
-            wires += R"([")" + m + R"(.M",")" + k + R"(.R"],[")" + k + R"(.C",")" + next + R"(.M"],[")" + m + R"(.M",")" + d +
-                     R"(.R"],[")" + d + R"(.C",")" + next + R"(.M"],)";
+            const std::string k = name("k", i), d = name("d", i), next = name("m", i + 1);
+            b.connect(m + ".M", k + ".R").connect(k + ".C", next + ".M").connect(m + ".M", d + ".R").connect(d + ".C", next + ".M");
         }
     }
-    blocksJson += R"({"name":"F","type":"signal.sine","parameters":{"amplitude":100,"frequency":5}},{"name":"fs","type":"translational.force_source"},{"name":"g","type":"translational.reference"})";
-    wires += R"(["F.y","fs.S"],["fs.R","m0.M"],["fs.C","g.R"])";
-    return R"({"blocks":[)" + blocksJson + R"(],"connections":[)" + wires + "]}";
+    b.connect("F.y", "fs.S").connect("fs.R", "m0.M").connect("fs.C", "g.R");
+    return b.build();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // that finds the rows to differentiate, first on small hand-made incidences, then through whole
 // models, where ill-posed ones are refused before IDA with messages naming blocks and ports and
 // the models Simscape and Modelica accept are reduced and kept.
+#include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
 #include "core/dae/dae_system.hpp"
@@ -258,9 +259,11 @@ private Q_SLOTS:
 
     // An unconnected conserving port is allowed and listed as info, naming block and port.
     void openPortIsInfo() {
-        const core::Model m = test::modelFromJson(R"({"blocks":[
-            {"name":"m","type":"translational.mass"}, {"name":"d","type":"translational.damper"}],
-            "connections":[["m.M","d.R"]]})");
+        test::ModelBuilder net;
+        net.block("m", "translational.mass")
+            .block("d", "translational.damper");
+        net.connect("m.M", "d.R");
+        const core::Model m = net.build();
         const core::Diagnostics diags = core::validateModel(m, blocks::registry());
         QVERIFY(!core::hasErrors(diags));
         bool found = false;
@@ -271,10 +274,13 @@ private Q_SLOTS:
 
     // The free end's note names the flow of its domain: zero force, or zero torque.
     void freeEndNamesItsFlow() {
-        const core::Model m = test::modelFromJson(R"({"blocks":[
-            {"name":"j","type":"rotational.inertia"}, {"name":"k","type":"rotational.spring"},
-            {"name":"m","type":"translational.mass"}, {"name":"d","type":"translational.damper"}],
-            "connections":[["j.I","k.R"],["m.M","d.R"]]})");
+        test::ModelBuilder net;
+        net.block("j", "rotational.inertia")
+            .block("k", "rotational.spring")
+            .block("m", "translational.mass")
+            .block("d", "translational.damper");
+        net.connect("j.I", "k.R").connect("m.M", "d.R");
+        const core::Model m = net.build();
         QStringList notes;
         for (const core::Diagnostic& d : core::validateModel(m, blocks::registry()))
             if (d.severity == core::Severity::Info) notes << QString::fromStdString(d.text());

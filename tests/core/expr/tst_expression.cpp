@@ -2,6 +2,7 @@
 // Parameter expressions: precedence, unit suffixes after numbers, SI values and dimensions of
 // names, every function, the errors of dimensions, values, unknown names and syntax (with their
 // columns), names(), plainQuantity(), and hostile text that must end in ExprError, not a crash.
+#include "support/compare.hpp"
 #include "core/expr/expression.hpp"
 
 #include <QTest>
@@ -44,7 +45,8 @@ const Lookup kParams = [](std::string_view name) -> std::optional<Value> {
     return std::nullopt;
 };
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+// numbers computed two ways agree to a few ulps
+const endstop::test::Relative kClose = endstop::test::relative(1e-12);
 
 Value eval(const QString& text) { return Expression::parse(text.toStdString()).evaluate(kParams); }
 
@@ -101,7 +103,7 @@ private Q_SLOTS:
         QFETCH(QString, text);
         QFETCH(double, value);
         const Value v = eval(text);
-        QVERIFY2(close(v.si, value), qPrintable(QString::number(v.si, 'g', 17)));
+        QCOMPARE_NEAR(v.si, value, kClose);
         QCOMPARE(v.dim, kNone);
     }
 
@@ -142,16 +144,16 @@ private Q_SLOTS:
         QFETCH(double, si);
         QFETCH(Dimension, dimension);
         const Value v = eval(text);
-        QVERIFY2(close(v.si, si), qPrintable(QString::number(v.si, 'g', 17)));
+        QCOMPARE_NEAR(v.si, si, kClose);
         QCOMPARE(QString::fromStdString(v.dim.toString()), QString::fromStdString(dimension.toString()));
     }
 
     void siConversion() {
         QCOMPARE(eval("5 mm").si, 0.005);
-        QVERIFY(close(eval("300 rpm").si, 31.41592653589793));
+        QCOMPARE_NEAR(eval("300 rpm").si, 31.41592653589793, kClose);
         QCOMPARE(eval("300 rpm").dim, dim(0, 0, -1, 1));
-        QVERIFY(close(eval("1 N*m/deg").si, 180 / kPi));
-        QVERIFY(close(eval("2 kN").si, 2000.0));
+        QCOMPARE_NEAR(eval("1 N*m/deg").si, 180 / kPi, kClose);
+        QCOMPARE_NEAR(eval("2 kN").si, 2000.0, kClose);
     }
 
     void namesViaLookup() {
@@ -159,12 +161,12 @@ private Q_SLOTS:
         QCOMPARE(k.si, 2e4);
         QCOMPARE(k.dim, kStiffness);
         const Value f = eval("k_base*gap");
-        QVERIFY(close(f.si, 20.0));
+        QCOMPARE_NEAR(f.si, 20.0, kClose);
         QCOMPARE(f.dim, kForce);
         const Value w = eval("sqrt(k_base/m1)");   // natural frequency: 1/s
-        QVERIFY(close(w.si, std::sqrt(5e3)));
+        QCOMPARE_NEAR(w.si, std::sqrt(5e3), kClose);
         QCOMPARE(w.dim, dim(0, 0, -1, 0));
-        QVERIFY(close(eval("sin(angle)").si, 0.5));
+        QCOMPARE_NEAR(eval("sin(angle)").si, 0.5, kClose);
     }
 
     void functions_data() {

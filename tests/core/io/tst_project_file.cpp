@@ -3,6 +3,7 @@
 // atomic saving, and every bad input refused with a message naming the file, the JSON path and
 // what was expected. Problems only the network can see (ranges, open inputs) are reported when the
 // model is built, naming the block and the parameter or port.
+#include "support/compare.hpp"
 #include "support/test_support.hpp"
 
 #include "core/graph/topology.hpp"
@@ -71,7 +72,8 @@ double param(const core::Model& m, const char* block, const char* key) {
     return std::get<double>(m.find(block)->params.at(key));
 }
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-15 * std::max(std::abs(a), std::abs(b)); }
+// numbers computed two ways agree to a few ulps
+const endstop::test::Relative kClose = endstop::test::relative(1e-15);
 
 QString loadError(const QString& path) {
     try {
@@ -136,7 +138,7 @@ private Q_SLOTS:
         QCOMPARE(root["generator"].toString(), QString(core::io::kGenerator));
         const QJsonObject inertia = root["blocks"].toArray()[4].toObject()["parameters"].toObject();
         QVERIFY(inertia["initial_velocity"].isDouble());
-        QVERIFY(close(inertia["initial_velocity"].toDouble(), 10 * kPi));
+        QCOMPARE_NEAR(inertia["initial_velocity"].toDouble(), 10 * kPi, kClose);
         const QByteArray text = readFile(a);
         QVERIFY(text.indexOf("\"inertia\"") < text.indexOf("\"initial_position\""));
         QVERIFY(text.indexOf("\"initial_position\"") < text.indexOf("\"initial_velocity\""));
@@ -145,15 +147,17 @@ private Q_SLOTS:
 
     void valuesWithUnitsAreSI() {
         const core::Model m = parseProject(kRich, "rich.endstop", blocks::registry());
-        QVERIFY(close(param(m, "J", "inertia"), 5e-7));
-        QVERIFY(close(param(m, "J", "initial_velocity"), 10 * kPi));
-        QVERIFY(close(param(m, "J", "initial_position"), kPi / 2));
-        QVERIFY(close(param(m, "k", "stiffness"), 180 / kPi));
-        QVERIFY(close(param(m, "d", "damping"), 0.01 * 60 / (2 * kPi)));
+        QCOMPARE_NEAR(param(m, "J", "inertia"), 5e-7, kClose);
+        QCOMPARE_NEAR(param(m, "J", "initial_velocity"), 10 * kPi, kClose);
+        QCOMPARE_NEAR(param(m, "J", "initial_position"), kPi / 2, kClose);
+        QCOMPARE_NEAR(param(m, "k", "stiffness"), 180 / kPi, kClose);
+        QCOMPARE_NEAR(param(m, "d", "damping"), 0.01 * 60 / (2 * kPi), kClose);
         QCOMPARE(param(m, "one", "value"), 0.1);
         const auto& times = std::get<std::vector<double>>(m.find("table")->params.at("times"));
         QCOMPARE(times.size(), std::size_t(3));
-        QVERIFY(close(times[1], 0.1) && close(times[2], 0.2) && times[0] == 0.0);
+        QCOMPARE(times[0], 0.0);
+        QCOMPARE_NEAR(times[1], 0.1, kClose);
+        QCOMPARE_NEAR(times[2], 0.2, kClose);
         const auto& values = std::get<std::vector<double>>(m.find("table")->params.at("values"));
         QVERIFY(values == (std::vector<double>{0, 1.5, 2}));
         QCOMPARE(std::get<std::string>(m.find("table")->params.at("interpolation")), std::string("hold"));

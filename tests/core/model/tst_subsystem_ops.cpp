@@ -7,6 +7,7 @@
 #include "core/model/errors.hpp"
 #include "core/model/flatten.hpp"
 #include "core/model/subsystem_ops.hpp"
+#include "support/compare.hpp"
 #include "tests/support/test_support.hpp"
 
 #include <QtTest>
@@ -149,7 +150,7 @@ private Q_SLOTS:
         const auto expanded = test::run(m, options);
         QCOMPARE(expanded.rows(), nested.rows());
         QCOMPARE(test::last(expanded, "s2_stop.impacts"), test::last(nested, "p.s2.stop.impacts"));
-        for (double t : {0.1, 0.25, 0.5}) QVERIFY(std::abs(test::at(expanded, "mid.x", t) - test::at(nested, "p.mid.x", t)) < 1e-6);
+        for (double t : {0.1, 0.25, 0.5}) QCOMPARE_NEAR(test::at(expanded, "mid.x", t), test::at(nested, "p.mid.x", t), 1e-6);
         Model back = before;
         back.apply(core::expandInstance(back, blocks::registry(), "p"));
         back.apply(undo);

@@ -5,6 +5,7 @@
 // keeps its rows; a failure keeps its rows and names the block; a new run cancels the one in flight;
 // destroying the session with a run in flight joins its worker.
 #include "core/simulation/session.hpp"
+#include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
 #include <QSignalSpy>
@@ -17,18 +18,21 @@ using namespace endstop;
 namespace {
 
 // a mass between two stiff stops, driven by a sine: many steps and events
-const char* kRattle = R"({
-  "simulation": {"stop_time": 1000.0, "max_step": 1e-3},
-  "blocks": [
-    {"name": "drive", "type": "signal.sine", "parameters": {"amplitude": 10, "frequency": 5}},
-    {"name": "fs", "type": "translational.force_source"},
-    {"name": "m", "type": "translational.mass", "parameters": {"mass": 0.5}},
-    {"name": "stop", "type": "translational.hard_stop",
-     "parameters": {"model": "full_damped", "upper_bound": 0.005, "lower_bound": -0.005}},
-    {"name": "g", "type": "translational.reference"}
-  ],
-  "connections": [["drive.y", "fs.S"], ["fs.R", "m.M"], ["fs.C", "g.R"], ["m.M", "stop.R"], ["stop.C", "g.R"]]
-})";
+// A mass rattling between two stops, driven by a sine force; stop time 1000 s, steps of at most 1 ms.
+core::Model rattle() {
+    test::ModelBuilder b;
+    core::SimulationSettings settings;
+    settings.stopTime = 1000.0;
+    settings.maxStep = 1e-3;
+    b.simulation(settings);
+    b.block("drive", "signal.sine", {{"amplitude", 10.0}, {"frequency", 5.0}})
+        .block("fs", "translational.force_source")
+        .block("m", "translational.mass", {{"mass", 0.5}})
+        .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.005}, {"lower_bound", -0.005}})
+        .block("g", "translational.reference");
+    b.connect("drive.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
+    return b.build();
+}
 
 core::Model withStopTime(core::Model m, double t) {
     core::SimulationSettings s = m.simulation();
@@ -116,7 +120,7 @@ private Q_SLOTS:
     }
 
     void pauseHoldsAndResumeContinues() {
-        const core::Model model = withStopTime(test::modelFromJson(kRattle), 2.0);
+        const core::Model model = withStopTime(rattle(), 2.0);
         const core::MemorySink expected = test::run(model);
         core::Session session(blocks::registry());
         QSignalSpy finished(&session, &core::Session::finished);
@@ -137,7 +141,7 @@ private Q_SLOTS:
     }
 
     void stopEndsTheRunWithinAStepAndKeepsItsRows() {
-        const core::Model model = test::modelFromJson(kRattle);   // 1000 s: it would run for minutes
+        const core::Model model = rattle();   // 1000 s: it would run for minutes
         core::Session session(blocks::registry());
         QSignalSpy finished(&session, &core::Session::finished);
         const auto run = session.start(model);
@@ -168,14 +172,14 @@ private Q_SLOTS:
     void failureKeepsRowsAndNamesTheBlock() {
         core::Session session(blocks::registry());
         QSignalSpy finished(&session, &core::Session::finished);
-        const auto run = session.start(test::modelFromJson(R"({
-          "simulation": {"stop_time": 3.0},
-          "blocks": [
-            {"name": "push", "type": "signal.ramp", "parameters": {"slope": 1e300, "start_time": 0.5}},
-            {"name": "fs", "type": "translational.force_source"},
-            {"name": "m", "type": "translational.mass"},
-            {"name": "g", "type": "translational.reference"}],
-          "connections": [["push.y", "fs.S"], ["fs.R", "m.M"], ["fs.C", "g.R"]]})"));
+        test::ModelBuilder net;
+        net.stopTime(3.0)
+            .block("push", "signal.ramp", {{"slope", 1e300}, {"start_time", 0.5}})
+            .block("fs", "translational.force_source")
+            .block("m", "translational.mass")
+            .block("g", "translational.reference");
+        net.connect("push.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R");
+        const auto run = session.start(net.build());
         QVERIFY(waitFinished(finished, run->id()));
         QCOMPARE(run->state(), core::RunState::Failed);
         QVERIFY(run->results().rows() > 0);
@@ -190,11 +194,10 @@ private Q_SLOTS:
         core::Session session(blocks::registry());
         QSignalSpy finished(&session, &core::Session::finished);
         // a force on a node without inertia
-        const auto run = session.start(test::modelFromJson(R"({
-          "blocks": [
-            {"name": "c", "type": "signal.constant"}, {"name": "fs", "type": "translational.force_source"},
-            {"name": "g", "type": "translational.reference"}],
-          "connections": [["c.y", "fs.S"], ["fs.C", "g.R"]]})"));
+        test::ModelBuilder net;
+        net.block("c", "signal.constant").block("fs", "translational.force_source").block("g", "translational.reference");
+        net.connect("c.y", "fs.S").connect("fs.C", "g.R");
+        const auto run = session.start(net.build());
         QVERIFY(waitFinished(finished, run->id()));
         QCOMPARE(run->state(), core::RunState::Failed);
         QCOMPARE(run->results().rows(), std::size_t{0});
@@ -216,7 +219,7 @@ private Q_SLOTS:
     }
 
     void newRunCancelsTheRunInFlight() {
-        const core::Model model = test::modelFromJson(kRattle);
+        const core::Model model = rattle();
         core::Session session(blocks::registry());
         QSignalSpy finished(&session, &core::Session::finished);
         const auto first = session.start(model);
@@ -235,7 +238,7 @@ private Q_SLOTS:
         std::shared_ptr<core::Run> run;
         {
             core::Session session(blocks::registry());
-            run = session.start(test::modelFromJson(kRattle));
+            run = session.start(rattle());
             QTRY_VERIFY_WITH_TIMEOUT(run->results().rows() > 10, 10000);
             session.pause();
         }   // paused and running: the destructor cancels and joins

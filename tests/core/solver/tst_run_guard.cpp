@@ -3,6 +3,7 @@
 // and a hint, within limits the user can set. Models without unknowns, settings that could never
 // finish, a stalled step size, a chattering contact, a pulse train below the time resolution, the
 // step and wall-time limits (the rows so far are kept), and RunGuard's own bookkeeping.
+#include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
 #include "core/model/errors.hpp"
@@ -16,18 +17,22 @@ using namespace endstop;
 
 namespace {
 
-// The slider of the rattling example pressed by a constant force into an undamped, very stiff
-// stop: at rtol 1e-2 the contact switches 1e-13 s apart.
-constexpr const char* kPressed = R"({"blocks": [
-    {"name": "push", "type": "signal.constant", "parameters": {"value": "10 N"}},
-    {"name": "source", "type": "translational.force_source"},
-    {"name": "slider", "type": "translational.mass", "parameters": {"mass": "0.5 kg"}},
-    {"name": "stops", "type": "translational.hard_stop",
-     "parameters": {"model": "full_undamped", "upper_bound": "5 mm", "lower_bound": "-5 mm",
-                    "upper_stiffness": "1e9 N/m", "lower_stiffness": "1e9 N/m"}},
-    {"name": "ground", "type": "translational.reference"}],
-  "connections": [["push.y", "source.S"], ["source.R", "slider.M"], ["source.C", "ground.R"],
-                  ["slider.M", "stops.R"], ["stops.C", "ground.R"]]})";
+// The slider of the rattling example pressed by a force (the signal block `push`, a constant
+// 10 N unless given) into a very stiff stop of the given law. Undamped, at rtol 1e-2, the contact
+// switches 1e-13 s apart.
+core::Model pressed(const std::string& law = "full_undamped", const std::string& pushType = "signal.constant",
+                    const core::ParamValues& push = {{"value", "10 N"}}) {
+    test::ModelBuilder b;
+    b.block("push", pushType, push)
+        .block("source", "translational.force_source")
+        .block("slider", "translational.mass", {{"mass", "0.5 kg"}})
+        .block("stops", "translational.hard_stop", {{"model", law}, {"upper_bound", "5 mm"}, {"lower_bound", "-5 mm"},
+                                                    {"upper_stiffness", "1e9 N/m"}, {"lower_stiffness", "1e9 N/m"}})
+        .block("ground", "translational.reference");
+    b.connect("push.y", "source.S").connect("source.R", "slider.M").connect("source.C", "ground.R");
+    b.connect("slider.M", "stops.R").connect("stops.C", "ground.R");
+    return b.build();
+}
 
 struct Failure {
     QString message, block;
@@ -111,7 +116,7 @@ private Q_SLOTS:
     }
 
     void chatteringContact() {
-        const Failure f = runToFailure(test::modelFromJson(kPressed), test::solverOptions(1.0, 1e-2));
+        const Failure f = runToFailure(pressed(), test::solverOptions(1.0, 1e-2));
         QVERIFY2(f.message.contains("(chattering)"), qPrintable(f.message));
         QCOMPARE(f.block, QString("stops"));
         QVERIFY(f.seconds < 30);
@@ -121,11 +126,13 @@ private Q_SLOTS:
     // A pulse period far below the time resolution blamed 'mass1' (IDA refused the stop time);
     // now the pulse itself is named.
     void pulseBelowTheTimeResolution() {
-        const core::Model m = test::modelFromJson(R"({"blocks": [
-            {"name": "pulse", "type": "signal.pulse", "parameters": {"period": 5e-324, "width": 5e-324}},
-            {"name": "src", "type": "translational.force_source"}, {"name": "mass1", "type": "translational.mass"},
-            {"name": "ground", "type": "translational.reference"}],
-          "connections": [["pulse.y", "src.S"], ["src.R", "mass1.M"], ["src.C", "ground.R"]]})");
+        test::ModelBuilder net;
+        net.block("pulse", "signal.pulse", {{"period", 5e-324}, {"width", 5e-324}})
+            .block("src", "translational.force_source")
+            .block("mass1", "translational.mass")
+            .block("ground", "translational.reference");
+        net.connect("pulse.y", "src.S").connect("src.R", "mass1.M").connect("src.C", "ground.R");
+        const core::Model m = net.build();
         const Failure f = runToFailure(m, {});
         QCOMPARE(f.block, QString("pulse"));
         QVERIFY2(f.message.contains("events at one instant"), qPrintable(f.message));
@@ -134,15 +141,12 @@ private Q_SLOTS:
     // A restitution impact and a declared step time at rtol 1e-10 (the fault campaign saw both fail
     // in IDACalcIC with "tout1 too close to t0"; a guard against that coming back).
     void restitutionAndStepAtTightTolerance() {
-        std::string json = kPressed;
-        json.replace(json.find("full_undamped"), 13, "restitution");
-        const std::string constant = R"("type": "signal.constant", "parameters": {"value": "10 N"})";
-        json.replace(json.find(constant), constant.size(),
-                     R"("type": "signal.step", "parameters": {"step_time": 0.3, "initial_value": 10, "final_value": -10})");
+        const core::Model model =
+            pressed("restitution", "signal.step", {{"step_time", 0.3}, {"initial_value", 10.0}, {"final_value", -10.0}});
         core::SimulationOptions o;
         o.relativeTolerance = 1e-10;
         o.absoluteTolerance = 1e-14;
-        const core::MemorySink r = test::run(test::modelFromJson(json), o);
+        const core::MemorySink r = test::run(model, o);
         QVERIFY(r.stats().completed);
         QVERIFY(r.stats().events > 3);
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The integration loop: output grid, exact time events, cancellation, failures that keep their rows,
 // dense and KLU agreeing, consistent start-up of algebraic unknowns.
+#include "support/compare.hpp"
+#include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
 #include "core/model/errors.hpp"
@@ -15,13 +17,17 @@ using namespace endstop;
 
 namespace {
 
-const char* kOscillator = R"({"blocks":[
-    {"name":"f","type":"signal.step","parameters":{"step_time":0.3,"final_value":5}},
-    {"name":"fs","type":"translational.force_source"},
-    {"name":"m","type":"translational.mass","parameters":{"mass":1,"initial_velocity":1}},
-    {"name":"k","type":"translational.spring","parameters":{"stiffness":100}},
-    {"name":"g","type":"translational.reference"}],
-    "connections":[["f.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"],["m.M","k.R"],["k.C","g.R"]]})";
+// A mass on a spring to ground, pushed by a 5 N step at 0.3 s.
+core::Model oscillator() {
+    test::ModelBuilder b;
+    b.block("f", "signal.step", {{"step_time", 0.3}, {"final_value", 5.0}})
+        .block("fs", "translational.force_source")
+        .block("m", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}})
+        .block("k", "translational.spring", {{"stiffness", 100.0}})
+        .block("g", "translational.reference");
+    b.connect("f.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R").connect("m.M", "k.R").connect("k.C", "g.R");
+    return b.build();
+}
 
 // m x'' + k x = F H(t - 0.3), x(0) = 0, v(0) = 1
 double exactX(double t) {
@@ -40,16 +46,16 @@ private Q_SLOTS:
         core::SimulationOptions o;
         o.stopTime = 1.05;
         o.outputInterval = 0.1;
-        const auto r = test::run(test::modelFromJson(kOscillator), o);
+        const auto r = test::run(oscillator(), o);
         QCOMPARE(r.rows(), std::size_t(12));   // 0, 0.1, ..., 1.0 and the stop time
         for (std::size_t i = 0; i + 1 < r.rows(); ++i) QCOMPARE(r.time()[i], 0.1 * static_cast<double>(i));
         QCOMPARE(r.time().back(), 1.05);
         for (std::size_t i = 0; i < r.rows(); ++i)   // IDA's interpolation, not linear between steps
-            QVERIFY2(std::abs(r.values("m.x")[i] - exactX(r.time()[i])) < 2e-5, qPrintable(QString::number(r.time()[i])));
+            QCOMPARE_NEAR(r.values("m.x")[i], exactX(r.time()[i]), 2e-5, QString("t = %1").arg(r.time()[i]));
     }
 
     void timeEventIsHitExactly() {
-        const auto r = test::run(test::modelFromJson(kOscillator));
+        const auto r = test::run(oscillator());
         const auto& t = r.time();
         const auto it = std::find(t.begin(), t.end(), 0.3);
         QVERIFY(it != t.end());
@@ -57,12 +63,12 @@ private Q_SLOTS:
         QCOMPARE(t[i + 1], 0.3);                      // the state just before and just after
         QCOMPARE(r.values("f.y")[i], 0.0);
         QCOMPARE(r.values("f.y")[i + 1], 5.0);
-        QVERIFY(std::abs(r.values("m.a")[i + 1] - r.values("m.a")[i] - 5.0) < 1e-6);   // F/m, to CalcIC's tolerance
+        QCOMPARE_NEAR(r.values("m.a")[i + 1] - r.values("m.a")[i], 5.0, 1e-6);   // F/m, to CalcIC's tolerance
         QCOMPARE(r.events().size(), std::size_t(1));
         QCOMPARE(r.events()[0].kind, core::EventKind::Time);
         QCOMPARE(r.events()[0].block, std::string("f"));
         QCOMPARE(r.events()[0].time, 0.3);
-        QVERIFY(std::abs(test::last(r, "m.x") - exactX(1.0)) < 1e-5);
+        QCOMPARE_NEAR(test::last(r, "m.x"), exactX(1.0), 1e-5);
     }
 
     void cancelStopsTheRun() {
@@ -74,7 +80,7 @@ private Q_SLOTS:
         ctl.progress = [&](double, const core::RunStats&) {
             if (++calls == 20) cancel = true;
         };
-        const auto stats = core::simulate(test::modelFromJson(kOscillator), blocks::registry(), {}, sink, ctl);
+        const auto stats = core::simulate(oscillator(), blocks::registry(), {}, sink, ctl);
         QVERIFY(stats.cancelled);
         QVERIFY(!stats.completed);
         QVERIFY(sink.time().back() < 1.0);
@@ -83,12 +89,13 @@ private Q_SLOTS:
 
     void failureKeepsRows() {
         // a force ramp of 1e306 N/s from t = 0.5 on a 1e-300 kg mass overflows
-        const auto m = test::modelFromJson(R"({"blocks":[
-            {"name":"r","type":"signal.ramp","parameters":{"slope":1e306,"start_time":0.5}},
-            {"name":"fs","type":"translational.force_source"},
-            {"name":"m","type":"translational.mass","parameters":{"mass":1e-300}},
-            {"name":"g","type":"translational.reference"}],
-            "connections":[["r.y","fs.S"],["fs.R","m.M"],["fs.C","g.R"]]})");
+        test::ModelBuilder net;
+        net.block("r", "signal.ramp", {{"slope", 1e306}, {"start_time", 0.5}})
+            .block("fs", "translational.force_source")
+            .block("m", "translational.mass", {{"mass", 1e-300}})
+            .block("g", "translational.reference");
+        net.connect("r.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R");
+        const core::Model m = net.build();
         core::MemorySink sink;
         bool threw = false;
         try {
@@ -108,36 +115,37 @@ private Q_SLOTS:
         dense.linearSolver = core::LinearSolver::Dense;
         klu.linearSolver = core::LinearSolver::Klu;
         dense.outputInterval = klu.outputInterval = 0.05;
-        const auto a = test::run(test::modelFromJson(kOscillator), dense);
-        const auto b = test::run(test::modelFromJson(kOscillator), klu);
+        const auto a = test::run(oscillator(), dense);
+        const auto b = test::run(oscillator(), klu);
         QCOMPARE(a.stats().linearSolver, std::string("dense"));
         QCOMPARE(b.stats().linearSolver, std::string("klu"));
         QCOMPARE(a.rows(), b.rows());
-        for (std::size_t i = 0; i < a.rows(); ++i) QVERIFY(std::abs(a.values("m.x")[i] - b.values("m.x")[i]) < 1e-9);
+        for (std::size_t i = 0; i < a.rows(); ++i) QCOMPARE_NEAR(a.values("m.x")[i], b.values("m.x")[i], 1e-9);
     }
 
     // A fast algebraic signal at the start: IDA gets the slopes of algebraic unknowns from the
     // differentiated equations, so it neither fails nor loses accuracy between steps.
     void algebraicSlopesAtStart() {
-        const auto m = test::modelFromJson(R"({"blocks":[
-            {"name":"s","type":"signal.sine","parameters":{"amplitude":100,"frequency":5}},
-            {"name":"vs","type":"translational.velocity_source"},
-            {"name":"m","type":"translational.mass"},
-            {"name":"g","type":"translational.reference"}],
-            "connections":[["s.y","vs.S"],["vs.R","m.M"],["vs.C","g.R"]]})");
+        test::ModelBuilder net;
+        net.block("s", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}})
+            .block("vs", "translational.velocity_source")
+            .block("m", "translational.mass")
+            .block("g", "translational.reference");
+        net.connect("s.y", "vs.S").connect("vs.R", "m.M").connect("vs.C", "g.R");
+        const core::Model m = net.build();
         core::SimulationOptions o;
         o.outputInterval = 0.01;
         const auto r = test::run(m, o);
         QVERIFY(r.stats().completed);
         for (std::size_t i = 0; i < r.rows(); ++i)
-            QVERIFY(std::abs(r.values("m.v")[i] - 100 * std::sin(2 * std::numbers::pi * 5 * r.time()[i])) < 1e-3);
+            QCOMPARE_NEAR(r.values("m.v")[i], 100 * std::sin(2 * std::numbers::pi * 5 * r.time()[i]), 1e-3);
     }
 
     void badSettingsAreRefused() {
         core::SimulationOptions o;
         o.relativeTolerance = -1;
         core::MemorySink sink;
-        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::simulate(test::modelFromJson(kOscillator), blocks::registry(), o, sink));
+        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::simulate(oscillator(), blocks::registry(), o, sink));
         QCOMPARE(sink.rows(), std::size_t(0));
     }
 };

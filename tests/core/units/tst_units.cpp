@@ -2,6 +2,7 @@
 // Units: parsing of symbols and expressions (scale to SI and dimension), quantities as users type
 // them, dimension checks against a parameter with messages that say what was expected, the display
 // units offered per dimension, and the round-trip number format of files and CSV.
+#include "support/compare.hpp"
 #include "core/text/quote.hpp"
 #include "core/units/unit.hpp"
 
@@ -31,7 +32,8 @@ Dimension dim(int length, int mass, int time, int angle) {
 const Dimension kLength = dim(1, 0, 0, 0), kMass = dim(0, 1, 0, 0), kTime = dim(0, 0, 1, 0), kAngle = dim(0, 0, 0, 1);
 const Dimension kForce = dim(1, 1, -2, 0), kEnergy = dim(2, 1, -2, 0), kPower = dim(2, 1, -3, 0);
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-14 * std::max(std::abs(a), std::abs(b)); }
+// numbers computed two ways agree to a few ulps
+const endstop::test::Relative kClose = endstop::test::relative(1e-14);
 
 // the message of the UnitError `f` throws, or "" if it does not throw
 template <class F> QString errorOf(F&& f) {
@@ -107,12 +109,12 @@ private Q_SLOTS:
         } catch (const UnitError& e) {
             QFAIL(e.what());
         }
-        QVERIFY2(close(u.scale, scale), qPrintable(QString("scale %1, expected %2").arg(u.scale, 0, 'g', 17).arg(scale, 0, 'g', 17)));
+        QCOMPARE_NEAR(u.scale, scale, kClose);
         QVERIFY2(u.dimension == dimension, u.dimension.toString().c_str());
         // displayed as written (trimmed), and SI conversions are inverse to each other
         QCOMPARE(QString::fromStdString(u.display()), text.trimmed());
-        QVERIFY(close(u.fromSI(u.toSI(1.25)), 1.25));
-        QVERIFY(close(u.toSI(2.0), 2.0 * scale));
+        QCOMPARE_NEAR(u.fromSI(u.toSI(1.25)), 1.25, kClose);
+        QCOMPARE_NEAR(u.toSI(2.0), 2.0 * scale, kClose);
     }
 
     void siUnitOfDimension_data() {
@@ -205,7 +207,7 @@ private Q_SLOTS:
         QCOMPARE(q.unit.has_value(), !unit.isEmpty());
         if (q.unit) {
             QCOMPARE(QString::fromStdString(q.unit->display()), unit);
-            QVERIFY(close(q.unit->toSI(q.value), si));
+            QCOMPARE_NEAR(q.unit->toSI(q.value), si, kClose);
         }
     }
 
@@ -250,7 +252,7 @@ private Q_SLOTS:
         QFETCH(QString, text);
         QFETCH(Dimension, expected);
         QFETCH(double, si);
-        QVERIFY(close(endstop::core::parseSI(text.toStdString(), expected), si));
+        QCOMPARE_NEAR(endstop::core::parseSI(text.toStdString(), expected), si, kClose);
     }
 
     void dimensionMismatch_data() {
@@ -420,7 +422,7 @@ private Q_SLOTS:
         QFETCH(double, siPerUnit);
         const Unit u = Unit::parse(text.toStdString());
         QVERIFY(u.dimension == dimension);
-        QVERIFY2(std::abs(u.toSI(1.0) - siPerUnit) <= 1e-12 * siPerUnit, qPrintable(QString::number(u.toSI(1.0), 'g', 17)));
+        QCOMPARE_NEAR(u.toSI(1.0), siPerUnit, 1e-12 * siPerUnit);
         QCOMPARE(endstop::core::parseSI(("2 " + text).toStdString(), dimension), u.toSI(2.0));
     }
     void imperialUnitsInDropDowns() {
