@@ -92,7 +92,7 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
         } catch (const core::UnitError&) {
         }
     }
-    addRow(new TuningRow(block, *d, unit, std::get<double>(b->values().at(d->key)), this));
+    addRow(new TuningRow(block, *d, unit, std::get<double>(b->values.at(d->key)), this));
     return true;
 }
 
