@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the translational and rotational twins of a block share: units and variable names per
-// domain (x/v/f/a become phi/w/t/alpha; keys stay the same; docs/blocks.md).
+// domain (x/v/f/a become phi/w/t/alpha; keys stay the same; docs/blocks.md). A twin class is
+// constructed as B(params, domain) and registered once per domain with Registry::addTwins<B>().
 #pragma once
 
 #include "core/blockapi/block.hpp"
@@ -14,7 +15,6 @@ using namespace endstop::ad;   // sin, exp, min, clamp, select, value, ... for e
 using core::Domain;
 
 struct DomainNames {
-    Domain domain;
     const char* prefix;        // "translational" / "rotational"
     const char* category;      // "Translational" / "Rotational"
     const char* position;      // unit symbols
@@ -28,14 +28,13 @@ struct DomainNames {
     const char* a;
     const char* f;
     const char* flow;          // "force" / "torque"
-    const char* motion;        // "translational" / "rotational"
 };
 
 inline const DomainNames& names(Domain d) {
-    static const DomainNames t{Domain::Translational, "translational", "Translational", "m", "m/s", "m/s^2", "N", "N/m",
-                               "N*s/m", "x", "v", "a", "f", "force", "translational"};
-    static const DomainNames r{Domain::Rotational, "rotational", "Rotational", "rad", "rad/s", "rad/s^2", "N*m", "N*m/rad",
-                               "N*m*s/rad", "phi", "w", "alpha", "t", "torque", "rotational"};
+    static const DomainNames t{"translational", "Translational", "m", "m/s", "m/s^2", "N", "N/m", "N*s/m",
+                               "x", "v", "a", "f", "force"};
+    static const DomainNames r{"rotational", "Rotational", "rad", "rad/s", "rad/s^2", "N*m", "N*m/rad", "N*m*s/rad",
+                               "phi", "w", "alpha", "t", "torque"};
     return d == Domain::Rotational ? r : t;
 }
 

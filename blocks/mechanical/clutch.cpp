@@ -26,6 +26,8 @@ namespace {
 constexpr int kFree = 3;   // after the FrictionMode values
 constexpr double kCfmAcceleration = 1e-9;   // SI acceleration error at the largest holding force
 constexpr double kEngageFraction = 1e-12;   // of fn_max
+// Event slots: the friction joint's (friction_lock.hpp), then the normal force's.
+enum Event : int { kNormalForce = kLockEvents, kEvents };
 }  // namespace
 
 class Clutch final : public core::BlockT<Clutch> {
@@ -59,27 +61,26 @@ public:
         case kFree: eq.residual(f) = eq[f]; break;
         case kLocked: eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h]; break;
         default: {
-            const double s = eq.mode(lock.dir) ? 1.0 : -1.0;
+            const double s = eq.mode(lock.dir) == kForward ? 1.0 : -1.0;
             const S v = eq.across(R) - eq.across(C);
             eq.residual(f) = eq[f] - s * real(cgeo) * mu(s * v) * (real(fnMax) * eq.input(U));
         }
         }
         eq.residual(h) = eq[h] - eq[f];
-        eq.through(R, eq[f]);
-        eq.through(C, -eq[f]);
+        eq.flowThrough(R, C, eq[f]);
     }
     template <class S> void velocityConstraints(core::Eq<S>& eq) const {
         if (eq.mode(lock.mode) == kLocked) eq.residual(f) = eq.across(R) - eq.across(C);
     }
 
-    int eventCount() const override { return 3; }
+    int eventCount() const override { return kEvents; }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
     void onEvent(core::EventCtx& ctx, int which, int direction) const override;
     bool hasSettle() const override { return true; }
     void settle(core::EventCtx& ctx) const override;
     void initModes(core::EventCtx& ctx) const override {
         ctx.set(lock.mode, kFree);
-        ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? 0.0 : 1.0);
+        ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? kBackward : kForward);
     }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(vRec.index)] = relVelocity(eq);
@@ -91,13 +92,13 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        if (d == Domain::Rotational)
-            return {"rotational.clutch", 1, "Clutch", "Rotational",
-                    "Friction between R and C pressed by the normal force fn = fn_max * u: free while fn <= 0, "
-                    "slides with t = cgeo * mu * fn, locks while the torque stays within peak * cgeo * mu(0) * fn."};
-        return {"translational.brake", 1, "Brake", "Translational",
-                "Friction between R and C pressed by the normal force fn = fn_max * u: free while fn <= 0, "
-                "slides with f = cgeo * mu * fn, locks while the force stays within peak * cgeo * mu(0) * fn."};
+        const bool rot = d == Domain::Rotational;
+        return {.typeId = rot ? "rotational.clutch" : "translational.brake", .typeVersion = 1,
+                .title = rot ? "Clutch" : "Brake", .category = names(d).category,
+                .help = std::string("Friction between R and C pressed by a normal force that follows the input u: free "
+                                    "while the normal force is not positive, slides with a friction coefficient that "
+                                    "depends on the relative speed, locks while the ") +
+                        names(d).flow + " stays within the peak static friction."};
     }
     // mu at a relative speed: the table's segment around it (the end segments beyond the ends)
     template <class S> S mu(const S& speed) const {
@@ -132,24 +133,24 @@ private:
     const core::Discrete switched;
 };
 
-// g[0], g[1]: the friction modes' (friction_lock.hpp); g[2]: free: fn - threshold (rising: engage),
-// engaged: fn (falling: disengage).
+// the friction slots: the friction modes' (friction_lock.hpp); kNormalForce: free: fn - threshold
+// (rising: engage), engaged: fn (falling: disengage).
 void Clutch::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
     const double fn = normalForce(eq);
     if (eq.mode(lock.mode) == kFree) {
-        g[0] = g[1] = 1.0;
-        g[2] = real(fnMax) > 0 ? fn - engageAbove() : -1.0;
+        g[kUpperLimit] = g[kLowerLimit] = 1.0;
+        g[kNormalForce] = real(fnMax) > 0 ? fn - engageAbove() : -1.0;
         return;
     }
     lock.eventFunctions(eq, relVelocity(eq), eq[f], holdingLimit(eq), -holdingLimit(eq), real(vth), g);
-    g[2] = fn;
+    g[kNormalForce] = fn;
 }
 
 void Clutch::onEvent(core::EventCtx& ctx, int which, int direction) const {
     const int m = ctx.mode(lock.mode);
-    if (which == 2) {
-        if (m == kFree && direction > 0) engage(ctx, true);
-        else if (m != kFree && direction < 0) disengage(ctx);
+    if (which == kNormalForce) {
+        if (m == kFree && direction == core::kRising) engage(ctx, true);
+        else if (m != kFree && direction == core::kFalling) disengage(ctx);
         return;
     }
     if (m != kFree) lock.onEvent(ctx, which, direction, relVelocity(ctx.eq()));
@@ -208,8 +209,7 @@ void Clutch::validateMore(core::Diagnostics& out) const {
 }
 
 void addClutch(core::Registry& r) {
-    for (Domain d : {Domain::Rotational, Domain::Translational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<Clutch>(p, d); });
+    r.addTwins<Clutch>({Domain::Rotational, Domain::Translational});   // the clutch first in the library
 }
 
 }  // namespace endstop::blocks

@@ -17,8 +17,7 @@ public:
 
     template <class S> void equations(core::Eq<S>& eq) const {
         const S f = real(b) * (eq.across(R) - eq.across(C));
-        eq.through(R, f);
-        eq.through(C, -f);
+        eq.flowThrough(R, C, f);
     }
 
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
@@ -30,8 +29,9 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {typeId(d, "damper"), 1, std::string(names(d).category) + " Damper", names(d).category,
-                "Ideal viscous damper: f = d * (v_R - v_C)."};
+        return {.typeId = typeId(d, "damper"), .typeVersion = 1, .title = std::string(names(d).category) + " Damper",
+                .category = names(d).category,
+                .help = "Ideal viscous damper between R and C: its force is proportional to the relative velocity."};
     }
     const core::Param b;
     const core::Port R, C;
@@ -39,8 +39,7 @@ private:
 };
 
 void addDamper(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<Damper>(p, d); });
+    r.addTwins<Damper>();
 }
 
 }  // namespace endstop::blocks

@@ -28,15 +28,18 @@ namespace endstop::blocks {
 namespace {
 enum Friction { kStick = 0, kForward = 1, kReverse = 2 };
 enum Stop { kFree = 0, kUpper = 1, kLower = 2 };
+enum class FrictionLaw { None, Stribeck };   // the choice frictionmode
+enum class EndStop { None, Elastic };        // the choice endstopmode
 double si(const char* unit, double value) { return core::Unit::parse(unit).toSI(value); }
 }  // namespace
 
 class FrictionInertia final : public core::BlockT<FrictionInertia> {
 public:
     explicit FrictionInertia(const core::ParamValues& p)
-        : BlockT({"rotational.friction_inertia", 1, "Rotatory Mass with Friction and End Stops", "Rotational",
-                  "An inertia with Stribeck + stick/Coulomb friction and elastic end stops whose damping follows from a "
-                  "coefficient of restitution."},
+        : BlockT({.typeId = "rotational.friction_inertia", .typeVersion = 1,
+                  .title = "Rotatory Mass with Friction and End Stops", .category = "Rotational",
+                  .help = "An inertia with Stribeck + stick/Coulomb friction and elastic end stops whose damping follows "
+                          "from a coefficient of restitution."},
                  p),
           phi0(real("phiinit", "Initial displacement", "deg", 0.0).atLeast(si("deg", -1e7)).atMost(si("deg", 1e7))
                    .group("Initial values")),
@@ -74,7 +77,9 @@ public:
           modeRec(computed("mode", "DS_fr: 0 stick, 1 / -1 motion forward / reverse, 99 no friction", "")),
           stopRec(computed("endstop", "DS_endstop: 0 free, 1 upper stop, -1 lower stop", "")),
           tF(algebraic("t_flange", "Torque applied through the flange", "N*m")),
-          fr(discrete("DSfr", kStick, 3)), stop(discrete("DSendstop", kFree, 3)) {
+          fr(discrete("DSfr", kStick, 3)), stop(discrete("DSendstop", kFree, 3)),
+          m_friction(is(frictionMode, "stribeck") ? FrictionLaw::Stribeck : FrictionLaw::None),
+          m_endStop(is(endstopMode, "elastic") ? EndStop::Elastic : EndStop::None) {
         setInitial(outVar(phiOut), real(phi0));
         startAcross(F, real(n0), real(J));
     }
@@ -90,7 +95,7 @@ public:
         eq.through(F, tf);
     }
 
-    int eventCount() const override { return 4; }
+    int eventCount() const override { return kEvents; }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
     void onEvent(core::EventCtx& ctx, int which, int direction) const override;
     bool hasSettle() const override { return stribeck(); }
@@ -100,8 +105,15 @@ public:
     void validateMore(core::Diagnostics& out) const override;
 
 private:
-    bool stribeck() const { return is(frictionMode, "stribeck"); }
-    bool elastic() const { return is(endstopMode, "elastic"); }
+    enum Event : int {   // the event slots
+        kBreakForward = 0, kBreakReverse = 1,   // stick: the torque reaches +TStick / -TStick
+        kSlowed = 0, kStopped = 1,              // motion: s w falls to epsn / to 0
+        kUpperStop = 2, kLowerStop = 3,         // phi crosses phimax / phimin
+        kEvents = 4
+    };
+
+    bool stribeck() const { return m_friction == FrictionLaw::Stribeck; }
+    bool elastic() const { return m_endStop == EndStop::Elastic; }
     // eq. 9: the damping that gives a restitution of kimpact for a linear spring-damper contact
     double stopDamping() const {
         const double k = real(kimpact), c = real(cstop);
@@ -149,42 +161,45 @@ private:
     const core::Computed modeRec, stopRec;
     const core::Var tF;
     const core::Discrete fr, stop;
+    const FrictionLaw m_friction;
+    const EndStop m_endStop;
 };
 
-// g0, g1: friction (stick: TStick -+ T; motion: s w - w_eps, s w); g2, g3: phi - phimax, phi - phimin.
+// friction slots (stick: TStick -+ T; motion: s w - epsn, s w); stop slots: phi - phimax, phi - phimin
 void FrictionInertia::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
-    g[0] = g[1] = g[2] = g[3] = 1.0;
+    g[kBreakForward] = g[kBreakReverse] = g[kUpperStop] = g[kLowerStop] = 1.0;
     if (stribeck()) {
         const int m = eq.mode(fr);
         if (m == kStick) {
             const double T = externalTorque(eq);
-            g[0] = real(TStick) - T;
-            g[1] = real(TStick) + T;
+            g[kBreakForward] = real(TStick) - T;
+            g[kBreakReverse] = real(TStick) + T;
         } else {
             const double sw = (m == kForward ? 1.0 : -1.0) * eq.across(F);
-            g[0] = sw - real(epsn);
-            g[1] = sw;
+            g[kSlowed] = sw - real(epsn);
+            g[kStopped] = sw;
         }
     }
     if (elastic()) {
-        g[2] = eq[outVar(phiOut)] - real(phimax);
-        g[3] = eq[outVar(phiOut)] - real(phimin);
+        g[kUpperStop] = eq[outVar(phiOut)] - real(phimax);
+        g[kLowerStop] = eq[outVar(phiOut)] - real(phimin);
     }
 }
 
 void FrictionInertia::onEvent(core::EventCtx& ctx, int which, int direction) const {
-    if (which < 2) {
-        if (direction > 0) return;   // every friction transition is a decreasing crossing
-        if (ctx.mode(fr) == kStick) setFriction(ctx, which == 0 ? kForward : kReverse);
+    if (which < kUpperStop) {
+        if (direction == core::kRising) return;   // every friction transition is a decreasing crossing
+        if (ctx.mode(fr) == kStick) setFriction(ctx, which == kBreakForward ? kForward : kReverse);
         else setFriction(ctx, kStick);
         return;
     }
     const int s = ctx.mode(stop);
-    const bool upperCrossing = which == 2;
+    const bool upperCrossing = which == kUpperStop;
+    const bool rising = direction == core::kRising;
     int next = s;
-    if (s == kFree) next = upperCrossing ? (direction > 0 ? kUpper : s) : (direction < 0 ? kLower : s);
-    else if (s == kUpper && upperCrossing && direction < 0) next = kFree;
-    else if (s == kLower && !upperCrossing && direction > 0) next = kFree;
+    if (s == kFree) next = upperCrossing ? (rising ? kUpper : s) : (!rising ? kLower : s);
+    else if (s == kUpper && upperCrossing && !rising) next = kFree;
+    else if (s == kLower && !upperCrossing && rising) next = kFree;
     if (next == s) return;
     ctx.set(stop, next);
     ctx.log(core::EventKind::Bound, ctx.eq().across(F));

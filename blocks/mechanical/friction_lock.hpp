@@ -26,36 +26,45 @@
 namespace endstop::blocks {
 
 enum FrictionMode { kSliding = 0, kLocked = 1, kWait = 2 };   // a block may add modes after these
+enum LockDirection { kBackward = 0, kForward = 1 };            // the direction discrete: s = -1 / +1
+
+// The two event slots; what each watches depends on the mode. A block may add slots after these.
+enum LockEvent : int {
+    kUpperLimit = 0, kLowerLimit = 1,   // locked: the holding force reaches a limit
+    kSlides = 0, kRelocks = 1,          // wait: s v rises to the threshold / falls to -threshold
+    kStops = 0, kIdle = 1,              // sliding: s v falls to zero; the other slot is unused
+    kLockEvents = 2
+};
 
 struct FrictionLock {
     core::Discrete mode, dir, since, logged, vetoed, vEvent;
 
-    double sign(const core::Eq<double>& eq) const { return eq.mode(dir) ? 1.0 : -1.0; }
+    double sign(const core::Eq<double>& eq) const { return eq.mode(dir) == kForward ? 1.0 : -1.0; }
 
-    // g[0], g[1] for the three modes; every transition is a decreasing crossing:
+    // the LockEvent slots for the three modes; every transition is a decreasing crossing:
     // locked: upper - f, f - lower; wait: vth - s v, s v + vth; sliding: s v (g[1] unused)
     void eventFunctions(const core::Eq<double>& eq, double v, double f, double upper, double lower, double vth,
                         std::span<double> g) const {
         const double sv = sign(eq) * v;
         switch (eq.mode(mode)) {
-        case kLocked: g[0] = upper - f; g[1] = f - lower; break;
-        case kWait: g[0] = vth - sv; g[1] = sv + vth; break;
-        default: g[0] = sv; g[1] = 1.0;
+        case kLocked: g[kUpperLimit] = upper - f; g[kLowerLimit] = f - lower; break;
+        case kWait: g[kSlides] = vth - sv; g[kRelocks] = sv + vth; break;
+        default: g[kStops] = sv; g[kIdle] = 1.0;
         }
     }
     void onEvent(core::EventCtx& ctx, int which, int direction, double v) const {
-        if (direction > 0) return;
+        if (direction == core::kRising) return;
         switch (ctx.mode(mode)) {
         case kLocked:
-            ctx.set(dir, which == 0 ? 1.0 : 0.0);
+            ctx.set(dir, which == kUpperLimit ? kForward : kBackward);
             enter(ctx, kWait, v);
             break;
         case kWait:
-            if (which == 0) ctx.set(mode, kSliding);
+            if (which == kSlides) ctx.set(mode, kSliding);
             else enter(ctx, kLocked, v);
             break;
         case kSliding:
-            if (which == 0) enter(ctx, kLocked, v);
+            if (which == kStops) enter(ctx, kLocked, v);
             break;
         default: break;
         }
@@ -68,7 +77,7 @@ struct FrictionLock {
     // at rest (|v| <= vth): locked, else sliding in the direction of v with nothing to log
     void start(core::EventCtx& ctx, double v, double vth) const {
         if (std::abs(v) <= vth) return enter(ctx, kLocked, v);
-        ctx.set(dir, v > 0 ? 1.0 : 0.0);
+        ctx.set(dir, v > 0 ? kForward : kBackward);
         ctx.set(logged, 0.0);
         enter(ctx, kSliding, v);
     }
@@ -89,7 +98,7 @@ private:
         confirm(ctx, 1.0);   // a reversal through v = 0 is a lock and an unlock at the same instant
         // at the limit counts as outside: IDA ignores an event function that restarts at exactly 0
         if (f >= upper || f <= lower) {
-            ctx.set(dir, f >= upper ? 1.0 : 0.0);
+            ctx.set(dir, f >= upper ? kForward : kBackward);
             enter(ctx, kWait, v);
         }
     }

@@ -2,8 +2,9 @@
 // Double-sided hard stop between slider R and case C, both domains.
 //   v = v_R - v_C,  x' = v,  x(0) = 0,  gp = upper_bound,  gn = lower_bound
 //   f flows from R through the stop to C: f > 0 decelerates R once the upper gap is closed.
-// Modes change only at events. Stiffness models: the event functions gp - x and x - gn (located by
-// IDA) switch FREE (0) <-> CONTACT_UPPER (1, p = x - gp >= 0) / CONTACT_LOWER (2, p = gn - x >= 0).
+// Modes change only at events. Stiffness laws (the parameter `model`): the event functions gp - x
+// and x - gn (located by IDA) switch FREE (0) <-> CONTACT_UPPER (1, p = x - gp >= 0) /
+// CONTACT_LOWER (2, p = gn - x >= 0).
 // Upper bound (the lower bound mirrors it with Kn, Dn, p' = -v and f = -F):
 //   full_damped:    F = Kp p + Dp p'
 //   full_undamped:  F = Kp p + Dp p' ge(p', 0)                    no damping on the rebound
@@ -14,7 +15,7 @@
 //   (smooth: p < delta or not, clamp inactive / at -Kp / at +Kp; full_undamped: p' >= 0 or not),
 //   so the residual is smooth within every mode and IDA steps over no kink (event functions
 //   p - delta, Kp + Dp p', Kp - Dp p', p'; settle() reclassifies after every event).
-// Restitution model (a mode chart; no penetration):
+// Restitution law (a mode chart; no penetration):
 //   FREE: f = 0.  CONTACT_UPPER / CONTACT_LOWER: v' = 0 (acceleration level), f the constraint force.
 //   IMPACT (instantaneous): a bound reached with approach speed above static_speed_threshold gets
 //     v+ = -e v- from the core's momentum-conserving projection (an impulse between the bodies on
@@ -40,7 +41,20 @@ enum Mode { kFree, kContactUpper, kContactLower, kReleaseUpper, kReleaseLower, k
 // branch = region + 2 * clamp; region: smooth p >= delta, full_undamped p' >= 0; clamp: smooth only
 enum Clamp { kUnclamped, kClampLow, kClampHigh };
 constexpr int kBranches = 6;
-enum Model { kSmooth, kFullUndamped, kFullDamped, kRestitution };
+enum class ContactLaw { Smooth, FullUndamped, FullDamped, Restitution };   // the choice `model`
+enum Event : int {                    // the event slots
+    kUpperSide = 0, kLowerSide = 1,   // x reaches a bound; restitution: or the contact there releases
+    kRegionKink = 2,                  // stiffness laws: p reaches delta (smooth), p' crosses 0 (full_undamped)
+    kLowClampKink = 3,                // smooth: the damping reaches -K p
+    kHighClampKink = 4,               // smooth: the damping reaches +K p
+    kEvents = 5
+};
+
+ContactLaw lawOf(const std::string& k) {
+    if (k == "restitution") return ContactLaw::Restitution;
+    if (k == "full_damped") return ContactLaw::FullDamped;
+    return k == "full_undamped" ? ContactLaw::FullUndamped : ContactLaw::Smooth;
+}
 
 constexpr double kZenoRatio = 1e-6;
 // Added to an event function towards the side of the current mode, so that a function that is
@@ -63,14 +77,13 @@ struct Penetration {   // in the current contact mode, for events
 };
 
 const char* const kHelp =
-    "Double-sided hard stop between slider R and case C. x' = v_R - v_C, x(0) = 0; contact at x >= upper_bound "
-    "or x <= lower_bound, p the penetration beyond the bound. full_damped: F = K p + D p'. full_undamped: "
-    "F = K p + D p' ge(p', 0) (no damping on the rebound). smooth: u = min(p / transition_region, 1), "
-    "s = u^2 (3 - 2u), F = s (K p + clamp(D p', -K p, K p)): the damping never exceeds the spring force, so the "
-    "stop never pulls. restitution: "
-    "no penetration; impacts give v+ = -e v- by a momentum-conserving impulse, slower ones stay in contact "
-    "until the holding force pulls by more than release_threshold. mode: 0 free, 1 upper contact, 2 lower "
-    "contact (3, 4 release and 5 impact are instantaneous).";
+    "Double-sided hard stop between slider R and case C, x the slider's position relative to the case (0 at the "
+    "start): in contact at x >= upper_bound or x <= lower_bound. The stiffness laws let the slider penetrate and "
+    "push it back with a spring and a damper: full_damped at once, full_undamped without damping on the rebound, "
+    "smooth ramped in over transition_region and never pulling. restitution allows no penetration: an impact "
+    "reverses the relative velocity scaled by the restitution coefficient, slower ones stay in contact until the "
+    "holding force pulls by more than release_threshold. mode: 0 free, 1 upper contact, 2 lower contact (3, 4 "
+    "release and 5 impact are instantaneous).";
 
 }  // namespace
 
@@ -81,10 +94,9 @@ public:
     template <class S> void equations(core::Eq<S>& eq) const {
         const S v = eq.across(R) - eq.across(C);
         eq.residual(x) = eq.der(x) - v;
-        if (m_model == kRestitution) restitutionRows(eq);
+        if (m_law == ContactLaw::Restitution) restitutionRows(eq);
         else stiffnessRows(eq, v);
-        eq.through(R, eq[f]);
-        eq.through(C, -eq[f]);
+        eq.flowThrough(R, C, eq[f]);
     }
 
     // the velocity-level form of the contact / impact constraint for the projection
@@ -92,17 +104,18 @@ public:
         eq.residual(f) = eq.across(R) - eq.across(C) - eq.discrete(target);
     }
 
-    int eventCount() const override { return 5; }
+    int eventCount() const override { return kEvents; }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
     void onEvent(EventCtx& ctx, int which, int direction) const override;
-    bool hasSettle() const override { return m_model != kFullDamped; }
+    bool hasSettle() const override { return m_law != ContactLaw::FullDamped; }
     void settle(EventCtx& ctx) const override;
     void initModes(EventCtx& ctx) const override;
     void record(const core::Eq<double>& eq, std::span<double> out) const override;
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {typeId(d, "hard_stop"), 1, std::string(names(d).category) + " Hard Stop", names(d).category, kHelp};
+        return {.typeId = typeId(d, "hard_stop"), .typeVersion = 1, .title = std::string(names(d).category) + " Hard Stop",
+                .category = names(d).category, .help = kHelp};
     }
     void validateMore(core::Diagnostics& out) const override;
 
@@ -123,8 +136,8 @@ private:
     template <class S> Contact<S> law(const S& p, const S& pd, double K, double D, int b) const {
         const S spring = K * p;
         const bool region = b % 2 != 0;
-        const S damping = m_model == kFullUndamped && !region ? S(0.0) : D * pd;
-        if (m_model != kSmooth) return {spring + damping, damping * pd};
+        const S damping = m_law == ContactLaw::FullUndamped && !region ? S(0.0) : D * pd;
+        if (m_law != ContactLaw::Smooth) return {spring + damping, damping * pd};
         const S u = region ? S(1.0) : p / real(delta);
         const S s = u * u * (3.0 - 2.0 * u);
         const S limited = b / 2 == kClampLow ? -spring : b / 2 == kClampHigh ? spring : damping;
@@ -147,9 +160,8 @@ private:
     void release(EventCtx& ctx, int side) const;
     void holdReference(EventCtx& ctx, int side) const;
 
-    Model m_model = kSmooth;
     const core::Param gp, gn;
-    const core::Choice model;
+    const core::Choice contactLaw;
     const core::Param kp, kn, dp, dn, delta, e, speedThreshold, releaseThreshold;
     const core::Port R, C;
     const core::Var x;
@@ -158,6 +170,7 @@ private:
     const core::Computed penetrationRec, impactsRec, energyRec, modeRec;
     const core::Var E;
     const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest;
+    const ContactLaw m_law;
 };
 
 HardStop::HardStop(const core::ParamValues& p, Domain d)
@@ -166,32 +179,32 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
              .help("Gap between the slider and the upper bound; negative: penetrating at the start")),
       gn(real("lower_bound", "Lower bound", names(d).position, -defaults(d).bound).group("Bounds")
              .help("Gap between the slider and the lower bound; positive: penetrating at the start")),
-      model(choice("model", "Hard stop model", "smooth",
+      contactLaw(choice("model", "Hard stop model", "smooth",
                    {{"smooth", "Stiffness and damping applied smoothly through transition region, damped rebound"},
                     {"full_undamped", "Full stiffness and damping applied at bounds, undamped rebound"},
                     {"full_damped", "Full stiffness and damping applied at bounds, damped rebound"},
                     {"restitution", "Based on coefficient of restitution"}})
                 .group("Bounds")),
       kp(real("upper_stiffness", "Contact stiffness at upper bound", names(d).stiffness, defaults(d).stiffness)
-             .above(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+             .above(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       kn(real("lower_stiffness", "Contact stiffness at lower bound", names(d).stiffness, defaults(d).stiffness)
-             .above(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+             .above(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       dp(real("upper_damping", "Contact damping at upper bound", names(d).damping, defaults(d).damping)
-             .atLeast(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+             .atLeast(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       dn(real("lower_damping", "Contact damping at lower bound", names(d).damping, defaults(d).damping)
-             .atLeast(0).group("Contact").visibleWhen(model, {"smooth", "full_undamped", "full_damped"})),
+             .atLeast(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       delta(real("transition_region", "Transition region", names(d).position, defaults(d).transition)
-                .above(0).group("Contact").visibleWhen(model, {"smooth"})
+                .above(0).group("Contact").visibleWhen(contactLaw, {"smooth"})
                 .help("Penetration over which force and damping ramp in: s = u^2 (3 - 2u), u = min(p / delta, 1)")),
       e(real("restitution_coefficient", "Coefficient of restitution", "", 0.8)
-            .atLeast(0).atMost(1).group("Restitution").visibleWhen(model, {"restitution"})
+            .atLeast(0).atMost(1).group("Restitution").visibleWhen(contactLaw, {"restitution"})
             .help("Relative speed after an impact over the speed before it")),
       speedThreshold(real("static_speed_threshold", "Static contact speed threshold", names(d).velocity, 1e-3)
-                         .atLeast(0).group("Restitution").visibleWhen(model, {"restitution"})
+                         .atLeast(0).group("Restitution").visibleWhen(contactLaw, {"restitution"})
                          .help("Slower impacts end in static contact instead of a bounce; 0: always bounce")),
       releaseThreshold(real("release_threshold", std::string("Static contact release ") + names(d).flow + " threshold",
                             names(d).force, 1e-3)
-                           .atLeast(0).group("Restitution").visibleWhen(model, {"restitution"})
+                           .atLeast(0).group("Restitution").visibleWhen(contactLaw, {"restitution"})
                            .help("The contact is released when the force holding it pulls by more than this")),
       R(conserving("R", d, "Slider")), C(conserving("C", d, "Case")),
       x(state(names(d).x, "Slider position relative to the case", names(d).position).recorded().startsAt(0.0)),
@@ -204,10 +217,8 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       E(state("damping_energy", "Energy dissipated by contact damping", "J").quadrature()),
       mode(discrete("mode", kFree, kModes)), branch(discrete("branch", 0, kBranches)), impacts(discrete("impacts")), loss(discrete("impact_loss")),
       vBefore(discrete("v_before")), target(discrete("v_target")), side(discrete("side")),
-      refUpper(discrete("ref_upper", real(gp))), refLower(discrete("ref_lower", real(gn))), fastest(discrete("fastest")) {
-    const std::string& k = key(model);
-    m_model = k == "restitution" ? kRestitution : k == "full_damped" ? kFullDamped : k == "full_undamped" ? kFullUndamped : kSmooth;
-}
+      refUpper(discrete("ref_upper", real(gp))), refLower(discrete("ref_lower", real(gn))), fastest(discrete("fastest")),
+      m_law(lawOf(key(contactLaw))) {}
 
 void HardStop::validateMore(core::Diagnostics& out) const {
     if (!(real(gn) < real(gp)))
@@ -218,26 +229,27 @@ void HardStop::validateMore(core::Diagnostics& out) const {
 void HardStop::initModes(EventCtx& ctx) const {
     const double x0 = ctx.eq()[x];
     ctx.set(mode, x0 > real(gp) ? kContactUpper : x0 < real(gn) ? kContactLower : kFree);
-    if (m_model != kRestitution) settle(ctx);
+    if (m_law != ContactLaw::Restitution) settle(ctx);
 }
 
 void HardStop::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
     const int m = eq.mode(mode);
     const double xv = eq[x];
-    if (m_model != kRestitution) {
-        g[0] = real(gp) - xv + (m == kContactUpper ? -kTiny : kTiny);
-        g[1] = xv - real(gn) + (m == kContactLower ? -kTiny : kTiny);
+    if (m_law != ContactLaw::Restitution) {
+        g[kUpperSide] = real(gp) - xv + (m == kContactUpper ? -kTiny : kTiny);
+        g[kLowerSide] = xv - real(gn) + (m == kContactLower ? -kTiny : kTiny);
         kinks(eq, g);
         return;
     }
-    g[0] = g[1] = g[2] = g[3] = g[4] = 1.0;   // instantaneous modes are never integrated
+    // instantaneous modes are never integrated
+    g[kUpperSide] = g[kLowerSide] = g[kRegionKink] = g[kLowClampKink] = g[kHighClampKink] = 1.0;
     if (m == kFree) {
-        g[0] = eq.discrete(refUpper) - xv + kTiny;
-        g[1] = xv - eq.discrete(refLower) + kTiny;
+        g[kUpperSide] = eq.discrete(refUpper) - xv + kTiny;
+        g[kLowerSide] = xv - eq.discrete(refLower) + kTiny;
     } else if (m == kContactUpper) {
-        g[0] = eq[f] + real(releaseThreshold) + kTiny;
+        g[kUpperSide] = eq[f] + real(releaseThreshold) + kTiny;
     } else if (m == kContactLower) {
-        g[1] = real(releaseThreshold) - eq[f] + kTiny;
+        g[kLowerSide] = real(releaseThreshold) - eq[f] + kTiny;
     }
 }
 
@@ -252,43 +264,43 @@ Penetration HardStop::penetration(const core::Eq<double>& eq) const {
 
 int HardStop::branchAt(const core::Eq<double>& eq) const {
     const Penetration c = penetration(eq);
-    if (m_model == kFullUndamped) return c.pd >= 0 ? 1 : 0;
-    if (m_model != kSmooth) return 0;
+    if (m_law == ContactLaw::FullUndamped) return c.pd >= 0 ? 1 : 0;
+    if (m_law != ContactLaw::Smooth) return 0;
     const int clampState = c.D * c.pd < -c.K * c.p ? kClampLow : c.D * c.pd > c.K * c.p ? kClampHigh : kUnclamped;
     return (c.p >= real(delta) ? 1 : 0) + 2 * clampState;
 }
 
-// g2: region boundary, g3 / g4: the damping reaches -Kp / +Kp; offset towards the current branch
+// the kinks: region boundary, the damping reaches -Kp / +Kp; offset towards the current branch
 void HardStop::kinks(const core::Eq<double>& eq, std::span<double> g) const {
     const int m = eq.mode(mode), b = eq.mode(branch);
-    g[2] = g[3] = g[4] = 1.0;
+    g[kRegionKink] = g[kLowClampKink] = g[kHighClampKink] = 1.0;
     if (m != kContactUpper && m != kContactLower) return;
     const Penetration c = penetration(eq);
     const double region = b % 2 != 0 ? kTiny : -kTiny;
-    if (m_model == kFullUndamped) g[2] = c.pd + region;
-    if (m_model != kSmooth) return;
-    g[2] = c.p - real(delta) + region;
-    g[3] = c.K * c.p + c.D * c.pd + (b / 2 == kClampLow ? -kTiny : kTiny);
-    g[4] = c.K * c.p - c.D * c.pd + (b / 2 == kClampHigh ? -kTiny : kTiny);
+    if (m_law == ContactLaw::FullUndamped) g[kRegionKink] = c.pd + region;
+    if (m_law != ContactLaw::Smooth) return;
+    g[kRegionKink] = c.p - real(delta) + region;
+    g[kLowClampKink] = c.K * c.p + c.D * c.pd + (b / 2 == kClampLow ? -kTiny : kTiny);
+    g[kHighClampKink] = c.K * c.p - c.D * c.pd + (b / 2 == kClampHigh ? -kTiny : kTiny);
 }
 
 void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
-    if (which >= 2) return;   // a kink: settle() picks the branch
-    if (m_model != kRestitution) return crossBound(ctx, which, direction);
-    if (direction > 0) return;   // every restitution event function falls through zero
+    if (which >= kRegionKink) return;   // a kink: settle() picks the branch
+    if (m_law != ContactLaw::Restitution) return crossBound(ctx, which, direction);
+    if (direction == core::kRising) return;   // every restitution event function falls through zero
     const int m = ctx.mode(mode);
-    if (m == kFree) hit(ctx, which == 0 ? +1 : -1);
-    else if (m == kContactUpper && which == 0) release(ctx, +1);
-    else if (m == kContactLower && which == 1) release(ctx, -1);
+    if (m == kFree) hit(ctx, which == kUpperSide ? +1 : -1);
+    else if (m == kContactUpper && which == kUpperSide) release(ctx, +1);
+    else if (m == kContactLower && which == kLowerSide) release(ctx, -1);
 }
 
 void HardStop::crossBound(EventCtx& ctx, int which, int direction) const {
     ctx.log(EventKind::Bound, relativeVelocity(ctx.eq()));
-    if (direction > 0) {
+    if (direction == core::kRising) {
         ctx.set(mode, kFree);
         return;
     }
-    ctx.set(mode, which == 0 ? kContactUpper : kContactLower);
+    ctx.set(mode, which == kUpperSide ? kContactUpper : kContactLower);
     ctx.set(impacts, ctx.discrete(impacts) + 1);
 }
 
@@ -308,7 +320,7 @@ void HardStop::hit(EventCtx& ctx, int s) const {
 }
 
 void HardStop::settle(EventCtx& ctx) const {
-    if (m_model != kRestitution) {
+    if (m_law != ContactLaw::Restitution) {
         ctx.set(branch, branchAt(ctx.eq()));
         return;
     }
@@ -363,8 +375,7 @@ void HardStop::record(const core::Eq<double>& eq, std::span<double> out) const {
 }
 
 void addHardStop(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<HardStop>(p, d); });
+    r.addTwins<HardStop>();
 }
 
 }  // namespace endstop::blocks

@@ -13,8 +13,9 @@ namespace endstop::blocks {
 class IdealGear final : public core::BlockT<IdealGear> {
 public:
     explicit IdealGear(const core::ParamValues& p)
-        : BlockT({"rotational.ideal_gear", 1, "Ideal Gear", "Rotational",
-                  "A lossless gear ratio between A and B: w_A = ratio * w_B, ratio * t_A + t_B = 0."},
+        : BlockT({.typeId = "rotational.ideal_gear", .typeVersion = 1, .title = "Ideal Gear", .category = "Rotational",
+                  .help = "A lossless gear between the flanges A and B: A turns ratio times as fast as B, and the power "
+                          "that enters at one flange leaves at the other."},
                  p),
           ratio(real("ratio", "Transmission ratio (w_A / w_B)", "", 1.0)
                     .help("not 0; negative reverses the sense of rotation")),

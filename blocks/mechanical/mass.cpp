@@ -10,7 +10,7 @@ namespace endstop::blocks {
 class Mass final : public core::BlockT<Mass> {
 public:
     Mass(const core::ParamValues& p, Domain d)
-        : BlockT(info(d), p), m_d(d),
+        : BlockT(info(d), p),
           m(real(d == Domain::Rotational ? "inertia" : "mass", d == Domain::Rotational ? "Inertia" : "Mass",
                  d == Domain::Rotational ? "kg*m^2" : "kg", d == Domain::Rotational ? 0.01 : 1.0)
                 .above(0)),
@@ -36,10 +36,11 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         if (d == Domain::Rotational)
-            return {"rotational.inertia", 1, "Inertia", "Rotational", "A rotating body: J * dw/dt = sum of torques."};
-        return {"translational.mass", 1, "Mass", "Translational", "A rigid body: m * dv/dt = sum of forces."};
+            return {.typeId = "rotational.inertia", .typeVersion = 1, .title = "Inertia", .category = "Rotational",
+                    .help = "A rotating rigid body: the torques on its port I change its angular velocity."};
+        return {.typeId = "translational.mass", .typeVersion = 1, .title = "Mass", .category = "Translational",
+                .help = "A rigid body: the forces on its port M change its velocity."};
     }
-    Domain m_d;
     const core::Param m, v0, x0;
     const core::Port M;
     const core::Computed vRec;
@@ -48,8 +49,7 @@ private:
 };
 
 void addMass(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<Mass>(p, d); });
+    r.addTwins<Mass>();
 }
 
 }  // namespace endstop::blocks

@@ -17,6 +17,13 @@
 
 namespace endstop::blocks {
 
+namespace {
+enum class Form { Polynomial, Table };           // the choice parameterization
+enum class Symmetry { Symmetric, Asymmetric };   // the choice symmetry
+// Event slots: a polynomial's one watches the sign of x; a table has one per breakpoint.
+enum Event : int { kSign = 0 };
+}  // namespace
+
 class NonlinearSpring final : public core::BlockT<NonlinearSpring> {
 public:
     NonlinearSpring(const core::ParamValues& p, Domain d)
@@ -24,6 +31,8 @@ public:
           param(choice("parameterization", "Parameterization", "polynomial", {{"polynomial", "Polynomial"}, {"table", "Table lookup"}})),
           symmetry(choice("symmetry", "Polynomial", "symmetric", {{"symmetric", "Symmetric"}, {"asymmetric", "Asymmetric"}})
                        .visibleWhen(param, {"polynomial"})),
+          m_form(is(param, "table") ? Form::Table : Form::Polynomial),
+          m_symmetry(is(symmetry, "symmetric") ? Symmetry::Symmetric : Symmetry::Asymmetric),
           coefficients(vector("coefficients", "Spring coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
                            .visibleWhen(symmetry, {"symmetric"}).help(kCoefficientHelp)),
           tension(vector("tension_coefficients", "Tension coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
@@ -41,28 +50,26 @@ public:
           R(conserving("R", d, "R")), C(conserving("C", d, "C")),
           x(state(names(d).x, "Deformation", names(d).position).recorded().startsAt(real(x0))),
           fRec(computed(names(d).f, std::string("Spring ") + names(d).flow, names(d).force)),
-          table(is(param, "table") ? SpringTable(vec(xs), vec(fs), is(interpolation, "smooth"), is(extrapolation, "linear"))
+          table(m_form == Form::Table ? SpringTable(vec(xs), vec(fs), is(interpolation, "smooth"), is(extrapolation, "linear"))
                                    : SpringTable()),
           region(discrete("region", 0.0, regionCount())) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         eq.residual(x) = eq.der(x) - (eq.across(R) - eq.across(C));
-        const S f = force(eq[x], eq.mode(region));
-        eq.through(R, f);
-        eq.through(C, -f);
+        eq.flowThrough(R, C, force(eq[x], eq.mode(region)));
     }
 
     int eventCount() const override {
-        if (is(param, "table")) return static_cast<int>(table.breakpoints().size());
+        if (m_form == Form::Table) return static_cast<int>(table.breakpoints().size());
         return needsSignEvent() ? 1 : 0;
     }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
-        if (!is(param, "table")) { g[0] = eq[x]; return; }
+        if (m_form != Form::Table) { g[kSign] = eq[x]; return; }
         for (std::size_t i = 0; i < g.size(); ++i) g[i] = eq[x] - table.breakpoints()[i];
     }
     // crossing breakpoint i upwards enters region i + 1, downwards region i (the sign: 0 / 1)
     void onEvent(core::EventCtx& ctx, int which, int direction) const override {
-        ctx.set(region, direction > 0 ? which + 1 : which);
+        ctx.set(region, direction == core::kRising ? which + 1 : which);
     }
     void initModes(core::EventCtx& ctx) const override { ctx.set(region, regionOf(ctx.eq()[x])); }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
@@ -73,9 +80,10 @@ public:
 private:
     static constexpr const char* kCoefficientHelp = "SI: k_i in N/m^i (N*m/rad^i); unused orders are 0";
     static core::BlockInfo info(Domain d) {
-        return {typeId(d, "nonlinear_spring"), 1, std::string(names(d).category) + " Nonlinear Spring", names(d).category,
-                "Spring with a nonlinear force-deformation curve: a 5th-order polynomial (symmetric or asymmetric) or a "
-                "table lookup."};
+        return {.typeId = typeId(d, "nonlinear_spring"), .typeVersion = 1,
+                .title = std::string(names(d).category) + " Nonlinear Spring", .category = names(d).category,
+                .help = "Spring with a nonlinear force-deformation curve: a 5th-order polynomial (symmetric or "
+                        "asymmetric) or a table lookup."};
     }
     static double defaultK1(Domain d) { return d == Domain::Rotational ? 10.0 : 1000.0; }
     static std::vector<double> defaultForces(Domain d) {
@@ -84,10 +92,10 @@ private:
     }
 
     // regions: the table's (breakpoints + 1); the polynomial's sign of x (0: x < 0, 1: x >= 0)
-    int regionCount() const { return is(param, "table") ? static_cast<int>(table.breakpoints().size()) + 1 : 2; }
-    int regionOf(double xv) const { return is(param, "table") ? table.regionOf(xv) : (xv >= 0 ? 1 : 0); }
+    int regionCount() const { return m_form == Form::Table ? static_cast<int>(table.breakpoints().size()) + 1 : 2; }
+    int regionOf(double xv) const { return m_form == Form::Table ? table.regionOf(xv) : (xv >= 0 ? 1 : 0); }
     bool needsSignEvent() const {
-        if (is(symmetry, "symmetric")) return coef(coefficients, 1) != 0 || coef(coefficients, 3) != 0;
+        if (m_symmetry == Symmetry::Symmetric) return coef(coefficients, 1) != 0 || coef(coefficients, 3) != 0;
         for (int i = 0; i < 5; ++i)
             if (coef(tension, i) != coef(compression, i)) return true;
         return false;
@@ -98,9 +106,9 @@ private:
     }
 
     template <class S> S force(const S& xv, int mode) const {
-        if (is(param, "table")) return table.force(xv, mode);
+        if (m_form == Form::Table) return table.force(xv, mode);
         const bool positive = needsSignEvent() ? mode == 1 : true;
-        if (is(symmetry, "symmetric")) {
+        if (m_symmetry == Symmetry::Symmetric) {
             const double s = positive ? 1.0 : -1.0;   // sign(x), constant within the mode
             const S x2 = xv * xv;
             return coef(coefficients, 0) * xv + s * coef(coefficients, 1) * x2 + coef(coefficients, 2) * x2 * xv +
@@ -113,6 +121,8 @@ private:
     }
 
     const core::Choice param, symmetry;
+    const Form m_form;
+    const Symmetry m_symmetry;
     const core::VecParam coefficients, tension, compression, xs, fs;
     const core::Choice interpolation, extrapolation;
     const core::Param x0;
@@ -124,7 +134,7 @@ private:
 };
 
 void NonlinearSpring::validateMore(core::Diagnostics& out) const {
-    if (!is(param, "table")) {
+    if (m_form != Form::Table) {
         for (core::VecParam v : {coefficients, tension, compression})
             if (vec(v).size() > 5) out.push_back(paramError(params()[static_cast<std::size_t>(v.index)].key, "at most 5 coefficients (k1 .. k5)"));
         return;
@@ -134,8 +144,7 @@ void NonlinearSpring::validateMore(core::Diagnostics& out) const {
 }
 
 void addNonlinearSpring(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<NonlinearSpring>(p, d); });
+    r.addTwins<NonlinearSpring>();
 }
 
 }  // namespace endstop::blocks

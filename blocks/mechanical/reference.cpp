@@ -13,15 +13,14 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {typeId(d, "reference"), 1, std::string(names(d).category) + " Reference", names(d).category,
-                "Ground: a point fixed in the inertial frame."};
+        return {.typeId = typeId(d, "reference"), .typeVersion = 1, .title = std::string(names(d).category) + " Reference",
+                .category = names(d).category, .help = "Ground: a point fixed in the inertial frame."};
     }
     const core::Port R;
 };
 
 void addReference(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<Reference>(p, d); });
+    r.addTwins<Reference>();
 }
 
 }  // namespace endstop::blocks

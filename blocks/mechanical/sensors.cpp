@@ -29,8 +29,9 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {typeId(d, "motion_sensor"), 1, std::string("Ideal ") + names(d).category + " Motion Sensor", names(d).category,
-                "Measures the relative position, velocity and acceleration of R with respect to C."};
+        return {.typeId = typeId(d, "motion_sensor"), .typeVersion = 1,
+                .title = std::string("Ideal ") + names(d).category + " Motion Sensor", .category = names(d).category,
+                .help = "Measures the relative position, velocity and acceleration of R with respect to C."};
     }
     const core::Param x0;
     const core::Port R, C, X, V, A;
@@ -45,25 +46,21 @@ public:
     template <class S> void equations(core::Eq<S>& eq) const {
         const S f = eq[outVar(F)];
         eq.residual(outVar(F)) = eq.across(R) - eq.across(C);
-        eq.through(R, f);
-        eq.through(C, -f);
+        eq.flowThrough(R, C, f);
     }
 
 private:
     static core::BlockInfo info(Domain d) {
         const bool rot = d == Domain::Rotational;
-        return {rot ? "rotational.torque_sensor" : "translational.force_sensor", 1,
-                rot ? "Ideal Torque Sensor" : "Ideal Force Sensor", names(d).category,
-                std::string("A rigid link from R to C that outputs the ") + names(d).flow + " it transmits."};
+        return {.typeId = rot ? "rotational.torque_sensor" : "translational.force_sensor", .typeVersion = 1,
+                .title = rot ? "Ideal Torque Sensor" : "Ideal Force Sensor", .category = names(d).category,
+                .help = std::string("A rigid link from R to C that outputs the ") + names(d).flow + " it transmits."};
     }
     const core::Port R, C, F;
 };
 
 void addSensors(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational}) {
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<MotionSensor>(p, d); });
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<FlowSensor>(p, d); });
-    }
+    r.addTwins<MotionSensor, FlowSensor>();
 }
 
 }  // namespace endstop::blocks

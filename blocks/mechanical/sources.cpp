@@ -26,9 +26,9 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         const bool rot = d == Domain::Rotational;
-        return {rot ? "rotational.torque_source" : "translational.force_source", 1,
-                rot ? "Ideal Torque Source" : "Ideal Force Source", names(d).category,
-                std::string("Applies the signal S as a ") + names(d).flow + " pushing R forward and C back."};
+        return {.typeId = rot ? "rotational.torque_source" : "translational.force_source", .typeVersion = 1,
+                .title = rot ? "Ideal Torque Source" : "Ideal Force Source", .category = names(d).category,
+                .help = std::string("Applies the signal S as a ") + names(d).flow + " pushing R forward and C back."};
     }
     const core::Port R, C, S;
     const core::Computed fRec;
@@ -44,8 +44,7 @@ public:
 
     template <class S_> void equations(core::Eq<S_>& eq) const {
         eq.residual(f) = eq.across(R) - eq.across(C) - eq.input(S);
-        eq.through(R, eq[f]);
-        eq.through(C, -eq[f]);
+        eq.flowThrough(R, C, eq[f]);
     }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(vRec.index)] = eq.across(R) - eq.across(C);
@@ -54,9 +53,10 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         const bool rot = d == Domain::Rotational;
-        return {rot ? "rotational.speed_source" : "translational.velocity_source", 1,
-                rot ? "Ideal Angular Velocity Source" : "Ideal Velocity Source", names(d).category,
-                "Imposes v_R - v_C = S whatever force it takes."};
+        return {.typeId = rot ? "rotational.speed_source" : "translational.velocity_source", .typeVersion = 1,
+                .title = rot ? "Ideal Angular Velocity Source" : "Ideal Velocity Source", .category = names(d).category,
+                .help = std::string("Imposes the signal S as the velocity of R relative to C, whatever ") + names(d).flow +
+                        " it takes."};
     }
     const core::Port R, C, S;
     const core::Computed vRec;
@@ -64,10 +64,7 @@ private:
 };
 
 void addSources(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational}) {
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<FlowSource>(p, d); });
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<AcrossSource>(p, d); });
-    }
+    r.addTwins<FlowSource, AcrossSource>();
 }
 
 }  // namespace endstop::blocks

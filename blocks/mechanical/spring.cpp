@@ -19,8 +19,7 @@ public:
     template <class S> void equations(core::Eq<S>& eq) const {
         eq.residual(x) = eq.der(x) - (eq.across(R) - eq.across(C));
         const S f = real(k) * eq[x];
-        eq.through(R, f);
-        eq.through(C, -f);
+        eq.flowThrough(R, C, f);
     }
 
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
@@ -29,8 +28,9 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {typeId(d, "spring"), 1, std::string(names(d).category) + " Spring", names(d).category,
-                "Ideal linear spring: f = k * x with x the deformation (x' = v_R - v_C)."};
+        return {.typeId = typeId(d, "spring"), .typeVersion = 1, .title = std::string(names(d).category) + " Spring",
+                .category = names(d).category,
+                .help = "Ideal linear spring between R and C: its force is proportional to its deformation."};
     }
     const core::Param k, x0;
     const core::Port R, C;
@@ -39,8 +39,7 @@ private:
 };
 
 void addSpring(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<Spring>(p, d); });
+    r.addTwins<Spring>();
 }
 
 }  // namespace endstop::blocks

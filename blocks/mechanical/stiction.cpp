@@ -22,6 +22,8 @@ namespace endstop::blocks {
 
 namespace {
 constexpr double kCfmAcceleration = 1e-9;   // SI acceleration error at the breakaway force
+enum class LimitsFrom { Parameters, Signals };   // the choice limits_from
+enum class KineticLaw { Coulomb, Stribeck };     // the choice kinetic_model
 }  // namespace
 
 class Stiction final : public core::BlockT<Stiction> {
@@ -36,10 +38,10 @@ public:
                     .visibleWhen(limitsFrom, {"parameters"})),
           fk(real("kinetic_friction", "Kinetic friction", names(d).force, 0.8 * scale(d)).atLeast(0)
                  .visibleWhen(limitsFrom, {"parameters"}).help("magnitude; opposes the relative motion")),
-          model(choice("kinetic_model", "Kinetic friction model", "coulomb",
-                       {{"coulomb", "Coulomb"}, {"stribeck", "Stribeck (decays from breakaway to kinetic)"}})),
+          kineticModel(choice("kinetic_model", "Kinetic friction model", "coulomb",
+                              {{"coulomb", "Coulomb"}, {"stribeck", "Stribeck (decays from breakaway to kinetic)"}})),
           vS(real("stribeck_velocity", "Stribeck velocity", names(d).velocity, 0.01).above(0)
-                 .visibleWhen(model, {"stribeck"})),
+                 .visibleWhen(kineticModel, {"stribeck"})),
           cv(real("viscous_coefficient", "Viscous friction coefficient", names(d).damping, 0.0).atLeast(0)),
           vth(real("velocity_threshold", "Velocity threshold", names(d).velocity, 1e-4).above(0)
                   .help("set it well above the absolute tolerance")),
@@ -52,21 +54,22 @@ public:
           h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
           modeRec(computed("mode", "Mode: 0 unlocked, 1 locked, 2 wait", "")),
           lock{discrete("mode", kSliding, 3), discrete("direction", 1.0, 2), discrete("since", -1.0),
-               discrete("logged", -1.0), discrete("vetoed", -1.0), discrete("v_event", 0.0)} {}
+               discrete("logged", -1.0), discrete("vetoed", -1.0), discrete("v_event", 0.0)},
+          m_limitsFrom(is(limitsFrom, "signals") ? LimitsFrom::Signals : LimitsFrom::Parameters),
+          m_law(is(kineticModel, "stribeck") ? KineticLaw::Stribeck : KineticLaw::Coulomb) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         const S v = eq.across(R) - eq.across(C);
         if (eq.mode(lock.mode) == kLocked) eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
         else eq.residual(f) = eq[f] - kinetic(eq, v);
         eq.residual(h) = eq[h] - eq[f];
-        eq.through(R, eq[f]);
-        eq.through(C, -eq[f]);
+        eq.flowThrough(R, C, eq[f]);
     }
     template <class S> void velocityConstraints(core::Eq<S>& eq) const {
         if (eq.mode(lock.mode) == kLocked) eq.residual(f) = eq.across(R) - eq.across(C);
     }
 
-    int eventCount() const override { return 2; }
+    int eventCount() const override { return kLockEvents; }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
         lock.eventFunctions(eq, relVelocity(eq), eq[f], upper(eq), lower(eq), real(vth), g);
     }
@@ -82,14 +85,14 @@ public:
     }
     void initModes(core::EventCtx& ctx) const override {
         ctx.set(lock.mode, kSliding);
-        ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? 0.0 : 1.0);
+        ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? kBackward : kForward);
     }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(vRec.index)] = relVelocity(eq);
         out[static_cast<std::size_t>(modeRec.index)] = eq.mode(lock.mode);
     }
     void validateMore(core::Diagnostics& out) const override {
-        if (is(limitsFrom, "parameters") && real(fk) > std::min(real(fsPos), -real(fsNeg))) {
+        if (!fromSignals() && real(fk) > std::min(real(fsPos), -real(fsNeg))) {
             core::Diagnostic w = paramError("kinetic_friction", "is above a breakaway force: the joint will hold up to the "
                                                                 "kinetic friction instead");
             w.severity = core::Severity::Warning;
@@ -99,32 +102,33 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {typeId(d, "stiction"), 1, std::string(names(d).category) + " Stiction", names(d).category,
-                "Static and kinetic friction between R and C: locks when the relative velocity reaches zero and the "
-                "holding force is inside the breakaway limits, unlocks when it leaves them."};
+        return {.typeId = typeId(d, "stiction"), .typeVersion = 1, .title = std::string(names(d).category) + " Stiction",
+                .category = names(d).category,
+                .help = "Static and kinetic friction between R and C: locks when the relative velocity reaches zero and "
+                        "the holding force is inside the breakaway limits, unlocks when it leaves them."};
     }
     static double scale(Domain d) { return d == Domain::Rotational ? 1.0 : 10.0; }
     double cfm() const { return kCfmAcceleration / std::max(real(fsPos), -real(fsNeg)); }
     double relVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
-    bool fromSignals() const { return is(limitsFrom, "signals"); }
+    bool fromSignals() const { return m_limitsFrom == LimitsFrom::Signals; }
     // The static limits a locked joint holds. With Coulomb friction above a limit no mode would
     // be consistent between the two (locked: force too high; sliding: it decelerates at once),
     // so the joint then holds up to the kinetic friction, as a search for a consistent mode would.
     double upper(const core::Eq<double>& eq) const {
         const double limit = fromSignals() ? eq.input(FSr) : real(fsPos);
-        return is(model, "coulomb") ? std::max(limit, kineticAtRest(eq)) : limit;
+        return m_law == KineticLaw::Coulomb ? std::max(limit, kineticAtRest(eq)) : limit;
     }
     double lower(const core::Eq<double>& eq) const {
         const double limit = fromSignals() ? eq.input(FSf) : real(fsNeg);
-        return is(model, "coulomb") ? std::min(limit, -kineticAtRest(eq)) : limit;
+        return m_law == KineticLaw::Coulomb ? std::min(limit, -kineticAtRest(eq)) : limit;
     }
     double kineticAtRest(const core::Eq<double>& eq) const { return fromSignals() ? eq.input(FK) : real(fk); }
 
     template <class S> S kinetic(const core::Eq<S>& eq, const S& v) const {
-        const double s = eq.mode(lock.dir) ? 1.0 : -1.0;
+        const double s = eq.mode(lock.dir) == kForward ? 1.0 : -1.0;
         const S fkin = fromSignals() ? eq.input(FK) : S(real(fk));
         S magnitude = fkin;
-        if (is(model, "stribeck")) {
+        if (m_law == KineticLaw::Stribeck) {
             const S fs = fromSignals() ? (s > 0 ? eq.input(FSr) : -eq.input(FSf)) : S(s > 0 ? real(fsPos) : -real(fsNeg));
             magnitude = fkin + (fs - fkin) * exp(-s * v / real(vS));
         }
@@ -133,18 +137,19 @@ private:
 
     const core::Choice limitsFrom;
     const core::Param fsPos, fsNeg, fk;
-    const core::Choice model;
+    const core::Choice kineticModel;
     const core::Param vS, cv, vth;
     const core::Port R, C, FK, FSf, FSr;
     const core::Computed vRec;
     const core::Var f, h;
     const core::Computed modeRec;
     const FrictionLock lock;
+    const LimitsFrom m_limitsFrom;
+    const KineticLaw m_law;
 };
 
 void addStiction(core::Registry& r) {
-    for (Domain d : {Domain::Translational, Domain::Rotational})
-        r.add([d](const core::ParamValues& p) -> std::unique_ptr<core::Block> { return std::make_unique<Stiction>(p, d); });
+    r.addTwins<Stiction>();
 }
 
 }  // namespace endstop::blocks

@@ -11,8 +11,8 @@ namespace endstop::blocks {
 class WheelAxle final : public core::BlockT<WheelAxle> {
 public:
     explicit WheelAxle(const core::ParamValues& p)
-        : BlockT({"mechanical.wheel_axle", 1, "Wheel and Axle", "Mechanical",
-                  "Converts rotation at A to translation at P: v = r * w, t = -r * f."},
+        : BlockT({.typeId = "mechanical.wheel_axle", .typeVersion = 1, .title = "Wheel and Axle", .category = "Mechanical",
+                  .help = "Converts rotation at the axle A to translation at the rim P, rolling without slip or loss."},
                  p),
           r(real("radius", "Wheel radius", "m", 0.1).above(0)),
           A(conserving("A", Domain::Rotational, "Axle")), P(conserving("P", Domain::Translational, "Rim")),

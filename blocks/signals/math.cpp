@@ -10,7 +10,8 @@ namespace endstop::blocks {
 class Gain final : public core::BlockT<Gain> {
 public:
     explicit Gain(const core::ParamValues& p)
-        : BlockT({"signal.gain", 1, "Gain", "Signals", "Multiplies its input by a constant."}, p),
+        : BlockT({.typeId = "signal.gain", .typeVersion = 1, .title = "Gain", .category = "Signals",
+                  .help = "Multiplies its input by a constant."}, p),
           k(real("gain", "Gain", "", 1.0).anyUnit()), u(input("u", "Input", "")), y(output("y", "Output", "").recorded()) {}
     template <class S> void equations(core::Eq<S>& eq) const { eq.residual(outVar(y)) = eq[outVar(y)] - real(k) * eq.input(u); }
 
@@ -22,7 +23,8 @@ private:
 class Sum final : public core::BlockT<Sum> {
 public:
     explicit Sum(const core::ParamValues& p)
-        : BlockT({"signal.sum", 1, "Sum", "Signals", "Adds and subtracts its inputs."}, p),
+        : BlockT({.typeId = "signal.sum", .typeVersion = 1, .title = "Sum", .category = "Signals",
+                  .help = "Adds and subtracts its inputs."}, p),
           signs(text("signs", "List of signs", "++").help("one '+' or '-' per input, e.g. \"+-\"")) {
         const std::string& s = text(signs);
         for (std::size_t i = 0; i < s.size() && i < kMaxInputs; ++i)

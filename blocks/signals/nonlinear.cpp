@@ -19,7 +19,8 @@ enum Side { kBelow = 0, kBetween = 1, kAbove = 2 };
 class Limiter final : public core::BlockT<Limiter> {
 public:
     explicit Limiter(const core::ParamValues& p)
-        : BlockT({"signal.limiter", 1, "Limiter", "Signals", "Passes its input, clamped to [lower_limit, upper_limit]."}, p),
+        : BlockT({.typeId = "signal.limiter", .typeVersion = 1, .title = "Limiter", .category = "Signals",
+                  .help = "Passes its input, clamped to [lower_limit, upper_limit]."}, p),
           upper(real("upper_limit", "Upper limit", "", 1.0).anyUnit()),
           lower(real("lower_limit", "Lower limit", "", -1.0).anyUnit()),
           u(input("u", "Input", "")), y(output("y", "Output", "").recorded()),
@@ -30,14 +31,14 @@ public:
         const S out = m == kBelow ? S(real(lower)) : m == kAbove ? S(real(upper)) : eq.input(u);
         eq.residual(outVar(y)) = eq[outVar(y)] - out;
     }
-    int eventCount() const override { return 2; }
-    // g0 = u - lower, g1 = upper - u: a decreasing crossing leaves the band, an increasing one enters it
+    int eventCount() const override { return kEvents; }
+    // u - lower, upper - u: a decreasing crossing leaves the band, an increasing one enters it
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
-        g[0] = eq.input(u) - real(lower);
-        g[1] = real(upper) - eq.input(u);
+        g[kLowerLimit] = eq.input(u) - real(lower);
+        g[kUpperLimit] = real(upper) - eq.input(u);
     }
     void onEvent(core::EventCtx& ctx, int which, int direction) const override {
-        if (direction < 0) ctx.set(side, which == 0 ? kBelow : kAbove);
+        if (direction == core::kFalling) ctx.set(side, which == kLowerLimit ? kBelow : kAbove);
         else ctx.set(side, kBetween);
     }
     bool hasSettle() const override { return true; }
@@ -53,6 +54,7 @@ public:
     }
 
 private:
+    enum Event : int { kLowerLimit, kUpperLimit, kEvents };
     const core::Param upper, lower;
     const core::Port u, y;
     const core::Discrete side, started;
@@ -61,16 +63,19 @@ private:
 class Abs final : public core::BlockT<Abs> {
 public:
     explicit Abs(const core::ParamValues& p)
-        : BlockT({"signal.abs", 1, "Absolute Value", "Signals", "The magnitude of its input."}, p),
+        : BlockT({.typeId = "signal.abs", .typeVersion = 1, .title = "Absolute Value", .category = "Signals",
+                  .help = "The magnitude of its input."}, p),
           u(input("u", "Input", "")), y(output("y", "Output", "").recorded()),
           negative(discrete("negative", 0.0, 2)), started(discrete("started", 0.0)) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         eq.residual(outVar(y)) = eq[outVar(y)] - (eq.mode(negative) ? -eq.input(u) : eq.input(u));
     }
-    int eventCount() const override { return 1; }
-    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override { g[0] = eq.input(u); }
-    void onEvent(core::EventCtx& ctx, int, int direction) const override { ctx.set(negative, direction < 0 ? 1.0 : 0.0); }
+    int eventCount() const override { return kEvents; }
+    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override { g[kZero] = eq.input(u); }
+    void onEvent(core::EventCtx& ctx, int, int direction) const override {
+        ctx.set(negative, direction == core::kFalling ? 1.0 : 0.0);
+    }
     bool hasSettle() const override { return true; }
     void settle(core::EventCtx& ctx) const override {
         if (ctx.discrete(started) > 0) return;
@@ -79,6 +84,7 @@ public:
     }
 
 private:
+    enum Event : int { kZero, kEvents };   // u crosses zero
     const core::Port u, y;
     const core::Discrete negative, started;
 };
@@ -86,7 +92,8 @@ private:
 class Product final : public core::BlockT<Product> {
 public:
     explicit Product(const core::ParamValues& p)
-        : BlockT({"signal.product", 1, "Product", "Signals", "Multiplies its two inputs."}, p),
+        : BlockT({.typeId = "signal.product", .typeVersion = 1, .title = "Product", .category = "Signals",
+                  .help = "Multiplies its two inputs."}, p),
           u1(input("u1", "Input 1", "")), u2(input("u2", "Input 2", "")), y(output("y", "Output", "").recorded()) {}
     template <class S> void equations(core::Eq<S>& eq) const {
         eq.residual(outVar(y)) = eq[outVar(y)] - eq.input(u1) * eq.input(u2);
@@ -99,7 +106,8 @@ private:
 class Integrator final : public core::BlockT<Integrator> {
 public:
     explicit Integrator(const core::ParamValues& p)
-        : BlockT({"signal.integrator", 1, "Integrator", "Signals", "Integrates its input: y' = u, y(0) = initial_value."}, p),
+        : BlockT({.typeId = "signal.integrator", .typeVersion = 1, .title = "Integrator", .category = "Signals",
+                  .help = "Integrates its input over time, starting from initial_value."}, p),
           y0(real("initial_value", "Initial value", "", 0.0).anyUnit()),
           u(input("u", "Input", "")), y(output("y", "Output", "").recorded()) {
         setInitial(outVar(y), real(y0));

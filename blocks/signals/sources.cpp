@@ -14,14 +14,14 @@
 
 namespace endstop::blocks {
 
-using core::BlockInfo;
 using core::EventCtx;
 using core::ParamValues;
 
 class Constant final : public core::BlockT<Constant> {
 public:
     explicit Constant(const ParamValues& p)
-        : BlockT({"signal.constant", 1, "Constant", "Signals", "A constant physical signal."}, p),
+        : BlockT({.typeId = "signal.constant", .typeVersion = 1, .title = "Constant", .category = "Signals",
+                  .help = "A constant physical signal."}, p),
           value(real("value", "Value", "", 1.0).anyUnit()), y(output("y", "Output", "").recorded()) {}
     template <class S> void equations(core::Eq<S>& eq) const { eq.residual(outVar(y)) = eq[outVar(y)] - real(value); }
 
@@ -33,7 +33,8 @@ private:
 class Step final : public core::BlockT<Step> {
 public:
     explicit Step(const ParamValues& p)
-        : BlockT({"signal.step", 1, "Step", "Signals", "Steps from initial_value to final_value at step_time."}, p),
+        : BlockT({.typeId = "signal.step", .typeVersion = 1, .title = "Step", .category = "Signals",
+                  .help = "Steps from initial_value to final_value at step_time."}, p),
           t1(real("step_time", "Step time", "s", 1.0)),
           y0(real("initial_value", "Initial value", "", 0.0).anyUnit()),
           y1(real("final_value", "Final value", "", 1.0).anyUnit()),
@@ -56,7 +57,8 @@ private:
 class Ramp final : public core::BlockT<Ramp> {
 public:
     explicit Ramp(const ParamValues& p)
-        : BlockT({"signal.ramp", 1, "Ramp", "Signals", "Rises with the given slope from start_time on."}, p),
+        : BlockT({.typeId = "signal.ramp", .typeVersion = 1, .title = "Ramp", .category = "Signals",
+                  .help = "Rises with the given slope from start_time on."}, p),
           slope(real("slope", "Slope", "", 1.0).anyUnit()), t0(real("start_time", "Start time", "s", 0.0)),
           y0(real("initial_output", "Initial output", "", 0.0).anyUnit()),
           y(output("y", "Output", "").recorded()), started(discrete("started", 0.0, 2)) {}
@@ -78,7 +80,8 @@ private:
 class Sine final : public core::BlockT<Sine> {
 public:
     explicit Sine(const ParamValues& p)
-        : BlockT({"signal.sine", 1, "Sine Wave", "Signals", "amplitude * sin(2 pi frequency t + phase) + bias"}, p),
+        : BlockT({.typeId = "signal.sine", .typeVersion = 1, .title = "Sine Wave", .category = "Signals",
+                  .help = "A sine wave of the given amplitude, frequency and phase, offset by bias."}, p),
           amplitude(real("amplitude", "Amplitude", "", 1.0).anyUnit()),
           frequency(real("frequency", "Frequency", "Hz", 1.0).atLeast(0)),
           phase(real("phase", "Phase", "rad", 0.0)), bias(real("bias", "Bias", "", 0.0).anyUnit()),
@@ -97,7 +100,8 @@ private:
 class Pulse final : public core::BlockT<Pulse> {
 public:
     explicit Pulse(const ParamValues& p)
-        : BlockT({"signal.pulse", 1, "Pulse Generator", "Signals", "A rectangular pulse train."}, p),
+        : BlockT({.typeId = "signal.pulse", .typeVersion = 1, .title = "Pulse Generator", .category = "Signals",
+                  .help = "A rectangular pulse train."}, p),
           amplitude(real("amplitude", "Amplitude", "", 1.0).anyUnit()),
           period(real("period", "Period", "s", 1.0).above(0)), width(real("width", "Pulse width", "s", 0.5).above(0)),
           t0(real("start_time", "Start time", "s", 0.0)), y(output("y", "Output", "").recorded()),

@@ -10,13 +10,19 @@
 
 namespace endstop::blocks {
 
+namespace {
+enum class Interpolation { Linear, Hold };   // the choice interpolation
+}  // namespace
+
 class Table final : public core::BlockT<Table> {
 public:
     explicit Table(const core::ParamValues& p)
-        : BlockT({"signal.table", 1, "Time Table", "Signals", "Piecewise linear or piecewise constant signal of time."}, p),
+        : BlockT({.typeId = "signal.table", .typeVersion = 1, .title = "Time Table", .category = "Signals",
+                  .help = "Piecewise linear or piecewise constant signal of time."}, p),
           times(vector("times", "Breakpoint times", "s", {0.0, 1.0})),
           values(vector("values", "Values", "", {0.0, 1.0})),
           interpolation(choice("interpolation", "Interpolation", "linear", {{"linear", "Linear"}, {"hold", "Hold (zero order)"}})),
+          m_interpolation(is(interpolation, "hold") ? Interpolation::Hold : Interpolation::Linear),
           y(output("y", "Output", "").recorded()), segment(discrete("segment", 0.0)) {}
 
     // segment: -1 before the first breakpoint, i in [0, n-1) inside, n-1 after the last
@@ -29,7 +35,7 @@ public:
         if (n > 0 && i >= n - 1) out = S(V[static_cast<std::size_t>(n - 1)]);
         else if (i >= 0 && n > 1) {
             const auto a = static_cast<std::size_t>(i);
-            out = is(interpolation, "hold") ? S(V[a]) : V[a] + (eq.time() - T[a]) * ((V[a + 1] - V[a]) / (T[a + 1] - T[a]));
+            out = m_interpolation == Interpolation::Hold ? S(V[a]) : V[a] + (eq.time() - T[a]) * ((V[a + 1] - V[a]) / (T[a + 1] - T[a]));
         }
         eq.residual(outVar(y)) = eq[outVar(y)] - out;
     }
@@ -60,6 +66,7 @@ public:
 private:
     const core::VecParam times, values;
     const core::Choice interpolation;
+    const Interpolation m_interpolation;
     const core::Port y;
     const core::Discrete segment;
 };

@@ -1,71 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/blockapi/block.hpp"
+// Block: construction, the shared shape, descriptor accessors, resolved values and validation.
+// The declaration helpers and their builders are in block_declare.cpp.
+#include "core/blockapi/block_storage.hpp"
 
-#include <cmath>
-#include <cstdlib>
 #include <algorithm>
 #include <mutex>
-#include <new>
 #include <unordered_map>
 
 namespace endstop::core {
 
 namespace {
-Unit acrossUnit(Domain d) { return Unit::parse(d == Domain::Rotational ? "rad/s" : "m/s"); }
+
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
-// A size-class pool for block objects: chunks of 256 KiB cut into 64-byte multiples, freed
-// objects kept on per-class lists. Blocks are created at build time on any thread, so one mutex.
-class BlockPool {
-public:
-    void* allocate(std::size_t size) {
-        const std::size_t cls = (size + kGrain - 1) / kGrain;
-        std::lock_guard lock(m_mutex);
-        if (cls >= m_free.size()) m_free.resize(cls + 1);
-        if (void* p = m_free[cls]) {
-            m_free[cls] = *static_cast<void**>(p);
-            return p;
-        }
-        const std::size_t bytes = cls * kGrain;
-        if (bytes > kChunk) return ::operator new(bytes);
-        if (m_left < bytes) {
-            m_next = static_cast<char*>(::operator new(kChunk));   // chunks live as long as the program
-            m_left = kChunk;
-        }
-        void* p = m_next;
-        m_next += bytes;
-        m_left -= bytes;
-        return p;
-    }
-    void release(void* p, std::size_t size) {
-        const std::size_t cls = (size + kGrain - 1) / kGrain;
-        if (cls * kGrain > kChunk) {
-            ::operator delete(p);
-            return;
-        }
-        std::lock_guard lock(m_mutex);
-        *static_cast<void**>(p) = m_free[cls];
-        m_free[cls] = p;
-    }
-
-private:
-    static constexpr std::size_t kGrain = 64, kChunk = 256 * 1024;
-    std::mutex m_mutex;
-    std::vector<void*> m_free;
-    char* m_next = nullptr;
-    std::size_t m_left = 0;
-};
-
-BlockPool& pool() {
-    static BlockPool* p = new BlockPool;   // never destroyed: blocks may outlive static destruction order
-    return *p;
-}
-
-}  // namespace
-
-void* Block::operator new(std::size_t size) { return pool().allocate(size); }
-void Block::operator delete(void* p, std::size_t size) noexcept { pool().release(p, size); }
-
-namespace {
 
 // Shapes by key, shared by every block of that key. Bounded: a tuning session creates a key per
 // value tried, so the cache is emptied when it grows large (blocks keep their own reference).
@@ -94,19 +40,6 @@ ShapeCache& shapes() {
     return *c;
 }
 
-Unit unitOf(std::string_view text) {
-    if (text.empty()) return Unit{};
-    // parsing is the costly part of declaring a parameter; symbols repeat endlessly
-    static std::mutex mutex;
-    static std::unordered_map<std::string, Unit> cache;
-    std::lock_guard lock(mutex);
-    const auto it = cache.find(std::string(text));
-    if (it != cache.end()) return it->second;
-    Unit u = Unit::parse(text);
-    cache.emplace(std::string(text), u);
-    return u;
-}
-
 }  // namespace
 
 Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>()) {
@@ -122,20 +55,33 @@ Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>
     }
 }
 
+Block::~Block() = default;
+
 void Block::publishShape() {
     if (m_shared) return;
     m_shared = true;
     shapes().insert(m_shape->key, m_shape);
 }
 
-ParamDesc& Block::scratchParam() {
-    static thread_local ParamDesc scratch;
-    return scratch;
-}
+// ---- descriptors ---------------------------------------------------------------------------------
 
-PortDesc& Block::scratchPort() {
-    static thread_local PortDesc scratch;
-    return scratch;
+const BlockInfo& Block::info() const { return m_shape->info; }
+const std::vector<ParamDesc>& Block::params() const { return m_shape->params; }
+const std::vector<PortDesc>& Block::ports() const { return m_shape->ports; }
+bool Block::portPresent(int index) const { return m_i->portPresent[at(index)]; }
+int Block::conservingCount() const { return m_shape->conserving; }
+int Block::outputVar(int portIndex) const { return m_shape->outputVar[at(portIndex)]; }
+const std::vector<VarDesc>& Block::vars() const { return m_shape->vars; }
+const std::vector<VarDesc>& Block::computed() const { return m_shape->computed; }
+const std::vector<DiscreteDesc>& Block::discretes() const { return m_shape->discretes; }
+const std::vector<RecordedVar>& Block::recorded() const { return m_shape->recorded; }
+const std::vector<InitialAcross>& Block::initialAcross() const { return m_i->initialAcross; }
+double Block::initialValue(int var) const { return m_i->initial[at(var)]; }
+bool Block::grounds() const { return m_shape->grounds; }
+const std::string& Block::shapeKey() const { return m_shape->key; }
+
+const VarDesc& Block::describe(const RecordedVar& r) const {
+    return r.computed ? m_shape->computed[at(r.index)] : m_shape->vars[at(r.index)];
 }
 
 int Block::portIndex(std::string_view name) const {
@@ -144,118 +90,16 @@ int Block::portIndex(std::string_view name) const {
     return -1;
 }
 
+// ---- values ----------------------------------------------------------------------------------
+
 const ParamValues& Block::values() const {
     if (!m_i->values) {
         ParamValues v;
-        for (std::size_t i = 0; i < m_shape->params.size() && i < m_i->byIndex.size(); ++i)
-            v.emplace(m_shape->params[i].key, m_i->byIndex[i]);
+        for (std::size_t i = 0; i < m_shape->params.size() && i < m_values.size(); ++i)
+            v.emplace(m_shape->params[i].key, m_values[i]);
         m_i->values = std::move(v);
     }
     return *m_i->values;
-}
-
-int Block::declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit, ParamValue def) {
-    const int index = m_i->params++;
-    if (building()) {
-        ParamDesc d;
-        d.key = key;
-        d.label = label;
-        d.type = type;
-        d.unit = unitOf(unit);
-        d.defaultValue = std::move(def);
-        d.tunable = type == ParamType::Real;
-        m_shape->params.push_back(std::move(d));
-    }
-    return index;
-}
-
-Block::ParamBuilder Block::real(std::string_view key, std::string_view label, std::string_view unit, double def) {
-    return {*this, declareParam(key, label, ParamType::Real, unit, def)};
-}
-
-Block::Builder<Choice> Block::choice(std::string_view key, std::string_view label, std::string_view def,
-                                     std::initializer_list<ChoiceView> options) {
-    const int index = declareParam(key, label, ParamType::Choice, {}, std::string(def));
-    if (building())
-        for (const ChoiceView& o : options) m_shape->params.back().choices.push_back({std::string(o.key), std::string(o.label)});
-    return {*this, index};
-}
-
-Block::Builder<VecParam> Block::vector(std::string_view key, std::string_view label, std::string_view unit, std::vector<double> def) {
-    return {*this, declareParam(key, label, ParamType::Vector, unit, std::move(def))};
-}
-
-Block::Builder<TextParam> Block::text(std::string_view key, std::string_view label, std::string_view def) {
-    return {*this, declareParam(key, label, ParamType::Text, {}, std::string(def))};
-}
-
-int Block::declarePort(std::string_view name, std::string_view label, PortKind kind, Domain d, std::string_view unit) {
-    const int index = m_i->ports++;
-    m_i->portPresent.push_back(true);
-    if (building()) {
-        PortDesc p{std::string(name), std::string(label), kind, d,
-                   kind == PortKind::Conserving ? acrossUnit(d) : unitOf(unit), false, {}};
-        m_shape->ports.push_back(std::move(p));
-        m_shape->outputVar.push_back(-1);
-    }
-    return index;
-}
-
-Block::PortBuilder Block::conserving(std::string_view name, Domain d, std::string_view label) {
-    return {*this, declarePort(name, label, PortKind::Conserving, d, {})};
-}
-
-Block::PortBuilder Block::input(std::string_view name, std::string_view label, std::string_view unit) {
-    return {*this, declarePort(name, label, PortKind::Input, Domain::Signal, unit)};
-}
-
-Block::PortBuilder Block::output(std::string_view name, std::string_view label, std::string_view unit) {
-    const int port = declarePort(name, label, PortKind::Output, Domain::Signal, unit);
-    const int var = declareVar(name, label, unit, VarKind::Algebraic);
-    if (building()) m_shape->outputVar[static_cast<std::size_t>(port)] = var;
-    return {*this, port};
-}
-
-int Block::declareVar(std::string_view name, std::string_view label, std::string_view unit, VarKind kind) {
-    const int index = m_i->vars++;
-    m_i->initial.push_back(0.0);
-    if (building()) m_shape->vars.push_back({std::string(name), std::string(label), unitOf(unit), kind, false});
-    return index;
-}
-
-Block::VarBuilder Block::state(std::string_view name, std::string_view label, std::string_view unit) {
-    return {*this, declareVar(name, label, unit, VarKind::State)};
-}
-
-Block::VarBuilder Block::algebraic(std::string_view name, std::string_view label, std::string_view unit) {
-    return {*this, declareVar(name, label, unit, VarKind::Algebraic)};
-}
-
-Computed Block::computed(std::string_view name, std::string_view label, std::string_view unit) {
-    const int index = m_i->computed++;
-    if (building()) {
-        m_shape->computed.push_back({std::string(name), std::string(label), unitOf(unit), VarKind::Computed, true});
-        m_shape->recorded.push_back({true, index});
-    }
-    return Computed{index};
-}
-
-Discrete Block::discrete(std::string_view name, double initial, int modes) {
-    const int index = m_i->discretes++;
-    if (building()) m_shape->discretes.push_back({std::string(name), initial, modes});
-    return Discrete{index};
-}
-
-void Block::fail(std::string param, std::string message) const {
-    m_i->buildErrors.push_back(paramError(param, std::move(message)));
-}
-
-Diagnostic Block::paramError(const std::string& key, std::string message) const {
-    Diagnostic d;
-    d.severity = Severity::Error;
-    d.param = key;
-    d.message = std::move(message);
-    return d;
 }
 
 ParamValue Block::resolved(const ParamDesc& d) const {
@@ -263,8 +107,10 @@ ParamValue Block::resolved(const ParamDesc& d) const {
     return it == m_i->given.end() ? d.defaultValue : it->second;
 }
 
+// Resolves a declared parameter: the given value if it has the declared type (and is a declared
+// choice), else the default and a construction error.
 void Block::checkType(int index) {
-    const ParamDesc& d = m_shape->params[static_cast<std::size_t>(index)];
+    const ParamDesc& d = m_shape->params[at(index)];
     ParamValue v = resolved(d);
     const bool ok = (d.type == ParamType::Real && std::holds_alternative<double>(v)) ||
                     (d.type == ParamType::Vector && std::holds_alternative<std::vector<double>>(v)) ||
@@ -283,8 +129,12 @@ void Block::checkType(int index) {
             v = d.defaultValue;
         }
     }
-    const auto i = static_cast<std::size_t>(index);
-    if (m_i->byIndex.size() <= i) m_i->byIndex.resize(i + 1);
+    storeValue(index, std::move(v));
+}
+
+void Block::storeValue(int index, ParamValue v) {
+    const auto i = at(index);
+    if (m_values.size() <= i) m_values.resize(i + 1);
     const double x = std::holds_alternative<double>(v) ? std::get<double>(v) : std::numeric_limits<double>::quiet_NaN();
     if (i < kInlineReals) {
         m_reals[i] = x;
@@ -292,55 +142,26 @@ void Block::checkType(int index) {
         if (m_moreReals.size() <= i - kInlineReals) m_moreReals.resize(i - kInlineReals + 1, std::numeric_limits<double>::quiet_NaN());
         m_moreReals[i - kInlineReals] = x;
     }
-    m_i->byIndex[i] = std::move(v);
+    m_values[i] = std::move(v);
 }
 
 // isVisible() on this block's resolved values, without building the map
 bool Block::visible(const std::optional<Visibility>& rule) const {
-    return isVisibleBy(rule, m_shape->params, [&](std::size_t i) { return i < m_i->byIndex.size() ? &m_i->byIndex[i] : nullptr; });
+    return isVisibleBy(rule, m_shape->params, [&](std::size_t i) { return i < m_values.size() ? &m_values[i] : nullptr; });
 }
 
-Block::ParamBuilder& Block::ParamBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {
-    if (!m_b.building()) return *this;
-    Visibility v{m_b.m_shape->params[at(c.index)].key, {}};
-    for (const char* s : values) v.values.emplace_back(s);
-    d().visibleWhen = std::move(v);
-    return *this;
+// ---- validation ------------------------------------------------------------------------------
+
+void Block::fail(std::string param, std::string message) const {
+    m_i->buildErrors.push_back(paramError(param, std::move(message)));
 }
 
-Block::ParamBuilder::operator Param() {
-    m_b.checkType(m_i);
-    return Param{m_i};
-}
-
-Block::PortBuilder& Block::PortBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {
-    if (!m_b.building()) return *this;
-    Visibility v{m_b.m_shape->params[at(c.index)].key, {}};
-    for (const char* s : values) v.values.emplace_back(s);
-    p().visibleWhen = std::move(v);
-    return *this;
-}
-
-Block::PortBuilder& Block::PortBuilder::recorded() {
-    if (!m_b.building()) return *this;
-    const int v = m_b.m_shape->outputVar[at(m_i)];
-    if (v >= 0 && !m_b.m_shape->vars[at(v)].recorded) {
-        m_b.m_shape->vars[at(v)].recorded = true;
-        m_b.m_shape->recorded.push_back({false, v});
-    }
-    return *this;
-}
-
-Block::PortBuilder::operator Port() const {
-    const PortDesc& d = m_b.m_shape->ports[at(m_i)];
-    const bool present = m_b.visible(d.visibleWhen);
-    m_b.m_i->portPresent[at(m_i)] = present;
-    int conserving = -1;
-    if (d.kind == PortKind::Conserving) {
-        conserving = m_b.m_i->conserving++;
-        if (m_b.building()) m_b.m_shape->conserving = m_b.m_i->conserving;
-    }
-    return Port{m_i, conserving, present};
+Diagnostic Block::paramError(const std::string& key, std::string message) const {
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.param = key;
+    d.message = std::move(message);
+    return d;
 }
 
 Diagnostics Block::validate() const {
@@ -349,10 +170,10 @@ Diagnostics Block::validate() const {
         const bool known = std::any_of(m_shape->params.begin(), m_shape->params.end(), [&](const ParamDesc& d) { return d.key == key; });
         if (!known) out.push_back(paramError(key, "unknown parameter for block type " + m_shape->info.typeId));
     }
-    for (std::size_t i = 0; i < m_shape->params.size() && i < m_i->byIndex.size(); ++i) {
+    for (std::size_t i = 0; i < m_shape->params.size() && i < m_values.size(); ++i) {
         const ParamDesc& d = m_shape->params[i];
         if (!visible(d.visibleWhen)) continue;   // hidden: ignored
-        if (std::string e = d.valueError(m_i->byIndex[i]); !e.empty()) out.push_back(paramError(d.key, e));
+        if (std::string e = d.valueError(m_values[i]); !e.empty()) out.push_back(paramError(d.key, e));
     }
     if (!hasErrors(out)) validateMore(out);
     return out;

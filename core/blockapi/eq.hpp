@@ -2,7 +2,8 @@
 // Eq<S>: what a block's equations see. Only the block's own ports, variables, discrete state and
 // time; parameters come from the block itself. The engine fills the spans; S is any scalar of
 // core/ad/scalar.hpp. Sign convention (docs/engine.md): through(R, f) means f leaves node R into the
-// block; through(C, -f) brings it back out at C. A mass writes through(M, m*der(M)).
+// block; through(C, -f) brings it back out at C (both: flowThrough(R, C, f)). A mass writes
+// through(M, m*der(M)).
 #pragma once
 
 #include "core/ad/scalar.hpp"
@@ -44,6 +45,11 @@ public:
 
     S& residual(Var v) { return m_d.residual[idx(v.index)]; }
     void through(Port p, const S& f) { m_d.through[idx(p.conserving)] += f; }
+    // f flows from node R through the block and back out into node C (a two-port element)
+    void flowThrough(Port R, Port C, const S& f) {
+        through(R, f);
+        through(C, -f);
+    }
 
 private:
     static std::size_t idx(int i) { return static_cast<std::size_t>(i); }

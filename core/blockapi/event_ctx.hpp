@@ -12,6 +12,9 @@
 
 namespace endstop::core {
 
+// The direction onEvent() is called with: the sign of the event function's change at its zero.
+enum EventDirection : int { kFalling = -1, kRising = 1 };
+
 enum class EventKind { Impact, Contact, Release, Lock, Unlock, Bound, Time, Engage, Disengage };
 const char* toString(EventKind k);
 

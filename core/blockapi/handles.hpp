@@ -4,7 +4,12 @@
 
 namespace endstop::core {
 
-struct Port { int index = -1; int conserving = -1; bool present = true; };
+struct Port {
+    int index = -1;
+    int conserving = -1;   // among the conserving ports, -1 for signals
+    bool present = true;
+    int var = -1;          // an output port: the own variable that carries its value
+};
 struct Param { int index = -1; };
 struct Choice { int index = -1; };
 struct VecParam { int index = -1; };

@@ -6,6 +6,7 @@
 #include "core/blockapi/block.hpp"
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,13 @@ public:
              std::function<void(int, ParamValues&)> migrate = {}) {
         BlockInfo info = create({})->info();
         addType(BlockType{std::move(info), std::move(create), std::move(migrate)});
+    }
+    // Classes constructed as B(params, domain), one type per domain: for each domain in turn,
+    // each class in turn (the registration order is the order the library lists them in).
+    template <class... B>
+    void addTwins(std::initializer_list<Domain> domains = {Domain::Translational, Domain::Rotational}) {
+        for (Domain d : domains)
+            (add([d](const ParamValues& p) -> std::unique_ptr<Block> { return std::make_unique<B>(p, d); }), ...);
     }
     void addType(BlockType type);
 

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How a Block stores what it declares. Private to core/blockapi: block authors see only
+// block.hpp. A block's descriptors live in a Shape shared by every block of the same type and
+// parameters (built by the first, counted through by the others); what differs between blocks
+// of one shape lives in its Instance. The hot values (parameter values) are members of Block.
+#pragma once
+
+#include "core/blockapi/block.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace endstop::core {
+
+struct Block::Shape {
+    std::string key;   // type id and the given parameters
+    BlockInfo info;
+    std::vector<ParamDesc> params;
+    std::vector<PortDesc> ports;
+    std::vector<int> outputVar;   // per port: the variable an output carries, -1 for the others
+    int conserving = 0;
+    std::vector<VarDesc> vars;
+    std::vector<VarDesc> computed;
+    std::vector<DiscreteDesc> discretes;
+    std::vector<RecordedVar> recorded;
+    bool grounds = false;
+};
+
+struct Block::Instance {
+    ParamValues given;
+    mutable std::optional<ParamValues> values;   // values(), built on first use
+    std::vector<bool> portPresent;
+    std::vector<double> initial;
+    std::vector<InitialAcross> initialAcross;
+    Diagnostics buildErrors;
+    int params = 0, ports = 0, vars = 0, computed = 0, discretes = 0, conserving = 0;   // declared so far
+};
+
+}  // namespace endstop::core
