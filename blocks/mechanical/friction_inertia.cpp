@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Rotatory mass with friction and end stops, equations 7-14 in SI.
-//   J w' = T_ext + T_friction + T_stop                                        (7)
-//   phi' = w,  phi(0) = phiinit,  w(0) = nRPMinit                              (8)
+// Rotatory mass with friction and end stops, in SI (docs/blocks.md has the physics).
+//   J w' = T_ext + T_friction + T_stop
+//   phi' = w,  phi(0) = phiinit,  w(0) = nRPMinit
 // T_ext is the input Text (0 when open) plus t_F, the torque the network applies through the
 // flange F (through(F, t_F): t_F flows from the node into the body, as for an inertia).
 //   T_friction, no friction:     -dvisc * w
@@ -9,10 +9,10 @@
 //                                -T_ext - T_stop - J * tauinv * w
 //   DS_fr = s = +-1 (motion):    -s [TCoulomb + (TStick - TCoulomb) exp(-s w / (3 w_Stri))] - dvisc * w
 //   T_stop (elastic, phi >= phimax; mirrored at phimin):
-//                                -c (phi - phimax) - sqrt(4 c J / (1 + (pi / ln kimpact)^2)) * w      (9)
+//                                -c (phi - phimax) - sqrt(4 c J / (1 + (pi / ln kimpact)^2)) * w
 //   the viscous term dvisc * w is left out while phi is outside ]phimin, phimax[.
 //   Pd = Pd_fr + Pd_stop: Pd_fr = dvisc w^2 (no friction), |T_friction w| (motion), 0 (stick);
-//   Pd_stop = d_stop w^2 at a stop, else 0                                     (10-14)
+//   Pd_stop = d_stop w^2 at a stop, else 0
 // DS_fr (switching rules of our own): stick -> motion in
 // the direction of T_ext + T_stop when its magnitude exceeds TStick (zero crossing, or settle()
 // after a step of the input); motion -> stick when s*w falls to epsn or to zero; a stick whose
