@@ -17,6 +17,7 @@
 #include "core/dae/block_structure.hpp"
 #include "core/graph/topology.hpp"
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,45 +37,44 @@ struct Row {
     int index = -1;   // Node: node index; Own: variable index; Derivative: the row it differentiates
 };
 
-// One block's window on the unknowns: local slots (its nodes, own variables and the signal outputs
-// it reads, then the dummy derivatives of those) and where its rows go.
+// One block's window on the unknowns: the one description every evaluation reads, the double
+// residual's fast path included.
+//
+// Local slots: the block's nodes, own variables and the signal outputs it reads (baseSlots of
+// them), then the dummy derivatives of those. Local rows: own rows, then the balance rows of its
+// conserving ports, then the time derivatives of both.
+//
+// The index arrays are views into DaeSystem::index, packed for speed (assemble_stages.hpp builds
+// them): first the four arrays the double residual reads (portUnknown, varUnknown, ownRow,
+// portRow) for every block in model order, then the others. A residual pass thus walks the
+// bindings and one int array front to back instead of chasing per-block vectors on the heap. The
+// fields the residual reads come first for the same reason.
 struct Binding {
-    const Block* block = nullptr;   // the hot path reads these, not the block's descriptors
-    int discreteCount = 0;
-    int baseSlots = 0;
-    std::vector<int> slot;        // local slot -> unknown
-    std::vector<int> derSlot;     // per base slot: local slot of its dummy derivative, or -1
-    std::vector<int> portSlot;    // per port: local slot, or -1 (reference node, hidden, open input)
-    std::vector<int> varSlot;     // per own variable: local slot
-    std::vector<int> ownRow;      // per own variable: its row
-    std::vector<int> portRow;     // per conserving port: the node's balance row, or -1
-    std::vector<int> ownDiff;     // per own variable: row of its derivative, or -1
-    std::vector<int> portDiff;    // per conserving port: row of the balance's derivative, or -1
-    bool tangent = false;         // some row is differentiated: evaluate with Tan<>
-    int discreteOffset = 0;       // into the discrete state vector
-    int eventOffset = 0;          // into the event function vector
-    std::vector<int> jac;         // [local row][slot] -> index into the CSC values, or -1
-    // Direct access for double evaluation: without dummy derivatives a block's Eq<double> reads the
-    // global y and y' through these (unknown indices), with no copy into scratch slots.
+    const Block* block = nullptr;         // the hot path reads these, not the block's descriptors
+    const double* parameters = nullptr;   // the block's real parameters, prefetched
+    // Without dummy derivatives a block's Eq<double> reads the global y and y' in place through
+    // portUnknown and varUnknown, with no copy into scratch slots.
     bool direct = false;
-    std::vector<int> portUnknown;   // per port: unknown, or -1
-    std::vector<int> varUnknown;    // per own variable: unknown
+    bool tangent = false;                 // some row is differentiated: evaluate with Tan<>
+    int discreteOffset = 0, discreteCount = 0;   // into the discrete state vector
+    std::span<const int> portUnknown;     // per port: unknown, or -1
+    std::span<const int> varUnknown;      // per own variable: unknown
+    std::span<const int> ownRow;          // per own variable: its row (numbered like its unknown)
+    std::span<const int> portRow;         // per conserving port: the node's balance row, or -1
+
+    int eventOffset = 0, events = 0;      // into the event function vector
+    int baseSlots = 0;
+    std::span<const int> slot;            // local slot -> unknown
+    std::span<const int> derSlot;         // per base slot: local slot of its dummy derivative, or -1
+    std::span<const int> portSlot;        // per port: local slot, or -1 (reference node, hidden, open input)
+    std::span<const int> varSlot;         // per own variable: local slot
+    std::span<const int> ownDiff;         // per own variable: row of its derivative, or -1
+    std::span<const int> portDiff;        // per conserving port: row of the balance's derivative, or -1
+    std::span<const int> jac;             // [local row][slot] -> index into the CSC values, or -1
+
     int localRows() const {
         return static_cast<int>(ownRow.size() + portRow.size() + ownDiff.size() + portDiff.size());
     }
-};
-
-// The double-precision hot path reads this, contiguous over all blocks: one HotBlock each and
-// their index arrays packed in model order in DaeSystem::hotIndex, so evaluating a residual walks
-// memory in order instead of chasing every binding's vectors.
-struct HotBlock {
-    const Block* block = nullptr;
-    const double* parameters = nullptr;   // the block's real parameters, prefetched
-    int first = 0;                        // hotIndex: ports' unknowns, own unknowns, own rows, port rows
-    int ports = 0, vars = 0, conserving = 0;
-    int discreteOffset = 0, discreteCount = 0;
-    int events = 0, eventOffset = 0;
-    bool direct = false;                  // evaluable on the global vectors (no dummies, no Tan<>)
 };
 
 struct Pattern {   // compressed sparse columns
@@ -91,7 +91,8 @@ struct DaeSystem {
     Topology topo;
     std::vector<Unknown> unknowns;
     std::vector<Row> rows;
-    std::vector<Binding> bindings;      // per block
+    std::vector<Binding> bindings;      // per block, viewing index
+    std::vector<int> index;             // the bindings' index arrays, packed (see Binding)
     std::vector<int> nodeUnknown;       // per node, -1 if grounded
     std::vector<int> dummyOf;           // per unknown: its dummy derivative, or -1
     std::vector<double> y0;             // initial values (differential ones matter)
@@ -101,9 +102,14 @@ struct DaeSystem {
     std::vector<int> impulsiveBlocks;   // blocks with constraint forces that may carry impulses
     std::vector<BlockStructure> structures;   // distinct block structures (block_structure.hpp)
     std::vector<int> structureOf;             // per block: its structure
-    std::vector<HotBlock> hot;                // per block
-    std::vector<int> hotIndex;
     std::vector<int> eventBlocks;             // blocks with event functions
+
+    // The bindings view index: moving keeps them valid, a copy would not.
+    DaeSystem() = default;
+    DaeSystem(DaeSystem&&) = default;
+    DaeSystem& operator=(DaeSystem&&) = default;
+    DaeSystem(const DaeSystem&) = delete;
+    DaeSystem& operator=(const DaeSystem&) = delete;
 
     int size() const { return static_cast<int>(unknowns.size()); }
     std::string describeUnknown(int u) const;   // "velocity of node {m.M, k.R}", "x of spring1"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+// The residual pass, the Jacobian pass (with the blocks linear in their mode summed once per
+// discrete state) and the per-block queries of the assembly, over the bindings of dae_system.hpp.
 #include "core/dae/evaluator.hpp"
+
+#include "core/dae/seeding.hpp"
 
 #include <algorithm>
 
@@ -9,136 +13,110 @@ namespace {
 
 using ad::Sym;
 using ad::Tan;
-constexpr int kDirs = 8;   // Jet width
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-// A Jet for local slot k in the chunk [c0, c0 + kDirs): d/dy_k = 1, and d/dy'_k = cj unless
-// y'_k is a dummy unknown, whose own direction then carries 1.
-struct JetSeed {
+// The Jet of local slot k in a Jacobian pass: d/dy_k = 1, and d/dy'_k = cj unless y'_k is a
+// dummy unknown, whose own direction then carries 1.
+struct JacobianSeed {
     const Binding& b;
-    int c0;
+    const JetPass& pass;
     double cj;
-    Jet y(int k, double v) const { return inChunk(k) ? Jet::seed(v, k - c0) : Jet(v); }
+    Jet y(int k, double v) const { return pass.seed(v, k); }
     Jet der(int k, double v) const {
-        if (k < b.baseSlots && b.derSlot[at(k)] >= 0) {
-            const int ds = b.derSlot[at(k)];
-            return inChunk(ds) ? Jet::seed(v, ds - c0) : Jet(v);
-        }
-        return inChunk(k) && k < b.baseSlots ? Jet::seed(v, k - c0, cj) : Jet(v);
+        if (k < b.baseSlots && b.derSlot[at(k)] >= 0) return pass.seed(v, b.derSlot[at(k)]);
+        return k < b.baseSlots ? pass.seed(v, k, cj) : Jet(v);
     }
-    bool inChunk(int k) const { return k >= c0 && k < c0 + kDirs; }
 };
 
 }  // namespace
 
-Eq<double> Evaluator::doubles(int block, const State& s) {
-    const Binding& b = m_sys.bindings[at(block)];
-    if (!b.direct || !s.yp)
-        return prepare(m_d, block, s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                       [](double t) { return t; });
-    const std::size_t n = static_cast<std::size_t>(m_sys.size());
-    m_d.res.assign(b.ownRow.size(), 0.0);
-    m_d.thr.assign(b.portRow.size(), 0.0);
-    m_d.data.y = std::span<const double>(s.y, n);
-    m_d.data.yp = std::span<const double>(s.yp, n);
-    m_d.data.portSlot = b.portUnknown;
-    m_d.data.varSlot = b.varUnknown;
-    m_d.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
-    m_d.data.residual = m_d.res;
-    m_d.data.through = m_d.thr;
-    m_d.data.time = s.t;
-    return Eq<double>(m_d.data);
+Evaluator::Evaluator(const DaeSystem& sys) : m_sys(sys) {
+    std::size_t vars = 1, ports = 1;
+    for (const Binding& b : sys.bindings) {
+        vars = std::max(vars, b.varUnknown.size());
+        ports = std::max(ports, b.portRow.size());
+    }
+    m_res.assign(vars, 0.0);
+    m_thr.assign(ports, 0.0);
 }
 
-Eq<double> Evaluator::hotEq(const HotBlock& h, const State& s) {
-    const int* idx = m_sys.hotIndex.data() + h.first;
-    std::fill_n(m_hotRes.begin(), h.vars, 0.0);
-    std::fill_n(m_hotThr.begin(), h.conserving, 0.0);
+Eq<double> Evaluator::doubleEq(std::size_t block, const State& s) {
+    const Binding& b = m_sys.bindings[block];
+    if (!b.direct || !s.yp) {
+        return prepare(m_d, static_cast<int>(block), s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
+                       [](double t) { return t; });
+    }
+    const std::size_t n = static_cast<std::size_t>(m_sys.size());
+    std::fill_n(m_res.begin(), b.varUnknown.size(), 0.0);
+    std::fill_n(m_thr.begin(), b.portRow.size(), 0.0);
     EqData<double>& d = m_d.data;
-    d.y = std::span<const double>(s.y, static_cast<std::size_t>(m_sys.size()));
-    d.yp = std::span<const double>(s.yp, static_cast<std::size_t>(m_sys.size()));
-    d.portSlot = std::span<const int>(idx, static_cast<std::size_t>(h.ports));
-    d.varSlot = std::span<const int>(idx + h.ports, static_cast<std::size_t>(h.vars));
-    d.discrete = std::span<const double>(s.discrete + h.discreteOffset, static_cast<std::size_t>(h.discreteCount));
-    d.residual = std::span<double>(m_hotRes.data(), static_cast<std::size_t>(h.vars));
-    d.through = std::span<double>(m_hotThr.data(), static_cast<std::size_t>(h.conserving));
+    d.y = std::span<const double>(s.y, n);
+    d.yp = std::span<const double>(s.yp, n);
+    d.portSlot = b.portUnknown;
+    d.varSlot = b.varUnknown;
+    d.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
+    d.residual = std::span<double>(m_res.data(), b.varUnknown.size());
+    d.through = std::span<double>(m_thr.data(), b.portRow.size());
     d.time = s.t;
     return Eq<double>(d);
 }
 
-void Evaluator::reserveHot() {
-    if (!m_hotRes.empty()) return;
-    std::size_t vars = 1, ports = 1;
-    for (const HotBlock& h : m_sys.hot) {
-        vars = std::max(vars, static_cast<std::size_t>(h.vars));
-        ports = std::max(ports, static_cast<std::size_t>(h.conserving));
-    }
-    m_hotRes.assign(vars, 0.0);
-    m_hotThr.assign(ports, 0.0);
-}
-
 void Evaluator::applyFused(std::size_t block, double* res, double* thr, double* y) {
     const std::vector<FusedExplicit>& fused = m_fused[block];
-    const HotBlock& h = m_sys.hot[block];
+    const Binding& b = m_sys.bindings[block];
+    const std::size_t nv = b.ownRow.size(), np = b.portRow.size();
     m_delta.resize(fused.size());
     for (std::size_t i = 0; i < fused.size(); ++i) m_delta[i] = -res[fused[i].var] / fused[i].coefficient;
     for (std::size_t i = 0; i < fused.size(); ++i) {
         const FusedExplicit& f = fused[i];
         const double d = m_delta[i];
         y[f.unknown] += d;
-        for (int v = 0; v < h.vars; ++v) res[v] += f.rowCoefficient[at(v)] * d;
-        for (int p = 0; p < h.conserving; ++p) thr[p] += f.rowCoefficient[at(h.vars + p)] * d;
+        for (std::size_t v = 0; v < nv; ++v) res[v] += f.rowCoefficient[v] * d;
+        for (std::size_t p = 0; p < np; ++p) thr[p] += f.rowCoefficient[nv + p] * d;
     }
 }
 
 void Evaluator::residual(const State& s, double* F, double* fusedY) {
     std::fill(F, F + m_sys.size(), 0.0);
-    reserveHot();
-    const bool fuse = fusedY && !m_fused.empty();
-    const std::size_t nb = m_sys.hot.size();
+    const std::size_t nb = m_sys.bindings.size();
     for (std::size_t bi = 0; bi < nb; ++bi) {
         if (bi + 4 < nb) {   // the next blocks' objects and parameters are scattered on the heap
-            __builtin_prefetch(m_sys.hot[bi + 4].block);
-            __builtin_prefetch(m_sys.hot[bi + 4].parameters);
+            __builtin_prefetch(m_sys.bindings[bi + 4].block);
+            __builtin_prefetch(m_sys.bindings[bi + 4].parameters);
         }
-        const HotBlock& h = m_sys.hot[bi];
-        if (h.direct && s.yp) {
-            Eq<double> eq = hotEq(h, s);
-            h.block->eval(eq);
-            if (fuse && !m_fused[bi].empty()) applyFused(bi, m_hotRes.data(), m_hotThr.data(), fusedY);
-            const int* rows = m_sys.hotIndex.data() + h.first + h.ports + h.vars;
-            for (int v = 0; v < h.vars; ++v) F[rows[v]] = m_hotRes[at(v)];
-            for (int p = 0; p < h.conserving; ++p)
-                if (rows[h.vars + p] >= 0) F[rows[h.vars + p]] += m_hotThr[at(p)];
-            continue;
-        }
-        const Binding& b = m_sys.bindings[bi];
-        const Block& blk = *b.block;
-        if (!b.tangent) {
-            Eq<double> eq = doubles(static_cast<int>(bi), s);
-            blk.eval(eq);
-            if (fuse && !m_fused[bi].empty()) applyFused(bi, m_d.res.data(), m_d.thr.data(), fusedY);
-            for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = m_d.res[v];
-            for (std::size_t p = 0; p < b.portRow.size(); ++p)
-                if (b.portRow[p] >= 0) F[b.portRow[p]] += m_d.thr[p];
-            continue;
-        }
-        Eq<Tan<double>> eq = prepare(m_t, static_cast<int>(bi), s,
-                                     [](int, double y, double d, Tan<double>& yo, Tan<double>& dout) {
-                                         yo = {y, d};
-                                         dout = {d, 0.0};
-                                     },
-                                     [](double t) { return Tan<double>{t, 1.0}; });
-        blk.eval(eq);
-        for (std::size_t v = 0; v < b.ownRow.size(); ++v) {
-            F[b.ownRow[v]] = m_t.res[v].v;
-            if (b.ownDiff[v] >= 0) F[b.ownDiff[v]] = m_t.res[v].dt;
-        }
-        for (std::size_t p = 0; p < b.portRow.size(); ++p) {
-            if (b.portRow[p] >= 0) F[b.portRow[p]] += m_t.thr[p].v;
-            if (b.portDiff[p] >= 0) F[b.portDiff[p]] += m_t.thr[p].dt;
-        }
+        blockResidual(bi, s, F, fusedY);
+    }
+}
+
+// One block's rows: set (own rows) or added (node balances) into F. Blocks with differentiated
+// rows are evaluated once with Tan<double>, giving each row and its time derivative together.
+void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double* fusedY) {
+    const Binding& b = m_sys.bindings[bi];
+    if (!b.tangent) {
+        Eq<double> eq = doubleEq(bi, s);
+        b.block->eval(eq);
+        const std::span<double> res = m_d.data.residual, thr = m_d.data.through;
+        if (fusedY && !m_fused.empty() && !m_fused[bi].empty()) applyFused(bi, res.data(), thr.data(), fusedY);
+        for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = res[v];
+        for (std::size_t p = 0; p < b.portRow.size(); ++p)
+            if (b.portRow[p] >= 0) F[b.portRow[p]] += thr[p];
+        return;
+    }
+    Eq<Tan<double>> eq = prepare(m_t, static_cast<int>(bi), s,
+                                 [](int, double y, double d, Tan<double>& yo, Tan<double>& dout) {
+                                     yo = {y, d};
+                                     dout = {d, 0.0};
+                                 },
+                                 [](double t) { return Tan<double>{t, 1.0}; });
+    b.block->eval(eq);
+    for (std::size_t v = 0; v < b.ownRow.size(); ++v) {
+        F[b.ownRow[v]] = m_t.res[v].v;
+        if (b.ownDiff[v] >= 0) F[b.ownDiff[v]] = m_t.res[v].dt;
+    }
+    for (std::size_t p = 0; p < b.portRow.size(); ++p) {
+        if (b.portRow[p] >= 0) F[b.portRow[p]] += m_t.thr[p].v;
+        if (b.portDiff[p] >= 0) F[b.portDiff[p]] += m_t.thr[p].dt;
     }
 }
 
@@ -179,25 +157,26 @@ void Evaluator::rebuildLinear(const State& s) {
 void Evaluator::blockJacobian(int block, const State& s, double cj, double* values) {
     const std::size_t bi = at(block);
     const Binding& b = m_sys.bindings[bi];
-    const Block& blk = *m_sys.bindings[bi].block;
+    const Block& blk = *b.block;
     const int ns = static_cast<int>(b.slot.size());
     const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
-    auto scatter = [&](int localRow, const Jet& g, int c0) {
-        const int* pos = &b.jac[at(localRow * ns)];
-        for (int j = 0; j < kDirs && c0 + j < ns; ++j)
-            if (g.d[at(j)] != 0.0 && pos[c0 + j] >= 0) values[pos[c0 + j]] += g.d[at(j)];
-    };
-    for (int c0 = 0; c0 < ns; c0 += kDirs) {
-        const JetSeed seed{b, c0, cj};
+    forEachJetPass(ns, [&](const JetPass& pass) {
+        const JacobianSeed seed{b, pass, cj};
+        auto scatter = [&](int localRow, const Jet& g) {
+            const int* pos = &b.jac[at(localRow * ns)];
+            pass.derivatives(g, [&](int k, double d) {
+                if (d != 0.0 && pos[k] >= 0) values[pos[k]] += d;
+            });
+        };
         if (!b.tangent) {
             Eq<Jet> eq = prepare(m_j, block, s,
                                  [&](int k, double y, double d, Jet& yo, Jet& dout) { yo = seed.y(k, y); dout = seed.der(k, d); },
                                  [](double t) { return Jet(t); });
             blk.eval(eq);
-            for (int v = 0; v < nv; ++v) scatter(v, m_j.res[at(v)], c0);
+            for (int v = 0; v < nv; ++v) scatter(v, m_j.res[at(v)]);
             for (int p = 0; p < np; ++p)
-                if (b.portRow[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)], c0);
-            continue;
+                if (b.portRow[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)]);
+            return;
         }
         Eq<Tan<Jet>> eq = prepare(m_tj, block, s,
                                   [&](int k, double y, double d, Tan<Jet>& yo, Tan<Jet>& dout) {
@@ -208,42 +187,34 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
                                   [](double t) { return Tan<Jet>{Jet(t), Jet(1.0)}; });
         blk.eval(eq);
         for (int v = 0; v < nv; ++v) {
-            scatter(v, m_tj.res[at(v)].v, c0);
-            if (b.ownDiff[at(v)] >= 0) scatter(nv + np + v, m_tj.res[at(v)].dt, c0);
+            scatter(v, m_tj.res[at(v)].v);
+            if (b.ownDiff[at(v)] >= 0) scatter(nv + np + v, m_tj.res[at(v)].dt);
         }
         for (int p = 0; p < np; ++p) {
-            if (b.portRow[at(p)] >= 0) scatter(nv + p, m_tj.thr[at(p)].v, c0);
-            if (b.portDiff[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt, c0);
+            if (b.portRow[at(p)] >= 0) scatter(nv + p, m_tj.thr[at(p)].v);
+            if (b.portDiff[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt);
         }
-    }
+    });
 }
 
 double Evaluator::ownResidual(int block, const State& s, int var) {
-    const HotBlock& h = m_sys.hot[at(block)];
-    if (h.direct && s.yp) {
-        reserveHot();
-        Eq<double> eq = hotEq(h, s);
-        h.block->eval(eq);
-        return m_hotRes[at(var)];
-    }
-    Eq<double> eq = doubles(block, s);
-    h.block->eval(eq);
-    return m_d.res[at(var)];
+    const Binding& b = m_sys.bindings[at(block)];
+    Eq<double> eq = doubleEq(at(block), s);
+    b.block->eval(eq);
+    return m_d.data.residual[at(var)];
 }
 
 void Evaluator::withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f) {
-    const Eq<double> eq = doubles(block, s);
+    const Eq<double> eq = doubleEq(at(block), s);
     f(eq);
 }
 
 void Evaluator::eventFunctions(const State& s, double* g) {
-    reserveHot();
     for (std::size_t i = 0; i < m_sys.eventBlocks.size(); ++i) {
-        if (i + 4 < m_sys.eventBlocks.size()) __builtin_prefetch(m_sys.hot[at(m_sys.eventBlocks[i + 4])].block);
-        const int bi = m_sys.eventBlocks[i];
-        const HotBlock& h = m_sys.hot[at(bi)];
-        const Eq<double> eq = h.direct && s.yp ? hotEq(h, s) : doubles(bi, s);
-        h.block->eventFunctions(eq, std::span<double>(g + h.eventOffset, at(h.events)));
+        if (i + 4 < m_sys.eventBlocks.size()) __builtin_prefetch(m_sys.bindings[at(m_sys.eventBlocks[i + 4])].block);
+        const Binding& b = m_sys.bindings[at(m_sys.eventBlocks[i])];
+        const Eq<double> eq = doubleEq(at(m_sys.eventBlocks[i]), s);
+        b.block->eventFunctions(eq, std::span<double>(g + b.eventOffset, at(b.events)));
     }
 }
 
@@ -285,22 +256,23 @@ std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, co
     const Block& blk = *m_sys.topo.blocks[at(block)].block;
     const int ns = static_cast<int>(b.slot.size());
     std::vector<std::tuple<int, int, double>> out;
-    for (int c0 = 0; c0 < ns; c0 += kDirs) {
+    forEachJetPass(ns, [&](const JetPass& pass) {
         Eq<Jet> eq = prepare(m_j, block, s,
                              [&](int k, double y, double d, Jet& yo, Jet& dout) {
-                                 yo = k >= c0 && k < c0 + kDirs ? Jet::seed(y, k - c0) : Jet(y);
+                                 yo = pass.seed(y, k);
                                  dout = Jet(d);
                              },
                              [](double t) { return Jet(t); });
         blk.eval(eq);
         auto take = [&](int localRow, const Jet& g) {
-            for (int j = 0; j < kDirs && c0 + j < ns; ++j)
-                if (g.d[at(j)] != 0.0) out.emplace_back(localRow, b.slot[at(c0 + j)], g.d[at(j)]);
+            pass.derivatives(g, [&](int k, double d) {
+                if (d != 0.0) out.emplace_back(localRow, b.slot[at(k)], d);
+            });
         };
         const int nv = static_cast<int>(m_j.res.size());
         for (int v = 0; v < nv; ++v) take(v, m_j.res[at(v)]);
         for (std::size_t p = 0; p < m_j.thr.size(); ++p) take(nv + static_cast<int>(p), m_j.thr[p]);
-    }
+    });
     return out;
 }
 

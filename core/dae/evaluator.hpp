@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Evaluator: runs the blocks' equations over the unknown vector. Residual with doubles (Tan<double>
-// for blocks with differentiated rows), Jacobian dF/dy + cj*dF/dy' with forward-mode AD per block
-// scattered into the fixed CSC pattern, event functions, recorded outputs and incidence (Sym).
+// Evaluator: runs the blocks' equations over the unknown vector. One entry point per purpose:
+// residual (doubles; Tan<double> for blocks with differentiated rows), jacobian dF/dy + cj*dF/dy'
+// (forward-mode AD per block, seeding.hpp, scattered into the fixed CSC pattern), event
+// functions, one own row (the reduction), an Eq<double> for events, recording and settling, and
+// incidence (Sym). All of them gather a block's values in one of two places: doubleEq() for double
+// evaluation, prepare() for any other scalar (and for doubles when a block has dummy derivatives).
 // Holds scratch buffers, so one Evaluator per thread; no allocation after the first call.
 #pragma once
 
@@ -39,7 +42,7 @@ struct State {   // one point of the solution
 
 class Evaluator {
 public:
-    explicit Evaluator(const DaeSystem& sys) : m_sys(sys) {}
+    explicit Evaluator(const DaeSystem& sys);
 
     // With fusedY (the y of s, writable), the fused explicit variables are solved on the way.
     void residual(const State& s, double* F, double* fusedY = nullptr);
@@ -63,23 +66,22 @@ public:
     template <class S, class Seed, class TimeSeed>
     Eq<S> prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed);
 
-    // Eq<double> of a block at s: reads the global vectors directly when the block has no dummy
-    // derivatives (and s has y'), else through the scratch slots.
-    Eq<double> doubles(int block, const State& s);
-
     Workspace<double>& doubles() { return m_d; }
     Workspace<Jet>& jets() { return m_j; }
     Workspace<ad::Sym>& syms() { return m_s; }
 
 private:
-    Eq<double> hotEq(const HotBlock& h, const State& s);
+    // Eq<double> of a block at s, its rows in m_d.data.residual and .through: reads the global
+    // vectors in place when the block has no dummy derivatives (and s has y'), the fast path of
+    // every residual; else through the scratch slots (prepare).
+    Eq<double> doubleEq(std::size_t block, const State& s);
+    void blockResidual(std::size_t block, const State& s, double* F, double* fusedY);   // adds into F
     void blockJacobian(int block, const State& s, double cj, double* values);   // adds into values
     void rebuildLinear(const State& s);
     void applyFused(std::size_t block, double* res, double* thr, double* y);
-    void reserveHot();
 
     const DaeSystem& m_sys;
-    std::vector<double> m_hotRes, m_hotThr, m_delta;
+    std::vector<double> m_res, m_thr, m_delta;   // the rows of doubles()' fast path
     std::vector<std::vector<FusedExplicit>> m_fused;   // per block, or empty
     Workspace<double> m_d;
     Workspace<ad::Tan<double>> m_t;

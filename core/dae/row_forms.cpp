@@ -3,6 +3,7 @@
 
 #include "core/dae/dae_system.hpp"
 #include "core/dae/evaluator.hpp"
+#include "core/dae/seeding.hpp"
 
 #include <cmath>
 #include <random>
@@ -13,7 +14,6 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-constexpr int kDirs = 8;           // Jet width
 constexpr int kSamples = 4;        // pseudo-random states per mode combination
 constexpr int kMaxCombinations = 256;
 
@@ -33,13 +33,13 @@ Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
     out.value.assign(at(nv), 0.0);
     out.grad.assign(at(nv + np), std::vector<double>(at(2 * ns), 0.0));
     out.point.assign(at(2 * ns), 0.0);
-    for (int c0 = 0; c0 < 2 * ns; c0 += kDirs) {
-        auto inChunk = [&](int d) { return d >= c0 && d < c0 + kDirs; };
+    // two directions per slot: its value at 2k, its rate at 2k + 1
+    forEachJetPass(2 * ns, [&](const JetPass& pass) {
         Workspace<Jet>& w = ev.jets();
         Eq<Jet> eq = ev.prepare(w, bi, st,
                                 [&](int k, double y, double d, Jet& yo, Jet& dout) {
-                                    yo = inChunk(2 * k) ? Jet::seed(y, 2 * k - c0) : Jet(y);
-                                    dout = inChunk(2 * k + 1) ? Jet::seed(d, 2 * k + 1 - c0) : Jet(d);
+                                    yo = pass.seed(y, 2 * k);
+                                    dout = pass.seed(d, 2 * k + 1);
                                     out.point[at(2 * k)] = y;
                                     out.point[at(2 * k + 1)] = d;
                                 },
@@ -47,11 +47,10 @@ Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
         blk.eval(eq);
         for (int v = 0; v < nv; ++v) {
             out.value[at(v)] = w.res[at(v)].v;
-            for (int j = 0; j < kDirs && c0 + j < 2 * ns; ++j) out.grad[at(v)][at(c0 + j)] = w.res[at(v)].d[at(j)];
+            pass.derivatives(w.res[at(v)], [&](int dir, double g) { out.grad[at(v)][at(dir)] = g; });
         }
-        for (int p = 0; p < np; ++p)
-            for (int j = 0; j < kDirs && c0 + j < 2 * ns; ++j) out.grad[at(nv + p)][at(c0 + j)] = w.thr[at(p)].d[at(j)];
-    }
+        for (int p = 0; p < np; ++p) pass.derivatives(w.thr[at(p)], [&](int dir, double g) { out.grad[at(nv + p)][at(dir)] = g; });
+    });
     return out;
 }
 

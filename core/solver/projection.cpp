@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/solver/projection.hpp"
 
+#include "core/dae/seeding.hpp"
 #include "core/solver/sundials_raii.hpp"
 
 #include <sunlinsol/sunlinsol_dense.h>
@@ -15,7 +16,6 @@ namespace endstop::core::solver {
 
 namespace {
 
-constexpr int kDirs = 8;
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 struct Constraint {
@@ -36,10 +36,10 @@ void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const
     const std::size_t first = out.size();
     for (int v : vars) out.push_back({bi, v, 0.0, {}});
     auto& w = ev.jets();
-    for (int c0 = 0; c0 < ns; c0 += kDirs) {
+    dae::forEachJetPass(ns, [&](const dae::JetPass& pass) {
         Eq<Jet> eq = ev.prepare(w, bi, s,
                                 [&](int k, double y, double d, Jet& yo, Jet& dout) {
-                                    yo = k >= c0 && k < c0 + kDirs ? Jet::seed(y, k - c0) : Jet(y);
+                                    yo = pass.seed(y, k);
                                     dout = Jet(d);
                                 },
                                 [](double t) { return Jet(t); });
@@ -49,12 +49,12 @@ void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const
             const Jet& r = w.res[at(vars[i])];
             Constraint& c = out[first + i];
             c.value = r.v;
-            for (int j = 0; j < kDirs && c0 + j < ns; ++j) {
-                const int u = b.slot[at(c0 + j)];
-                if (r.d[at(j)] != 0.0 && isNode(sys, u)) c.gradient[u] += r.d[at(j)];
-            }
+            pass.derivatives(r, [&](int k, double d) {
+                const int u = b.slot[at(k)];
+                if (d != 0.0 && isNode(sys, u)) c.gradient[u] += d;
+            });
         }
-    }
+    });
     out.erase(std::remove_if(out.begin() + static_cast<long>(first), out.end(),
                              [](const Constraint& c) { return c.gradient.empty(); }),
               out.end());
@@ -102,17 +102,16 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
         const dae::Binding& b = sys.bindings[at(bi)];
         const Block& blk = *sys.topo.blocks[at(bi)].block;
         const int ns = static_cast<int>(b.slot.size());
-        for (int c0 = 0; c0 < ns; c0 += kDirs) {
+        dae::forEachJetPass(ns, [&](const dae::JetPass& pass) {
             Eq<Jet> eq = ev.prepare(w, bi, s,
                                     [&](int k, double yv, double d, Jet& yo, Jet& dout) {
-                                        const bool in = k >= c0 && k < c0 + kDirs;
                                         const int u = b.slot[at(k)];
                                         const bool node = k < b.baseSlots && isNode(sys, u);
                                         const bool force = !node && sys.unknowns[at(u)].kind == dae::Unknown::Kind::Own &&
                                                            sys.unknowns[at(u)].block == bi &&
                                                            impulseCol.count({bi, sys.unknowns[at(u)].index});
-                                        yo = in && force ? Jet::seed(yv, k - c0) : Jet(yv);
-                                        dout = in && node ? Jet::seed(d, k - c0) : Jet(d);
+                                        yo = force ? pass.seed(yv, k) : Jet(yv);
+                                        dout = node ? pass.seed(d, k) : Jet(d);
                                     },
                                     [](double t) { return Jet(t); });
             blk.eval(eq);
@@ -120,22 +119,21 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
                 if (b.portRow[p] < 0) continue;
                 const auto rowIt = nodeCol.find(b.portRow[p]);   // node rows are numbered like node unknowns
                 if (rowIt == nodeCol.end()) continue;
-                const Jet& f = w.thr[p];
-                for (int j = 0; j < kDirs && c0 + j < ns; ++j) {
-                    if (f.d[at(j)] == 0.0) continue;
-                    const int u = b.slot[at(c0 + j)];
+                pass.derivatives(w.thr[p], [&](int k, double d) {
+                    if (d == 0.0) return;
+                    const int u = b.slot[at(k)];
                     int c = -1;
                     if (const auto nc2 = nodeCol.find(u); nc2 != nodeCol.end() && isNode(sys, u)) {
                         c = nc2->second;
-                        maxInertia = std::max(maxInertia, std::abs(f.d[at(j)]));
+                        maxInertia = std::max(maxInertia, std::abs(d));
                     } else if (sys.unknowns[at(u)].kind == dae::Unknown::Kind::Own) {
                         const auto ic = impulseCol.find({bi, sys.unknowns[at(u)].index});
                         if (ic != impulseCol.end()) c = ic->second;
                     }
-                    if (c >= 0) a(rowIt->second, c) += f.d[at(j)];
-                }
+                    if (c >= 0) a(rowIt->second, c) += d;
+                });
             }
-        }
+        });
     }
     const double eps = 1e-10 / std::max(maxInertia, 1.0);
     for (int i = 0; i < nc; ++i) {

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// IDAS set-up for one run (run.hpp): vectors, tolerances, the linear solver (dense or KLU), root
+// finding and quadratures; and the callbacks through which IDAS evaluates the reduced system.
+#include "core/model/errors.hpp"
+#include "core/solver/fast_vector.hpp"
+#include "core/solver/restart.hpp"
+#include "core/solver/run.hpp"
+
+#include <idas/idas.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include <algorithm>
+
+namespace endstop::core::solver::detail {
+
+namespace {
+
+constexpr long kStepsPerCall = 500;
+
+}  // namespace
+
+int Run::residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
+    auto* self = static_cast<Run*>(ud);
+    try {
+        double* F = N_VGetArrayPointer(r);
+        self->m_rev.residual({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, F);
+        for (int i = 0; i < self->m_rev.size(); ++i)
+            if (!std::isfinite(F[i])) return 1;   // recoverable: IDA retries with a smaller step
+        return 0;
+    } catch (...) {
+        self->m_error = std::current_exception();
+        return -1;
+    }
+}
+
+int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J, void* ud, N_Vector,
+                      N_Vector, N_Vector) {
+    auto* self = static_cast<Run*>(ud);
+    try {
+        const dae::Pattern& p = self->m_rev.pattern();
+        const dae::State st{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
+        if (self->m_sparse) {
+            std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(J));
+            std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(J));
+            self->m_rev.jacobian(st, cj, SUNSparseMatrix_Data(J));
+            return 0;
+        }
+        self->m_values.resize(at(p.nnz()));
+        self->m_rev.jacobian(st, cj, self->m_values.data());
+        SUNMatZero(J);
+        for (int c = 0; c < p.n; ++c) {
+            double* column = SUNDenseMatrix_Column(J, c);
+            for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) column[p.rowIdx[at(k)]] = self->m_values[at(k)];
+        }
+        return 0;
+    } catch (...) {
+        self->m_error = std::current_exception();
+        return -1;
+    }
+}
+
+int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
+    auto* self = static_cast<Run*>(ud);
+    try {
+        const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
+        self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(), dae::ReducedEvaluator::For::Events);
+        self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data()}, g);
+        return 0;
+    } catch (...) {
+        self->m_error = std::current_exception();
+        return -1;
+    }
+}
+
+// the quadratures' rates (reduce.hpp): IDA integrates them outside the Newton system
+int Run::quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
+    auto* self = static_cast<Run*>(ud);
+    try {
+        self->m_rev.quadratureRates({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, N_VGetArrayPointer(rq));
+        return 0;
+    } catch (...) {
+        self->m_error = std::current_exception();
+        return -1;
+    }
+}
+
+void Run::errorFn(int, const char* module, const char* function, char* msg, void* ud) {
+    static_cast<Run*>(ud)->m_idaMessage = std::string(module) + "/" + function + ": " + msg;
+}
+
+void Run::setUp() {
+    const int n = m_rev.size();
+    m_stats.unknowns = n;
+    m_stats.unknownsBefore = m_sys.size();
+    m_disc = m_sys.discrete0;
+    m_y = makeVector(n, m_ctx);
+    m_yp = makeVector(n, m_ctx);
+    m_id = makeVector(n, m_ctx);
+    for (const NVector* v : {&m_y, &m_yp, &m_id}) accelerate(v->get());   // IDA clones these
+    m_fy = m_sys.y0;
+    m_fyp.assign(m_sys.y0.size(), 0.0);
+    m_rootY = m_fy;
+    m_rootYp = m_fyp;
+    m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
+    m_mem.reset(IDACreate(m_ctx));
+    if (!m_mem) throw SolverError("IDACreate failed");
+    void* mem = m_mem.get();
+    check(IDASetErrHandlerFn(mem, errorFn, this), "IDASetErrHandlerFn");
+    check(IDAInit(mem, residualFn, 0.0, m_y.get(), m_yp.get()), "IDAInit");
+    check(IDASetUserData(mem, this), "IDASetUserData");
+    const std::size_t nq = m_red.quadratures.size();
+    if (nq > 0) {
+        m_q = makeVector(static_cast<int>(nq), m_ctx);
+        for (std::size_t k = 0; k < nq; ++k) data(m_q)[k] = m_sys.y0[at(m_red.quadratures[k].unknown)];
+        check(IDAQuadInit(mem, quadratureFn, m_q.get()), "IDAQuadInit");
+        check(IDASetQuadErrCon(mem, SUNFALSE), "IDASetQuadErrCon");   // they steer no step size
+    }
+    setTolerances();
+    if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
+    // per IDASolve call: the run's own limits (RunGuard) are checked between calls
+    check(IDASetMaxNumSteps(mem, kStepsPerCall), "IDASetMaxNumSteps");
+    m_sparse = m_opt.linearSolver == core::LinearSolver::Klu || (m_opt.linearSolver == core::LinearSolver::Auto && n >= m_opt.denseLimit);
+    m_stats.linearSolver = toString(m_sparse ? core::LinearSolver::Klu : core::LinearSolver::Dense);
+    if (m_sparse) {
+        m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_rev.pattern().nnz()), CSC_MAT, m_ctx));
+        m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));
+        // AMD rather than SUNDIALS' default COLAMD: network Jacobians are nearly symmetric in
+        // structure, and AMD's fill estimate lets KLU size its factors (COLAMD's default
+        // sizing reserved 40 MB at 60,000 unknowns)
+        if (m_ls) check(SUNLinSol_KLUSetOrdering(m_ls.get(), 0), "SUNLinSol_KLUSetOrdering");
+        keepSymbolicAnalysis(m_ls.get());
+    } else {
+        m_A.reset(SUNDenseMatrix(n, n, m_ctx));
+        m_ls.reset(SUNLinSol_Dense(m_y.get(), m_A.get(), m_ctx));
+    }
+    if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
+    check(IDASetLinearSolver(mem, m_ls.get(), m_A.get()), "IDASetLinearSolver");
+    check(IDASetJacFn(mem, jacobianFn), "IDASetJacFn");
+    if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
+    m_roots.assign(at(m_sys.eventCount), 0);
+    m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());
+    for (std::size_t b = 0; b < m_sys.topo.blocks.size(); ++b) {
+        const Block& blk = *m_sys.topo.blocks[b].block;
+        m_next[b] = blk.nextTimeEvent(0.0);
+        if (std::isfinite(m_next[b])) m_timeBlocks.push_back(static_cast<int>(b));
+        if (blk.hasSettle()) m_settleBlocks.push_back(static_cast<int>(b));
+    }
+}
+
+// Quadrature states get an absolute tolerance so loose that they drop out of the error test, and
+// so do dummy derivatives: each stands for y' of an unknown that is tested itself, and as an
+// acceleration computed through a rigid coupling (a gear between two inertias) it carries
+// round-off that a tight atol (1e-14) cannot accept near its zero crossings, which stalled the
+// steps and failed IDACalcIC's convergence test at the start.
+void Run::setTolerances() {
+    constexpr double kIgnored = 1e30;
+    m_atol = makeVector(m_rev.size(), m_ctx);
+    for (int i = 0; i < m_rev.size(); ++i) {
+        const int u = m_red.kept[at(i)];
+        const dae::Unknown& k = m_sys.unknowns[at(u)];
+        const bool quadrature = k.kind == dae::Unknown::Kind::Own &&
+                                m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)].quadrature;
+        const bool dummy = k.kind == dae::Unknown::Kind::Dummy;
+        data(m_atol)[i] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
+    }
+    check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_atol.get()), "IDASVtolerances");
+}
+
+void Run::check(int flag, const char* what) {
+    if (flag < 0) throw SolverError(std::string(what) + " failed (" + std::to_string(flag) + "): " + m_idaMessage);
+}
+
+}  // namespace endstop::core::solver::detail

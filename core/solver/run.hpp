@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One integration run (integrator.hpp): its state and its steps. Internal to core/solver. The
+// members are defined along the run's seams in three files: integrator.cpp (the main loop,
+// output, statistics, failures), ida_setup.cpp (IDAS set-up, tolerances and the callbacks IDAS
+// calls) and run_events.cpp (events, mode iteration, projection and consistent restarts).
+#pragma once
+
+#include "core/dae/reduced_evaluator.hpp"
+#include "core/solver/integrator.hpp"
+#include "core/solver/sundials_raii.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace endstop::core::solver::detail {
+
+using Clock = std::chrono::steady_clock;
+inline std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+class Run {
+public:
+    Run(const dae::DaeSystem& sys, const SolverOptions& opt, Recorder& rec, ResultSink& sink, const RunControl& ctl)
+        : m_sys(sys), m_opt(opt), m_rec(rec), m_sink(sink), m_ctl(ctl), m_red(dae::planReduction(sys, opt.reduce)),
+          m_rev(sys, m_red), m_revRoots(sys, m_red), m_ev(m_rev.full()), m_guard(opt.limits, opt.stopTime) {}
+
+    RunStats execute();
+
+private:
+    // ---- IDA callbacks (ida_setup.cpp) ---------------------------------------------------------
+    static int residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud);
+    static int jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J, void* ud, N_Vector,
+                          N_Vector, N_Vector);
+    static int rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud);
+    static int quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud);
+    static void errorFn(int, const char* module, const char* function, char* msg, void* ud);
+
+    // ---- set-up (ida_setup.cpp) ----------------------------------------------------------------
+    void setUp();
+    void setTolerances();
+    void check(int flag, const char* what);
+
+    // ---- consistent (re)start and events (run_events.cpp) --------------------------------------
+    void restart(double t);
+    void chooseFirstStep(double t);
+    void calcIC(double t);
+    void reInit(double t);
+    void syncFull(double t);
+    bool settle(double t);
+    int ownUnknown(int block, int var) const;
+    template <class F>
+    bool withCtx(int b, double t, F&& f);
+    void handleRoots(double t);
+    void handleTimeEvents(double t);
+    // The latest time that counts as now: a scheduled event closer than this is taken here.
+    static double dueBy(double t) { return t + 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)); }
+    void guardChattering(double t) { m_guard.restart(t, m_log.empty() ? std::string() : m_log.back().block); }
+
+    // ---- main loop, output, statistics, failures (integrator.cpp) ------------------------------
+    RunStats withoutUnknowns(Clock::time_point start);
+    void loop();
+    void catchUpGrid(double t, long& outputIndex);
+    double nextTimeEvent() const;
+    dae::State state(double t);
+    void recordRow(double t);
+    void recordLast();
+    void accumulateInto(RunStats& s);
+    void accumulate() { accumulateInto(m_stats); }   // before IDAReInit, which resets IDA's counters
+    void finish(Clock::time_point start);
+    void rethrowCallbackError();
+    [[noreturn]] void failSolve(double t, int flag);
+    std::pair<std::string, std::string> culprit();
+    [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint);
+
+    const dae::DaeSystem& m_sys;
+    const SolverOptions& m_opt;
+    Recorder& m_rec;
+    ResultSink& m_sink;
+    const RunControl& m_ctl;
+    const dae::ReductionPlan m_red;
+    dae::ReducedEvaluator m_rev;        // IDA's residual and Jacobian
+    dae::ReducedEvaluator m_revRoots;   // event functions (IDA calls them between residuals)
+    dae::Evaluator& m_ev;               // the full network: projections, modes, recording
+    SunContext m_ctx;
+    NVector m_y, m_yp, m_id, m_atol, m_q;   // reduced (IDA's); m_q the quadratures
+    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp, m_idFull;   // full
+    bool m_fullStale = false;   // m_fy, m_fyp lag behind IDA's vectors
+    Matrix m_A;
+    LinearSolver m_ls;
+    IdaMemory m_mem;
+    bool m_sparse = false;
+    const bool m_everyRow = m_sink.wantsEveryRow();
+    std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
+    std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
+    std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
+    std::vector<EventRecord> m_log;
+    double m_lastStep = 0.0;
+    double m_largestStep = 0.0;
+    std::string m_idaMessage;
+    std::exception_ptr m_error;
+    RunGuard m_guard;
+    RunStats m_stats, m_live;
+};
+
+}  // namespace endstop::core::solver::detail

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Events and consistent restarts of one run (run.hpp): block events at roots and scheduled times,
+// then mode iteration with IDACalcIC, the momentum-conserving projection (projection.hpp) and the
+// blocks' settle(), and the first step after the restart (restart.hpp).
+#include "core/model/errors.hpp"
+#include "core/solver/projection.hpp"
+#include "core/solver/restart.hpp"
+#include "core/solver/run.hpp"
+
+#include <idas/idas.h>
+
+#include <algorithm>
+
+namespace endstop::core::solver::detail {
+
+namespace {
+
+constexpr int kMaxModeIterations = 50;
+
+}  // namespace
+
+void Run::restart(double t) {
+    void* mem = m_mem.get();
+    for (int iter = 0;; ++iter) {
+        if (iter >= kMaxModeIterations) failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
+        if (m_fullStale) syncFull(t);
+        m_before = m_fy;   // CalcIC may move algebraic velocities
+        calcIC(t);
+        m_impulse.assign(at(m_sys.size()), 0.0);
+        if (!m_sys.impulsiveBlocks.empty()) {
+            const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx);
+            for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
+            if (pr.maxChange > 0.0) {
+                m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
+                calcIC(t);
+            }
+        }
+        if (!settle(t)) break;
+    }
+    m_impulse.clear();   // settle() alone sees the impulses
+    chooseFirstStep(t);
+    if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
+    ++m_stats.reinits;
+}
+
+// Consistent rates of the algebraic unknowns and a first step from the second derivatives
+// (restart.hpp); the step before the event if the estimate is not available.
+void Run::chooseFirstStep(double t) {
+    void* mem = m_mem.get();
+    const double span = std::max(m_opt.stopTime - t, 1e-12);
+    const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol),
+                          m_lastStep > 0 ? m_lastStep : 1e-3 * span, m_sparse};
+    const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
+    double h = m_lastStep;
+    if (guess.ok) {
+        accumulate();
+        reInit(t);
+        syncFull(t);
+        // nothing curves (a free flight after a contact): the largest step of the run so far
+        // is a better start than the contact's last one
+        h = guess.firstStep > 0 ? guess.firstStep : std::max(m_lastStep, m_largestStep);
+        h = std::min(h, span);
+    }
+    if (h > 0 && m_opt.maxStep > 0) h = std::min(h, m_opt.maxStep);
+    check(IDASetInitStep(mem, std::max(h, 0.0)), "IDASetInitStep");   // 0: IDA's own guess
+}
+
+void Run::calcIC(double t) {
+    void* mem = m_mem.get();
+    dae::differentialMask(m_sys, m_disc.data(), m_idFull);
+    m_idValues.resize(at(m_rev.size()));
+    m_rev.gather(m_idFull.data(), nullptr, m_idValues.data(), nullptr);
+    std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
+    accumulate();
+    reInit(t);
+    check(IDASetId(mem, m_id.get()), "IDASetId");
+    const double span = std::max(m_opt.stopTime - t, 1e-12);
+    // IDA refuses a tout1 within round-off of t: at tight tolerances the last step can be that small
+    const double minimum = 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+    const double tout1 = t + std::min(span, std::max(minimum, m_lastStep > 0 ? m_lastStep : 1e-3 * span));
+    const int flag = IDACalcIC(mem, IDA_YA_YDP_INIT, tout1);
+    rethrowCallbackError();
+    if (flag < 0)
+        failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
+               "check for conflicting constraints or inconsistent initial values");
+    check(IDAGetConsistentIC(mem, m_y.get(), m_yp.get()), "IDAGetConsistentIC");
+    syncFull(t);
+}
+
+void Run::reInit(double t) {
+    check(IDAReInit(m_mem.get(), t, m_y.get(), m_yp.get()), "IDAReInit");
+    if (m_q) check(IDAQuadReInit(m_mem.get(), m_q.get()), "IDAQuadReInit");
+}
+
+// The full network's unknowns from IDA's (and the quadratures'), for everything but IDA.
+void Run::syncFull(double t) {
+    m_rev.expand({t, data(m_y), data(m_yp), m_disc.data()}, m_q ? data(m_q) : nullptr, m_fy.data(), m_fyp.data());
+    m_fullStale = false;
+}
+
+int Run::ownUnknown(int block, int var) const {
+    const dae::Binding& bind = m_sys.bindings[at(block)];
+    return bind.slot[at(bind.varSlot[at(var)])];
+}
+
+template <class F>
+bool Run::withCtx(int b, double t, F&& f) {
+    const dae::Binding& bind = m_sys.bindings[at(b)];
+    const Block& blk = *m_sys.topo.blocks[at(b)].block;
+    bool changed = false;
+    const std::size_t before = m_log.size();
+    m_blockImpulse.assign(m_impulse.empty() ? 0 : blk.vars().size(), 0.0);
+    for (std::size_t v = 0; v < m_blockImpulse.size(); ++v) m_blockImpulse[v] = m_impulse[at(ownUnknown(b, static_cast<int>(v)))];
+    m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
+        EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
+                     m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
+        f(ctx);
+        changed = ctx.changed();
+    });
+    for (std::size_t i = before; i < m_log.size(); ++i) {
+        m_sink.event(m_log[i]);
+        ++m_stats.events;
+        m_guard.event(t, m_log[i].block);
+    }
+    return changed;
+}
+
+bool Run::settle(double t) {
+    bool changed = false;
+    for (int b : m_settleBlocks)
+        changed = withCtx(b, t, [&](EventCtx& ctx) { m_sys.topo.blocks[at(b)].block->settle(ctx); }) || changed;
+    return changed;
+}
+
+void Run::handleRoots(double t) {
+    IDAGetRootInfo(m_mem.get(), m_roots.data());
+    for (int b = 0; b < static_cast<int>(m_sys.topo.blocks.size()); ++b) {
+        const Block& blk = *m_sys.topo.blocks[at(b)].block;
+        const int n = blk.eventCount();
+        if (n == 0) continue;
+        const int off = m_sys.bindings[at(b)].eventOffset;
+        for (int i = 0; i < n; ++i)
+            if (m_roots[at(off + i)] != 0) {
+                const int dir = m_roots[at(off + i)];
+                withCtx(b, t, [&](EventCtx& ctx) { blk.onEvent(ctx, i, dir); });
+            }
+    }
+    guardChattering(t);
+    restart(t);
+}
+
+void Run::handleTimeEvents(double t) {
+    for (int b : m_timeBlocks) {
+        if (m_next[at(b)] > dueBy(t)) continue;
+        const Block& blk = *m_sys.topo.blocks[at(b)].block;
+        withCtx(b, t, [&](EventCtx& ctx) {
+            ctx.log(EventKind::Time, 0.0);
+            blk.onTimeEvent(ctx);
+        });
+        m_next[at(b)] = blk.nextTimeEvent(t);
+    }
+    guardChattering(t);
+    restart(t);
+}
+
+}  // namespace endstop::core::solver::detail
