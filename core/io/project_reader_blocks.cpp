@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The project reader's bodies (top level or a subsystem definition's): blocks and their parameters,
+// subsystem instances, ui placement and display units, and connections checked port by port.
+#include "core/io/project_reader_impl.hpp"
+
+#include "core/io/overrides.hpp"
+#include "core/io/project_file.hpp"
+#include "core/errors.hpp"
+#include "core/model/flatten.hpp"
+#include "core/text/quote.hpp"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace endstop::core::io::detail {
+
+namespace {
+
+ParamValue rawValue(const QJsonValue& v) {   // for an old typeVersion, before migration
+    if (v.isDouble()) return v.toDouble();
+    if (v.isArray()) {
+        std::vector<double> xs;
+        for (const QJsonValue& x : v.toArray()) xs.push_back(x.toDouble());
+        return xs;
+    }
+    return v.toString().toStdString();
+}
+
+// A name some scope could hold: the model's parameters or any subsystem's mask.
+bool inScope(const model::Model& root, std::string_view name) {
+    if (root.findParameter(name)) return true;
+    return std::any_of(root.subsystems().begin(), root.subsystems().end(),
+                       [&](const model::SubsystemDef& d) { return d.body.findParameter(name) != nullptr; });
+}
+
+// A real parameter may be an expression: kept as written and evaluated on flattening. A plain
+// quantity ("10 mm") is converted to SI here, as in version 1.
+ParamValue convert(const QJsonValue& v, const ParamDesc& d, const std::function<bool(std::string_view)>& known) {
+    switch (d.type) {
+        case ParamType::Real:
+            if (v.isDouble()) return v.toDouble();
+            if (!v.isString())
+                throw FileFormatError("expected a number, a string with a unit such as \"10 mm\" or an expression");
+            return realText(v.toString().toStdString(), d, known);
+        case ParamType::Vector: {
+            if (v.isString()) return parseParameterText(v.toString().toStdString(), d);
+            if (!v.isArray()) throw FileFormatError("expected an array of numbers like [0, 0.01, 0.02]");
+            std::vector<double> xs;
+            for (const QJsonValue& x : v.toArray()) {
+                if (x.isDouble())
+                    xs.push_back(x.toDouble());
+                else if (x.isString()) {
+                    ParamDesc element = d;
+                    element.type = ParamType::Real;
+                    xs.push_back(std::get<double>(parseParameterText(x.toString().toStdString(), element)));
+                } else
+                    throw FileFormatError("expected numbers in the array");
+            }
+            return xs;
+        }
+        case ParamType::Choice:
+        case ParamType::Text:
+            if (!v.isString()) throw FileFormatError("expected a string");
+            return parseParameterText(v.toString().toStdString(), d);
+    }
+    return 0.0;
+}
+
+}   // namespace
+
+void Reader::readBody(const QJsonObject& o, const Context& ctx, model::Model& body, const model::Model& root) {
+    readBlocks(o.value("blocks"), ctx, body, root);
+    readConnections(o.value("connections"), ctx, body, root);
+}
+
+void Reader::readBlocks(const QJsonValue& v, const Context& ctx, model::Model& body, const model::Model& root) {
+    if (v.isUndefined()) return;
+    if (!v.isArray()) fail(ctx.path + "blocks", "expected an array");
+    const QJsonArray blocks = v.toArray();
+    for (qsizetype i = 0; i < blocks.size(); ++i) {
+        const QString path = ctx.path + QString("blocks[%1]").arg(i);
+        if (!blocks[i].isObject()) fail(path, "expected an object");
+        const QJsonObject o = blocks[i].toObject();
+        model::BlockSpec spec;
+        spec.name = o.value("name").toString().toStdString();
+        if (!model::Model::validName(spec.name))
+            fail(path + ".name", "expected a block name (letters, digits, _; not starting with a digit), got " +
+                                     quoteText(spec.name, '"'));
+        if (body.find(spec.name)) fail(path + ".name", "duplicate block name \"" + spec.name + "\"");
+        spec.type = o.value("type").toString().toStdString();
+        for (const QString& key : o.keys())
+            if (!QStringList{"name", "type", "typeVersion", "parameters", "ui"}.contains(key))
+                fail(path + "." + key, "unknown key");
+        if (const std::string_view sub = model::subsystemOf(spec.type); !sub.empty()) {
+            const model::SubsystemDef* def = root.findSubsystem(sub);
+            if (!def) fail(path + ".type", ctx.label(spec.name) + ": unknown subsystem \"" + std::string(sub) + "\"");
+            readInstanceParameters(o.value("parameters"), path + ".parameters", ctx, spec, *def);
+            readUi(o.value("ui"), path + ".ui", spec, nullptr);
+            body.apply(model::AddBlock{spec});
+            continue;
+        }
+        const BlockType* type = m_registry.find(spec.type);
+        if (!type)
+            fail(path + ".type", "unknown block type " + quoteText(spec.type, '"') + " (" + ctx.label(spec.name) + ")");
+        if (o.contains("typeVersion")) {
+            const double version = number(o["typeVersion"], path + ".typeVersion");
+            if (version != std::floor(version) || version < 1)
+                fail(path + ".typeVersion", "expected a whole number >= 1");
+            if (version > type->info.typeVersion)
+                fail(path + ".typeVersion", ctx.label(spec.name) + ": type version " + formatNumber(version) +
+                                                " is newer than this program supports (" +
+                                                std::to_string(type->info.typeVersion) + ")");
+            spec.typeVersion = static_cast<int>(version);
+        } else {
+            spec.typeVersion = type->info.typeVersion;
+        }
+        readParameters(o.value("parameters"), path + ".parameters", ctx, spec, root);
+        readUi(o.value("ui"), path + ".ui", spec, prototype(spec.type));
+        body.apply(model::AddBlock{spec});
+    }
+}
+
+void Reader::readParameters(const QJsonValue& v, const QString& path, const Context& ctx, model::BlockSpec& spec,
+                            const model::Model& root) const {
+    if (v.isUndefined()) return;
+    if (!v.isObject()) fail(path, "expected an object");
+    const QJsonObject o = v.toObject();
+    const BlockDescription* proto = prototype(spec.type);
+    for (const QString& key : o.keys()) {
+        const QString p = path + "." + key;
+        const ParamDesc* desc = proto->param(key.toStdString());
+        if (!desc && spec.typeVersion == proto->info.typeVersion)
+            fail(p,
+                 ctx.label(spec.name) + " (" + spec.type + ") has no parameter " + quoteText(key.toStdString(), '"'));
+        try {
+            spec.params[key.toStdString()] =
+                desc ? convert(o[key], *desc, [&](std::string_view n) { return inScope(root, n); }) : rawValue(o[key]);
+        } catch (const Error& e) {
+            fail(p, ctx.label(spec.name) + ": " + e.what());
+        }
+    }
+}
+
+// An instance's values: mask parameters by name, or a block inside by relative path
+// ("spring.stiffness"), numbers or expressions, checked when the model is flattened.
+void Reader::readInstanceParameters(const QJsonValue& v, const QString& path, const Context& ctx,
+                                    model::BlockSpec& spec, const model::SubsystemDef& def) const {
+    if (v.isUndefined()) return;
+    if (!v.isObject()) fail(path, "expected an object");
+    const QJsonObject o = v.toObject();
+    for (const QString& key : o.keys()) {
+        const QString p = path + "." + key;
+        const std::string k = key.toStdString();
+        if (k.find('.') == std::string::npos && !def.body.findParameter(k)) {
+            std::string names;
+            for (const model::ParameterDef& d : def.body.parameters()) names += (names.empty() ? "" : ", ") + d.name;
+            fail(p, ctx.label(spec.name) + " (subsystem " + def.name + ") has no parameter " + quoteText(k, '"') +
+                        " (parameters: " + (names.empty() ? "none" : names) + ")");
+        }
+        if (o[key].isDouble())
+            spec.params[k] = o[key].toDouble();
+        else if (o[key].isString()) {
+            syntax(o[key].toString().toStdString(), p, ctx.label(spec.name) + ", parameter \"" + k + "\"");
+            spec.params[k] = o[key].toString().toStdString();
+        } else if (o[key].isArray())
+            spec.params[k] = rawValue(o[key]);
+        else
+            fail(p, ctx.label(spec.name) + ": expected a number or an expression");
+    }
+}
+
+// proto: the block, to check display units against; nullptr for instances and ports
+void Reader::readUi(const QJsonValue& v, const QString& path, model::BlockSpec& spec,
+                    const BlockDescription* proto) const {
+    if (v.isUndefined()) return;
+    if (!v.isObject()) fail(path, "expected an object");
+    const QJsonObject o = v.toObject();
+    if (o.contains("pos")) {
+        const QJsonArray pos = o["pos"].toArray();
+        if (pos.size() != 2 || !pos[0].isDouble() || !pos[1].isDouble()) fail(path + ".pos", "expected [x, y]");
+        spec.ui.x = pos[0].toDouble();
+        spec.ui.y = pos[1].toDouble();
+    }
+    if (o.contains("rotation")) {
+        const double r = number(o["rotation"], path + ".rotation");
+        if (r != std::floor(r) || std::fmod(r, 90.0) != 0.0 || std::abs(r) > 1e6)
+            fail(path + ".rotation", "expected a multiple of 90 degrees");
+        spec.ui.rotation = ((static_cast<int>(r) % 360) + 360) % 360;
+    }
+    if (o.contains("flip")) spec.ui.flipped = o["flip"].toBool();
+    if (o.contains("units")) readDisplayUnits(o["units"], path + ".units", spec, proto);
+}
+
+void Reader::readDisplayUnits(const QJsonValue& v, const QString& path, model::BlockSpec& spec,
+                              const BlockDescription* proto) const {
+    if (!v.isObject()) fail(path, "expected an object of parameter key: unit");
+    const QJsonObject u = v.toObject();
+    for (const QString& key : u.keys()) {
+        const QString p = path + "." + key;
+        const ParamDesc* desc = proto ? proto->param(key.toStdString()) : nullptr;
+        if (proto && (!desc || (desc->type != ParamType::Real && desc->type != ParamType::Vector)))
+            fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no numeric parameter " +
+                        quoteText(key.toStdString(), '"'));
+        if (!u[key].isString()) fail(p, "expected a unit such as \"mm\"");
+        const std::string symbol = u[key].toString().toStdString();
+        try {
+            const Unit unit = Unit::parse(symbol);
+            if (desc && !desc->anyDimension && unit.dimension != desc->unit.dimension)
+                fail(p, "unit '" + symbol + "' has dimension " + unit.dimension.toString() + ", expected " +
+                            desc->unit.dimension.toString() + " (e.g. " + Unit::si(desc->unit.dimension).display() +
+                            ")");
+        } catch (const UnitError& e) {
+            fail(p, e.what());
+        }
+        spec.ui.displayUnits[key.toStdString()] = symbol;
+    }
+}
+
+// The port a connection end names, checked against the block as its parameters configure it
+// (a sum's inputs follow its signs, conditional ports their choice), an instance's ports, or,
+// inside a definition, a bare name: one of the definition's own ports.
+PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& ctx, const model::Model& body,
+                      const model::Model& root, model::PortRef& ref) {
+    const std::string text = v.toString().toStdString();
+    if (!v.isString()) fail(path, "expected \"block.port\"");
+    if (!ctx.subsystem.empty() && model::Model::validName(text)) {
+        const model::BlockSpec* p = body.find(text);
+        if (!p || !model::isPortType(p->type))
+            fail(path, "subsystem \"" + ctx.subsystem + "\" has no port \"" + text + "\"");
+        ref = model::PortRef{text, ""};
+        return model::innerPort(*p);
+    }
+    const auto parsed = model::PortRef::parse(text);
+    if (!parsed || !model::Model::validName(parsed->block)) fail(path, "expected \"block.port\"");
+    ref = *parsed;
+    const model::BlockSpec* spec = body.find(ref.block);
+    if (!spec || model::isPortType(spec->type)) fail(path, "no block named \"" + ref.block + "\"");
+    if (const std::string_view sub = model::subsystemOf(spec->type); !sub.empty()) {
+        const model::SubsystemDef* def = root.findSubsystem(sub);
+        std::string ports;
+        for (const model::BlockSpec* p : def->ports()) {
+            if (p->name == ref.port) return model::outerPort(*p);
+            ports += (ports.empty() ? "" : ", ") + p->name;
+        }
+        fail(path, ctx.label(ref.block) + " (subsystem " + def->name + ") has no port \"" + ref.port +
+                       "\" (ports: " + (ports.empty() ? "none" : ports) + ")");
+    }
+    std::optional<BlockDescription>& block = m_instances[ctx.subsystem + "/" + ref.block];
+    if (!block) block = m_registry.describe(spec->type, model::currentParams(evaluable(*spec, m_registry), m_registry));
+    const int index = block->portIndex(ref.port);
+    if (index < 0)
+        fail(path, ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port +
+                       "\" (ports: " + block->portList() + ")");
+    return block->ports[static_cast<std::size_t>(index)];
+}
+
+void Reader::readConnections(const QJsonValue& v, const Context& ctx, model::Model& body, const model::Model& root) {
+    if (v.isUndefined()) return;
+    const QString where = ctx.path + "connections";
+    if (!v.isArray()) fail(where, "expected an array");
+    const QJsonArray cs = v.toArray();
+    for (qsizetype i = 0; i < cs.size(); ++i) {
+        const QString path = where + QString("[%1]").arg(i);
+        const QJsonArray pair = cs[i].toArray();
+        if (!cs[i].isArray() || pair.size() != 2) fail(path, "expected [\"block.port\", \"block.port\"]");
+        model::Connection c;
+        const PortDesc a = port(pair[0], path + "[0]", ctx, body, root, c.a);
+        const PortDesc b = port(pair[1], path + "[1]", ctx, body, root, c.b);
+        if (!connectable(a, b)) fail(path, differentDomains(c.a.toString(), a.domain, c.b.toString(), b.domain));
+        try {
+            body.apply(model::Connect{c});
+        } catch (const ModelError& e) {
+            fail(path, e.what());
+        }
+    }
+}
+
+const BlockDescription* Reader::prototype(const std::string& type) const {   // one per type, not per block
+    auto& p = m_prototypes[type];
+    if (!p) p = m_registry.describe(type);
+    return &*p;
+}
+
+}   // namespace endstop::core::io::detail
