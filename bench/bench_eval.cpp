@@ -19,7 +19,8 @@ private Q_SLOTS:
     void residual_data() { sizes(); }
     void residual() {
         QFETCH(int, n);
-        const auto sys = std::make_unique<core::dae::DaeSystem>(core::dae::assemble(core::buildTopology(bench::modelB(n), blocks::registry())));
+        const auto sys = std::make_unique<core::dae::DaeSystem>(
+            core::dae::assemble(core::graph::buildTopology(bench::modelB(n), blocks::registry())));
         core::dae::Evaluator ev(*sys);
         std::vector<double> yp(sys->y0.size(), 0.1), F(sys->y0.size());
         const core::dae::State s{0.1, sys->y0.data(), yp.data(), sys->discrete0.data()};
@@ -28,7 +29,8 @@ private Q_SLOTS:
     void jacobian_data() { sizes(); }
     void jacobian() {
         QFETCH(int, n);
-        const auto sys = std::make_unique<core::dae::DaeSystem>(core::dae::assemble(core::buildTopology(bench::modelB(n), blocks::registry())));
+        const auto sys = std::make_unique<core::dae::DaeSystem>(
+            core::dae::assemble(core::graph::buildTopology(bench::modelB(n), blocks::registry())));
         core::dae::Evaluator ev(*sys);
         std::vector<double> yp(sys->y0.size(), 0.1), J(static_cast<std::size_t>(sys->pattern.nnz()));
         const core::dae::State s{0.1, sys->y0.data(), yp.data(), sys->discrete0.data()};
@@ -37,8 +39,8 @@ private Q_SLOTS:
     void assemble_data() { sizes(); }
     void assemble() {
         QFETCH(int, n);
-        const core::Model m = bench::modelB(n);
-        QBENCHMARK { core::dae::assemble(core::buildTopology(m, blocks::registry())); }
+        const core::model::Model m = bench::modelB(n);
+        QBENCHMARK { core::dae::assemble(core::graph::buildTopology(m, blocks::registry())); }
     }
 
 private:

@@ -51,7 +51,7 @@ std::string num(double x) {
 std::vector<std::string> pickSignals(const gui::Document& doc, int count) {
     std::vector<std::string> positions, velocities, others;
     for (const gui::SignalInfo& s : gui::signalCatalog(doc)) {
-        const core::BlockSpec* b = doc.model().find(s.block);
+        const core::model::BlockSpec* b = doc.model().find(s.block);
         const bool mass = b && b->type == "translational.mass";
         (mass && s.var == "x" ? positions : mass && s.var == "v" ? velocities : others).push_back(s.name);
     }
@@ -64,12 +64,13 @@ std::vector<std::string> pickSignals(const gui::Document& doc, int count) {
     return out;
 }
 
-core::Model buildModel(const BenchGuiOptions& o) {
-    core::Model model = o.model == QLatin1String("chain") ? bench::modelB(o.n) : core::io::loadProject(o.model, blocks::registry());
-    core::SimulationSettings s = model.simulation();
+core::model::Model buildModel(const BenchGuiOptions& o) {
+    core::model::Model model =
+        o.model == QLatin1String("chain") ? bench::modelB(o.n) : core::io::loadProject(o.model, blocks::registry());
+    core::model::SimulationSettings s = model.simulation();
     if (o.stopTime > 0) s.stopTime = o.stopTime;
     if (o.points > 0) s.outputInterval = s.stopTime / static_cast<double>(o.points);
-    model.apply(core::SetSimulation{s});
+    model.apply(core::model::SetSimulation{s});
     return model;
 }
 
@@ -82,9 +83,8 @@ std::string measureTuning(gui::MainWindow& window, const QString& target) {
     std::vector<double> latencies;
     for (int i = 0; i < 10; ++i) {
         bool drawn = false;
-        const QMetaObject::Connection c = QObject::connect(window.plots()->plot(), &QCustomPlot::afterReplot, [&] {
-            drawn = drawn || !runs.active();
-        });
+        const QMetaObject::Connection c = QObject::connect(window.plots()->plot(), &QCustomPlot::afterReplot,
+                                                           [&] { drawn = drawn || !runs.active(); });
         QElapsedTimer clock;
         clock.start();
         slider->setSliderDown(true);
@@ -98,10 +98,10 @@ std::string measureTuning(gui::MainWindow& window, const QString& target) {
            ",\"tune_ms_max\":" + num(*std::max_element(latencies.begin(), latencies.end()));
 }
 
-}  // namespace
+}   // namespace
 
 int runBenchGui(const BenchGuiOptions& o) {
-    const core::Model model = buildModel(o);
+    const core::model::Model model = buildModel(o);
     gui::MainWindow window(blocks::registry());
     window.resize(1280, 800);
     window.show();
@@ -109,17 +109,20 @@ int runBenchGui(const BenchGuiOptions& o) {
     doc.reset(model, QString());
     const std::vector<std::string> signalList = pickSignals(doc, o.traces);
     const std::size_t half = (signalList.size() + 1) / 2;
-    std::vector<core::PlotSpec> plots{{"A", {signalList.begin(), signalList.begin() + static_cast<std::ptrdiff_t>(half)}}};
-    if (half < signalList.size()) plots.push_back({"B", {signalList.begin() + static_cast<std::ptrdiff_t>(half), signalList.end()}});
-    doc.apply(core::SetPlots{plots}, QStringLiteral("bench plots"));
+    std::vector<core::model::PlotSpec> plots{
+        {"A", {signalList.begin(), signalList.begin() + static_cast<std::ptrdiff_t>(half)}}};
+    if (half < signalList.size())
+        plots.push_back({"B", {signalList.begin() + static_cast<std::ptrdiff_t>(half), signalList.end()}});
+    doc.apply(core::model::SetPlots{plots}, QStringLiteral("bench plots"));
     const core::RunStats reference = [&] {   // headless, recording what the window's run records
         core::MemorySink headless;
-        return core::simulate(doc.model(), blocks::registry(), gui::RunController::recordingFor(doc.model(), blocks::registry()),
-                              headless);
+        return core::simulation::simulate(doc.model(), blocks::registry(),
+                                          gui::RunController::recordingFor(doc.model(), blocks::registry()), headless);
     }();
     window.diagnostics()->validateNow();
     // the editor's own background work (validation, wire routing) is done before Run is pressed
-    while (window.diagnostics()->busy() || window.scene()->routesPending()) QApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    while (window.diagnostics()->busy() || window.scene()->routesPending())
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents);
     QThreadPool::globalInstance()->waitForDone();
     QApplication::processEvents();
 
@@ -148,11 +151,13 @@ int runBenchGui(const BenchGuiOptions& o) {
         replots.push_back(plot->replotTime());
         frameStart = -1;
         const gui::RunSeries* cur = runs.current();
-        const QCPGraph* g = cur && !signalList.empty() ? window.plots()->subplot(0)->graph(signalList.front(), cur->id()) : nullptr;
+        const QCPGraph* g =
+            cur && !signalList.empty() ? window.plots()->subplot(0)->graph(signalList.front(), cur->id()) : nullptr;
         if (ttfp < 0 && g && g->dataCount() > 0) ttfp = static_cast<double>(now - runPressed) * 1e-6;
     });
     QEventLoop loop;   // a blocking wait: a processEvents() loop would spin and steal the solver's core
-    QObject::connect(&runs, &gui::RunController::runFinished, &loop, [&] { QTimer::singleShot(100, &loop, &QEventLoop::quit); });
+    QObject::connect(&runs, &gui::RunController::runFinished, &loop,
+                     [&] { QTimer::singleShot(100, &loop, &QEventLoop::quit); });
 
     probe.start();
     runPressed = clock.nsecsElapsed();
@@ -160,22 +165,23 @@ int runBenchGui(const BenchGuiOptions& o) {
     loop.exec();
     probe.stop();
 
-    const core::Run& run = runs.current()->run();
+    const core::simulation::Run& run = runs.current()->run();
     const core::RunStats stats = run.stats();
     const double rows = static_cast<double>(run.results().rows());
     const bool chain = o.model == QLatin1String("chain");
-    std::string json = "{\"model\":\"" + o.model.toStdString() + "\"" + (chain ? ",\"N\":" + std::to_string(o.n) : std::string()) +
-                       ",\"traces\":" + std::to_string(signalList.size()) + ",\"rows\":" + std::to_string(run.results().rows()) +
-                       ",\"columns\":" + std::to_string(run.results().columns().size()) +
-                       ",\"state\":\"" + core::toString(run.state()) + "\",\"ttfp_ms\":" + num(ttfp) +
-                       ",\"frame_ms_p50\":" + num(percentile(frames, 50)) + ",\"frame_ms_p95\":" + num(percentile(frames, 95)) +
-                       ",\"frame_ms_p99\":" + num(percentile(frames, 99)) + ",\"frames\":" + std::to_string(frames.size()) +
-                       ",\"pull_ms_p50\":" + num(percentile(pulls, 50)) + ",\"replot_ms_p50\":" + num(percentile(replots, 50)) +
-                       ",\"samples_per_s\":" + num(rows * static_cast<double>(signalList.size()) / std::max(1e-9, stats.wallSeconds)) +
-                       ",\"solver_slowdown\":" + num(stats.wallSeconds / std::max(1e-9, reference.wallSeconds)) +
-                       ",\"headless_wall_s\":" + num(reference.wallSeconds) + ",\"gui_wall_s\":" + num(stats.wallSeconds) +
-                       ",\"max_stall_ms\":" + num(stalls.empty() ? 0 : *std::max_element(stalls.begin(), stalls.end())) +
-                       ",\"stall_ms_p99\":" + num(percentile(stalls, 99));
+    std::string json =
+        "{\"model\":\"" + o.model.toStdString() + "\"" + (chain ? ",\"N\":" + std::to_string(o.n) : std::string()) +
+        ",\"traces\":" + std::to_string(signalList.size()) + ",\"rows\":" + std::to_string(run.results().rows()) +
+        ",\"columns\":" + std::to_string(run.results().columns().size()) + ",\"state\":\"" +
+        core::simulation::toString(run.state()) + "\",\"ttfp_ms\":" + num(ttfp) +
+        ",\"frame_ms_p50\":" + num(percentile(frames, 50)) + ",\"frame_ms_p95\":" + num(percentile(frames, 95)) +
+        ",\"frame_ms_p99\":" + num(percentile(frames, 99)) + ",\"frames\":" + std::to_string(frames.size()) +
+        ",\"pull_ms_p50\":" + num(percentile(pulls, 50)) + ",\"replot_ms_p50\":" + num(percentile(replots, 50)) +
+        ",\"samples_per_s\":" + num(rows * static_cast<double>(signalList.size()) / std::max(1e-9, stats.wallSeconds)) +
+        ",\"solver_slowdown\":" + num(stats.wallSeconds / std::max(1e-9, reference.wallSeconds)) +
+        ",\"headless_wall_s\":" + num(reference.wallSeconds) + ",\"gui_wall_s\":" + num(stats.wallSeconds) +
+        ",\"max_stall_ms\":" + num(stalls.empty() ? 0 : *std::max_element(stalls.begin(), stalls.end())) +
+        ",\"stall_ms_p99\":" + num(percentile(stalls, 99));
 
     if (o.points > 0) {   // zoom into the middle and pan back out, one redraw of every trace a step
         std::vector<double> redraws;
@@ -189,7 +195,8 @@ int runBenchGui(const BenchGuiOptions& o) {
             plot->replot(QCustomPlot::rpImmediateRefresh);
             redraws.push_back(static_cast<double>(t.nsecsElapsed()) * 1e-6);
         }
-        json += ",\"zoom_ms_p50\":" + num(percentile(redraws, 50)) + ",\"zoom_ms_p95\":" + num(percentile(redraws, 95)) +
+        json += ",\"zoom_ms_p50\":" + num(percentile(redraws, 50)) +
+                ",\"zoom_ms_p95\":" + num(percentile(redraws, 95)) +
                 ",\"zoom_ms_max\":" + num(*std::max_element(redraws.begin(), redraws.end()));
     }
     if (!o.tune.isEmpty()) json += measureTuning(window, o.tune);
@@ -197,7 +204,7 @@ int runBenchGui(const BenchGuiOptions& o) {
     std::printf("%s\n", json.c_str());
     std::fflush(stdout);
     doc.markClean();
-    return run.state() == core::RunState::Finished ? 0 : 1;
+    return run.state() == core::simulation::RunState::Finished ? 0 : 1;
 }
 
-}  // namespace endstop::bench
+}   // namespace endstop::bench

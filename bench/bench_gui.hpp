@@ -28,4 +28,4 @@ struct BenchGuiOptions {
 
 int runBenchGui(const BenchGuiOptions& options);
 
-}  // namespace endstop::bench
+}   // namespace endstop::bench

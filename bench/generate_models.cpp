@@ -2,7 +2,7 @@
 // endstop-bench-models DIR: writes the benchmark models a, b10 ... b10000 and c as project files.
 #include "bench/models.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
     using namespace endstop;
     try {
         core::io::saveProject(bench::modelA(), dir.filePath("a.endstop"));
-        for (int n : {10, 100, 1000, 10000}) core::io::saveProject(bench::modelB(n), dir.filePath(QString("b%1.endstop").arg(n)));
+        for (int n : {10, 100, 1000, 10000})
+            core::io::saveProject(bench::modelB(n), dir.filePath(QString("b%1.endstop").arg(n)));
         core::io::saveProject(bench::modelC(), dir.filePath("c.endstop"));
     } catch (const core::Error& e) {
         std::cerr << e.what() << "\n";

@@ -29,18 +29,18 @@ using namespace endstop;
 
 namespace {
 
-core::Model generate(int blocks) {
-    core::Model m;
+core::model::Model generate(int blocks) {
+    core::model::Model m;
     const auto add = [&](const std::string& name, const char* type, double x, double y) {
-        core::BlockSpec b;
+        core::model::BlockSpec b;
         b.name = name;
         b.type = type;
         b.ui.x = x;
         b.ui.y = y;
-        m.apply(core::AddBlock{b});
+        m.apply(core::model::AddBlock{b});
     };
     const auto wire = [&](const std::string& a, const std::string& b) {
-        m.apply(core::Connect{{*core::PortRef::parse(a), *core::PortRef::parse(b)}});
+        m.apply(core::model::Connect{{*core::model::PortRef::parse(a), *core::model::PortRef::parse(b)}});
     };
     const int cells = blocks / 5;
     for (int c = 0; c < cells; ++c) {
@@ -70,12 +70,13 @@ Stats stats(std::vector<double> ms) {
 }
 void report(const char* what, const std::vector<double>& ms) {
     const Stats s = stats(ms);
-    std::printf("%-34s median %7.1f ms   p95 %7.1f ms   max %7.1f ms   (%zu frames)\n", what, s.median, s.p95, s.max, ms.size());
+    std::printf("%-34s median %7.1f ms   p95 %7.1f ms   max %7.1f ms   (%zu frames)\n", what, s.median, s.p95, s.max,
+                ms.size());
 }
 
 void mouse(gui::DiagramView* v, QEvent::Type type, QPoint p, Qt::MouseButtons held) {
-    QMouseEvent e(type, QPointF(p), v->viewport()->mapToGlobal(QPointF(p)), type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton,
-                  held, {});
+    QMouseEvent e(type, QPointF(p), v->viewport()->mapToGlobal(QPointF(p)),
+                  type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton, held, {});
     QApplication::sendEvent(v->viewport(), &e);
 }
 
@@ -105,7 +106,7 @@ std::vector<double> dragFrames(gui::MainWindow& w, QPointF grabScene, int frames
     return ms;
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -115,22 +116,26 @@ int main(int argc, char** argv) {
     QString out;
     const QStringList args = QApplication::arguments();
     for (int i = 1; i < args.size(); ++i) {
-        if (args[i] == "--blocks" && i + 1 < args.size()) blocks = args[++i].toInt();
-        else if (args[i] == "--write" && i + 1 < args.size()) out = args[++i];
+        if (args[i] == "--blocks" && i + 1 < args.size())
+            blocks = args[++i].toInt();
+        else if (args[i] == "--write" && i + 1 < args.size())
+            out = args[++i];
     }
     QTemporaryDir dir;
     if (out.isEmpty()) out = dir.filePath("large.endstop");
-    const core::Model model = generate(blocks);
+    const core::model::Model model = generate(blocks);
     core::io::saveProject(model, out);
-    std::printf("model: %zu blocks, %zu connections -> %s\n", model.blocks().size(), model.connections().size(), qPrintable(out));
+    std::printf("model: %zu blocks, %zu connections -> %s\n", model.blocks().size(), model.connections().size(),
+                qPrintable(out));
 
     QElapsedTimer t;
     t.start();
-    const core::Model parsed = core::io::loadProject(out, blocks::registry());
+    const core::model::Model parsed = core::io::loadProject(out, blocks::registry());
     std::printf("%-34s %7.1f ms\n", "parse file (core)", elapsedMs(t));
     t.restart();
-    const core::Diagnostics d = core::validateModel(parsed, blocks::registry());
-    std::printf("%-34s %7.1f ms   (%zu diagnostics; worker thread in the GUI)\n", "validateModel", elapsedMs(t), d.size());
+    const core::Diagnostics d = core::simulation::validateModel(parsed, blocks::registry());
+    std::printf("%-34s %7.1f ms   (%zu diagnostics; worker thread in the GUI)\n", "validateModel", elapsedMs(t),
+                d.size());
 
     gui::MainWindow w(blocks::registry());
     w.resize(1600, 1000);
@@ -141,10 +146,12 @@ int main(int argc, char** argv) {
     const double open = elapsedMs(t);
     QApplication::processEvents();   // the deferred fit
     w.view()->viewport()->repaint();
-    std::printf("%-34s %7.1f ms   (+ first paint, fit to view: %.1f ms total)\n", "open in the window", open, elapsedMs(t));
+    std::printf("%-34s %7.1f ms   (+ first paint, fit to view: %.1f ms total)\n", "open in the window", open,
+                elapsedMs(t));
     t.restart();
     w.scene()->routePending();
-    std::printf("%-34s %7.1f ms   (after the first paint, on the event loop)\n", "final wire routes (A*)", elapsedMs(t));
+    std::printf("%-34s %7.1f ms   (after the first paint, on the event loop)\n", "final wire routes (A*)",
+                elapsedMs(t));
 
     // the whole model visible: the worst case for painting
     w.view()->fitAll();
@@ -154,7 +161,8 @@ int main(int argc, char** argv) {
     w.view()->viewport()->repaint();
     std::printf("%-34s %7.1f ms\n", "select all", elapsedMs(t));
     const double zoomFit = w.view()->zoom();
-    const auto fitDrag = dragFrames(w, QPointF(w.document().model().blocks()[2].ui.x, w.document().model().blocks()[2].ui.y), 30);
+    const auto fitDrag =
+        dragFrames(w, QPointF(w.document().model().blocks()[2].ui.x, w.document().model().blocks()[2].ui.y), 30);
     report("drag 2000 selected, whole model", fitDrag);
 
     t.restart();
@@ -178,7 +186,8 @@ int main(int argc, char** argv) {
 
     w.view()->setTransform(QTransform());
     w.view()->centerOn(400, 300);
-    const auto closeDrag = dragFrames(w, QPointF(w.document().model().blocks()[2].ui.x, w.document().model().blocks()[2].ui.y), 30);
+    const auto closeDrag =
+        dragFrames(w, QPointF(w.document().model().blocks()[2].ui.x, w.document().model().blocks()[2].ui.y), 30);
     report("drag 2000 selected, zoom 1", closeDrag);
 
     w.scene()->selectBlocks({"mass0"});

@@ -34,11 +34,11 @@ double stopOnce(gui::MainWindow& w) {
     if (!QTest::qWaitFor([&] { return runs.current() && runs.current()->rows() > 100; }, 10000)) return -1.0;
     w.action("stop")->trigger();
     if (!QTest::qWaitFor([&] { return !runs.active(); }, 5000)) return -1.0;
-    const core::Run& run = runs.current()->run();
-    return run.state() == core::RunState::Stopped ? run.stopLatency() * 1e3 : -1.0;
+    const core::simulation::Run& run = runs.current()->run();
+    return run.state() == core::simulation::RunState::Stopped ? run.stopLatency() * 1e3 : -1.0;
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -48,17 +48,19 @@ int main(int argc, char** argv) {
     double boundMs = 100.0;
     const QStringList args = QApplication::arguments();
     for (int i = 1; i < args.size(); ++i) {
-        if (args[i] == "--runs" && i + 1 < args.size()) count = std::max(1, args[++i].toInt());
-        else if (args[i] == "--bound" && i + 1 < args.size()) boundMs = args[++i].toDouble();
+        if (args[i] == "--runs" && i + 1 < args.size())
+            count = std::max(1, args[++i].toInt());
+        else if (args[i] == "--bound" && i + 1 < args.size())
+            boundMs = args[++i].toDouble();
     }
 
     gui::MainWindow w(blocks::registry());
     w.resize(1280, 800);
     w.show();
     if (!w.openFile(QString(ENDSTOP_SOURCE_DIR) + "/resources/examples/rattling_mass.endstop")) return 2;
-    core::SimulationSettings settings = w.document().model().simulation();
+    core::model::SimulationSettings settings = w.document().model().simulation();
     settings.stopTime = 1000.0;   // long enough that only Stop ends it
-    w.document().apply(core::SetSimulation{settings}, "Stop time");
+    w.document().apply(core::model::SetSimulation{settings}, "Stop time");
 
     std::vector<double> ms;
     for (int i = 0; i < count; ++i) {
@@ -72,8 +74,8 @@ int main(int argc, char** argv) {
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2], worst = ms.back();
-    std::printf("stop latency: median %.3f ms, max %.3f ms over %zu runs (bound %.0f ms): %s\n", median, worst, ms.size(),
-                boundMs, worst <= boundMs ? "ok" : "EXCEEDED");
+    std::printf("stop latency: median %.3f ms, max %.3f ms over %zu runs (bound %.0f ms): %s\n", median, worst,
+                ms.size(), boundMs, worst <= boundMs ? "ok" : "EXCEEDED");
     w.document().markClean();
     QThreadPool::globalInstance()->waitForDone();
     return worst <= boundMs ? 0 : 1;

@@ -7,13 +7,14 @@ namespace endstop::bench {
 
 namespace {
 
-using core::AddBlock;
-using core::BlockSpec;
-using core::Connect;
-using core::Connection;
 using core::ParamValues;
+using core::model::AddBlock;
+using core::model::BlockSpec;
+using core::model::Connect;
+using core::model::Connection;
 
-void add(core::Model& m, const std::string& name, const std::string& type, ParamValues p = {}, double x = 0, double y = 0) {
+void add(core::model::Model& m, const std::string& name, const std::string& type, ParamValues p = {}, double x = 0,
+         double y = 0) {
     BlockSpec b;
     b.name = name;
     b.type = type;
@@ -23,27 +24,32 @@ void add(core::Model& m, const std::string& name, const std::string& type, Param
     m.apply(AddBlock{b});
 }
 
-void wire(core::Model& m, const std::string& a, const std::string& b) {
-    m.apply(Connect{Connection{*core::PortRef::parse(a), *core::PortRef::parse(b)}});
+void wire(core::model::Model& m, const std::string& a, const std::string& b) {
+    m.apply(Connect{Connection{*core::model::PortRef::parse(a), *core::model::PortRef::parse(b)}});
 }
 
-void settings(core::Model& m, double stop) {
-    core::SimulationSettings s;
+void settings(core::model::Model& m, double stop) {
+    core::model::SimulationSettings s;
     s.stopTime = stop;
     s.relativeTolerance = 1e-6;
     s.absoluteTolerance = 1e-8;
-    m.apply(core::SetSimulation{s});
+    m.apply(core::model::SetSimulation{s});
 }
 
 ParamValues stop(double bound, double k, double d) {
-    return {{"model", std::string("full_damped")}, {"upper_bound", bound}, {"lower_bound", -bound},
-            {"upper_stiffness", k}, {"lower_stiffness", k}, {"upper_damping", d}, {"lower_damping", d}};
+    return {{"model", std::string("full_damped")},
+            {"upper_bound", bound},
+            {"lower_bound", -bound},
+            {"upper_stiffness", k},
+            {"lower_stiffness", k},
+            {"upper_damping", d},
+            {"lower_damping", d}};
 }
 
-}  // namespace
+}   // namespace
 
-core::Model modelA() {
-    core::Model m;
+core::model::Model modelA() {
+    core::model::Model m;
     settings(m, 10.0);
     add(m, "mass", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}});
     add(m, "stop", "translational.hard_stop", stop(0.1, 1e6, 100.0), 160);
@@ -53,8 +59,8 @@ core::Model modelA() {
     return m;
 }
 
-core::Model modelB(int n) {
-    core::Model m;
+core::model::Model modelB(int n) {
+    core::model::Model m;
     settings(m, 1.0);
     add(m, "drive", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}}, -320);
     add(m, "force", "translational.force_source", {}, -160);
@@ -81,8 +87,8 @@ core::Model modelB(int n) {
     return m;
 }
 
-core::Model modelC() {
-    core::Model m;
+core::model::Model modelC() {
+    core::model::Model m;
     settings(m, 20.0);
     add(m, "mass", "translational.mass", {{"mass", 1.0}});
     add(m, "spring", "translational.spring", {{"stiffness", 100.0}}, -160);
@@ -100,4 +106,4 @@ core::Model modelC() {
     return m;
 }
 
-}  // namespace endstop::bench
+}   // namespace endstop::bench

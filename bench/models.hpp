@@ -6,8 +6,8 @@
 
 namespace endstop::bench {
 
-core::Model modelA();           // 1 kg between full_damped stops +-0.1 m, v0 = 1 m/s, 10 s
-core::Model modelB(int n);      // n masses, springs + dampers, every mass in a stop, sine on the first, 1 s
-core::Model modelC();           // mass on a spring, stiction to a belt at 0.1 m/s, 20 s
+core::model::Model modelA();        // 1 kg between full_damped stops +-0.1 m, v0 = 1 m/s, 10 s
+core::model::Model modelB(int n);   // n masses, springs + dampers, every mass in a stop, sine on the first, 1 s
+core::model::Model modelC();        // mass on a spring, stiction to a belt at 0.1 m/s, 20 s
 
-}  // namespace endstop::bench
+}   // namespace endstop::bench

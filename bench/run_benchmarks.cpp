@@ -18,9 +18,9 @@
 namespace {
 
 struct Sample {
-    double wall = 0.0;     // s
+    double wall = 0.0;   // s
     long rssKb = 0;
-    std::string stats;     // the --stats JSON line
+    std::string stats;   // the --stats JSON line
     int exitCode = -1;
 };
 
@@ -64,7 +64,7 @@ template <class T> T median(std::vector<T> v) {
     return v[v.size() / 2];
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     if (argc < 3) {
@@ -92,8 +92,9 @@ int main(int argc, char** argv) {
         const double events = field(last.stats, "events"), steps = field(last.stats, "steps");
         wall[m] = median(walls);
         std::printf("%-8s %10.1f %9.2f %9.1f %8.0f %8.0f %7.0f %10s %8.1f %6d\n", m.c_str(), wall[m] * 1e3,
-                    field(last.stats, "build_s") * 1e3, field(last.stats, "solve_s") * 1e3, steps, field(last.stats, "jacobian_evals"),
-                    events, events > 0 ? std::to_string(static_cast<int>(steps / events + 0.5)).c_str() : "-",
+                    field(last.stats, "build_s") * 1e3, field(last.stats, "solve_s") * 1e3, steps,
+                    field(last.stats, "jacobian_evals"), events,
+                    events > 0 ? std::to_string(static_cast<int>(steps / events + 0.5)).c_str() : "-",
                     static_cast<double>(median(rss)) / 1024.0, last.exitCode);
     }
     std::printf("\nt(b1000)/t(b100) = %.2f   t(b10000)/t(b1000) = %.2f   (medians of %d runs; whole process)\n",

@@ -11,33 +11,33 @@
 
 namespace endstop::blocks {
 
-using namespace endstop::ad;   // sin, exp, min, clamp, select, value, ... for equations
+using namespace endstop::core::ad;   // sin, exp, min, clamp, select, value, ... for equations
 using core::Domain;
 
 struct DomainNames {
-    const char* prefix;        // "translational" / "rotational"
-    const char* category;      // "Translational" / "Rotational"
-    const char* position;      // unit symbols
+    const char* prefix;     // "translational" / "rotational"
+    const char* category;   // "Translational" / "Rotational"
+    const char* position;   // unit symbols
     const char* velocity;
     const char* acceleration;
     const char* force;
     const char* stiffness;
     const char* damping;
-    const char* x;             // variable names
+    const char* x;   // variable names
     const char* v;
     const char* a;
     const char* f;
-    const char* flow;          // "force" / "torque"
+    const char* flow;   // "force" / "torque"
 };
 
 inline const DomainNames& names(Domain d) {
-    static const DomainNames t{"translational", "Translational", "m", "m/s", "m/s^2", "N", "N/m", "N*s/m",
-                               "x", "v", "a", "f", "force"};
-    static const DomainNames r{"rotational", "Rotational", "rad", "rad/s", "rad/s^2", "N*m", "N*m/rad", "N*m*s/rad",
-                               "phi", "w", "alpha", "t", "torque"};
+    static const DomainNames t{
+        "translational", "Translational", "m", "m/s", "m/s^2", "N", "N/m", "N*s/m", "x", "v", "a", "f", "force"};
+    static const DomainNames r{"rotational", "Rotational", "rad", "rad/s", "rad/s^2", "N*m",   "N*m/rad",
+                               "N*m*s/rad",  "phi",        "w",   "alpha", "t",       "torque"};
     return d == Domain::Rotational ? r : t;
 }
 
 inline std::string typeId(Domain d, const char* name) { return std::string(names(d).prefix) + "." + name; }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -5,7 +5,11 @@
 
 namespace endstop::blocks {
 
-#define ENDSTOP_BLOCKS(fn) do { void fn(core::Registry&); fn(r); } while (false)
+#define ENDSTOP_BLOCKS(fn)        \
+    do {                          \
+        void fn(core::Registry&); \
+        fn(r);                    \
+    } while (false)
 
 const core::Registry& registry() {
     static const core::Registry instance = [] {
@@ -32,4 +36,4 @@ const core::Registry& registry() {
     return instance;
 }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -8,4 +8,4 @@ namespace endstop::blocks {
 // Every block Endstop ships, registered once (thread-safe static).
 const core::Registry& registry();
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace endstop::core {
 
@@ -14,9 +14,9 @@ Diagnostics single(const std::string& message) {
     d.message = message;
     return {d};
 }
-}  // namespace
+}   // namespace
 
 Error::Error(Diagnostics d) : std::runtime_error(firstLine(d)), m_diagnostics(std::move(d)) {}
 Error::Error(const std::string& message) : std::runtime_error(message), m_diagnostics(single(message)) {}
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -19,11 +19,23 @@ private:
     Diagnostics m_diagnostics;
 };
 
-class ModelError : public Error { using Error::Error; };        // bad edit, unknown type or name
-class TopologyError : public Error { using Error::Error; };     // wiring and structure
-class SolverError : public Error { using Error::Error; };       // IDA failed; what() has time and block
-class RunLimitError : public SolverError { using SolverError::SolverError; };   // --max-steps / --max-wall
-class FileFormatError : public Error { using Error::Error; };   // project file
-class IoError : public Error { using Error::Error; };           // a file could not be written
+class ModelError : public Error {
+    using Error::Error;
+};   // bad edit, unknown type or name
+class TopologyError : public Error {
+    using Error::Error;
+};   // wiring and structure
+class SolverError : public Error {
+    using Error::Error;
+};   // IDA failed; what() has time and block
+class RunLimitError : public SolverError {
+    using SolverError::SolverError;
+};   // --max-steps / --max-wall
+class FileFormatError : public Error {
+    using Error::Error;
+};   // project file
+class IoError : public Error {
+    using Error::Error;
+};   // a file could not be written
 
-}  // namespace endstop::core
+}   // namespace endstop::core

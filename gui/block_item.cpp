@@ -25,7 +25,7 @@ QFont labelFont() {
     f.setPixelSize(11);
     return f;
 }
-}  // namespace
+}   // namespace
 
 BlockItem::BlockItem(DiagramScene& scene, const QString& name) : m_scene(scene), m_name(name) {
     setFlags(ItemIsSelectable | ItemIsMovable | ItemSendsGeometryChanges);
@@ -40,7 +40,7 @@ void BlockItem::setName(const QString& name) {
 }
 
 void BlockItem::refresh() {
-    const core::BlockSpec* spec = m_scene.levelModel().find(m_name.toStdString());
+    const core::model::BlockSpec* spec = m_scene.levelModel().find(m_name.toStdString());
     if (!spec) return;
     prepareGeometryChange();
     m_layout = m_scene.shapeOf(*spec);
@@ -51,7 +51,7 @@ void BlockItem::refresh() {
 }
 
 bool BlockItem::refreshUi() {
-    const core::BlockSpec* spec = m_scene.levelModel().find(m_name.toStdString());
+    const core::model::BlockSpec* spec = m_scene.levelModel().find(m_name.toStdString());
     if (!spec) return false;
     const int rotation = ((spec->ui.rotation % 360) + 360) % 360;
     const bool turned = rotation != m_rotation || spec->ui.flipped != m_flipped || m_bounds.isNull();
@@ -86,7 +86,10 @@ const PortShape* BlockItem::portAt(QPointF scenePos, double tolerance) const {
     for (const PortShape& p : m_layout.ports) {
         const QPointF d = portTip(p) - scenePos;
         const double dist = std::hypot(d.x(), d.y());
-        if (dist <= bestDist) { bestDist = dist; best = &p; }
+        if (dist <= bestDist) {
+            bestDist = dist;
+            best = &p;
+        }
     }
     return best;
 }
@@ -138,7 +141,9 @@ void BlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     QPainter& p = *painter;
     const double lod = option->levelOfDetailFromTransform(p.worldTransform());
     const bool selected = isSelected();
-    const QColor frame = m_error ? QColor(0xc6, 0x28, 0x28) : selected ? QColor(0x1f, 0x6f, 0xeb) : QColor(0x55, 0x5b, 0x66);
+    const QColor frame = m_error    ? QColor(0xc6, 0x28, 0x28)
+                         : selected ? QColor(0x1f, 0x6f, 0xeb)
+                                    : QColor(0x55, 0x5b, 0x66);
     if (lod < 0.3) {   // far away: a plain box is all the eye can see
         p.fillRect(bodyTransform().mapRect(m_layout.body), selected ? frame : QColor(0xb8, 0xbe, 0xc8));
         return;
@@ -148,8 +153,10 @@ void BlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     p.setPen(QPen(frame, selected || m_error ? 2.0 : 1.0));
     p.setBrush(m_layout.known ? QColor(0xfb, 0xfb, 0xfc) : QColor(0xff, 0xee, 0xee));
     p.drawRoundedRect(m_layout.body, 3, 3);
-    if (m_layout.caption.isEmpty()) iconCache().draw(p, m_layout.iconPath, m_layout.iconRect);
-    else paintCaption(p);
+    if (m_layout.caption.isEmpty())
+        iconCache().draw(p, m_layout.iconPath, m_layout.iconRect);
+    else
+        paintCaption(p);
     for (const PortShape& port : m_layout.ports) paintPort(p, port);
     p.restore();
     if (lod < 0.5) return;
@@ -170,7 +177,8 @@ void BlockItem::paintCaption(QPainter& p) const {
     f.setBold(true);
     // a long definition name shrinks to fit the body, and is elided only below a legible size
     const double room = box.width() - 4;
-    while (f.pixelSize() > 7 && QFontMetricsF(f).horizontalAdvance(m_layout.caption) > room) f.setPixelSize(f.pixelSize() - 1);
+    while (f.pixelSize() > 7 && QFontMetricsF(f).horizontalAdvance(m_layout.caption) > room)
+        f.setPixelSize(f.pixelSize() - 1);
     p.setFont(f);
     p.setPen(QColor(0x3a, 0x44, 0x55));
     p.drawText(box, Qt::AlignCenter, QFontMetricsF(f).elidedText(m_layout.caption, Qt::ElideRight, room));
@@ -187,21 +195,23 @@ void BlockItem::paintPort(QPainter& p, const PortShape& port) const {
     const QColor ring = m_hotRefused ? kRefusedColour : QColor(0xff, 0xa0, 0x00);
     p.setPen(QPen(hot ? ring : c.darker(130), hot ? 2.0 : 1.0));
     switch (port.kind) {
-    case core::PortKind::Conserving:
-        p.setBrush(c);
-        if (port.domain == core::Domain::Rotational) p.drawEllipse(port.tip, r, r);
-        else p.drawRect(QRectF(port.tip - QPointF(r, r), QSizeF(2 * r, 2 * r)));
-        break;
-    case core::PortKind::Input:
-    case core::PortKind::Output: {
-        // a triangle pointing along the signal flow: into the block for inputs, out for outputs
-        const QPointF d = port.kind == core::PortKind::Input ? -port.dir : port.dir;
-        const QPointF n(-d.y(), d.x());
-        const QPolygonF tri{port.tip + d * r * 1.2, port.tip - d * r + n * r, port.tip - d * r - n * r};
-        p.setBrush(port.kind == core::PortKind::Output ? QBrush(c) : QBrush(Qt::white));
-        p.drawPolygon(tri);
-        break;
-    }
+        case core::PortKind::Conserving:
+            p.setBrush(c);
+            if (port.domain == core::Domain::Rotational)
+                p.drawEllipse(port.tip, r, r);
+            else
+                p.drawRect(QRectF(port.tip - QPointF(r, r), QSizeF(2 * r, 2 * r)));
+            break;
+        case core::PortKind::Input:
+        case core::PortKind::Output: {
+            // a triangle pointing along the signal flow: into the block for inputs, out for outputs
+            const QPointF d = port.kind == core::PortKind::Input ? -port.dir : port.dir;
+            const QPointF n(-d.y(), d.x());
+            const QPolygonF tri{port.tip + d * r * 1.2, port.tip - d * r + n * r, port.tip - d * r - n * r};
+            p.setBrush(port.kind == core::PortKind::Output ? QBrush(c) : QBrush(Qt::white));
+            p.drawPolygon(tri);
+            break;
+        }
     }
     if (hot && m_hotRefused) {   // a cross over the port: this wire would be refused
         p.setPen(QPen(kRefusedColour, 2.0));
@@ -217,9 +227,11 @@ void BlockItem::paintPort(QPainter& p, const PortShape& port) const {
         const QPointF at = edge - port.dir * 7;
         p.save();
         p.translate(at);
-        p.setTransform(QTransform().rotate(-m_rotation) * (m_flipped ? QTransform::fromScale(-1, 1) : QTransform()), true);
+        p.setTransform(QTransform().rotate(-m_rotation) * (m_flipped ? QTransform::fromScale(-1, 1) : QTransform()),
+                       true);
         const QString name = QString::fromStdString(port.name);
-        const QRectF box = QFontMetricsF(f).boundingRect(QRectF(-14, -6, 28, 12), Qt::AlignCenter, name).adjusted(-1, 0, 1, 0);
+        const QRectF box =
+            QFontMetricsF(f).boundingRect(QRectF(-14, -6, 28, 12), Qt::AlignCenter, name).adjusted(-1, 0, 1, 0);
         p.fillRect(box, QColor(0xfb, 0xfb, 0xfc));   // readable over the icon's lines
         p.drawText(QRectF(-14, -6, 28, 12), Qt::AlignCenter, name);
         p.restore();
@@ -238,9 +250,9 @@ QVariant BlockItem::itemChange(GraphicsItemChange change, const QVariant& value)
 void BlockItem::hoverMoveEvent(QGraphicsSceneHoverEvent* event) {
     const PortShape* port = portAt(event->scenePos(), kHitRadius);
     setCursor(port ? Qt::CrossCursor : Qt::ArrowCursor);
-    setToolTip(port ? QStringLiteral("%1.%2 \u2014 %3: %4").arg(m_name, QString::fromStdString(port->name), port->label,
-                                                                portDescription(*port))
+    setToolTip(port ? QStringLiteral("%1.%2 \u2014 %3: %4")
+                          .arg(m_name, QString::fromStdString(port->name), port->label, portDescription(*port))
                     : m_tooltip);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

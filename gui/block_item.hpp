@@ -27,12 +27,12 @@ public:
     bool refreshUi();   // position, rotation, flip; true if the body turned (wires need a new route)
 
     const BlockShape& layout() const { return m_layout; }
-    QTransform bodyTransform() const;   // body coordinates -> item coordinates
+    QTransform bodyTransform() const;            // body coordinates -> item coordinates
     QPointF portTip(const PortShape& p) const;   // scene coordinates
     QPointF portDir(const PortShape& p) const;   // scene direction
     const PortShape* portAt(QPointF scenePos, double tolerance) const;
     QRectF labelRect() const { return m_label; }   // item coordinates
-    QRectF obstacleSceneRect() const;   // body, port tips and stubs: where other wires must not run
+    QRectF obstacleSceneRect() const;              // body, port tips and stubs: where other wires must not run
     void setError(bool error);
     bool hasError() const { return m_error; }   // drawn with a red frame
     // the port a dragged wire would attach to; refused: the wire would be refused there (red cross)
@@ -67,4 +67,4 @@ private:
     QRectF m_bounds;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

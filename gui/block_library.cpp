@@ -26,10 +26,13 @@ public:
     using QTreeWidget::QTreeWidget;
 
 protected:
-    QStringList mimeTypes() const override { return {QString::fromLatin1(kBlockTypeMime), QString::fromLatin1(kComponentMime)}; }
+    QStringList mimeTypes() const override {
+        return {QString::fromLatin1(kBlockTypeMime), QString::fromLatin1(kComponentMime)};
+    }
     QMimeData* mimeData(const QList<QTreeWidgetItem*>& items) const override {
         for (QTreeWidgetItem* i : items) {
-            if (!i->data(0, kTypeRole).toString().isEmpty()) return BlockLibrary::mimeDataFor(i->data(0, kTypeRole).toString());
+            if (!i->data(0, kTypeRole).toString().isEmpty())
+                return BlockLibrary::mimeDataFor(i->data(0, kTypeRole).toString());
             if (!i->data(0, kComponentRole).toString().isEmpty())
                 return BlockLibrary::componentMimeData(i->data(0, kComponentRole).toString());
         }
@@ -51,7 +54,7 @@ QIcon iconFor(const QString& typeId) {
     for (int px : {24, 48}) icon.addPixmap(iconCache().pixmap(iconPathFor(typeId), QSize(px * 3 / 2, px)));
     return icon;
 }
-}  // namespace
+}   // namespace
 
 BlockLibrary::BlockLibrary(const core::Registry& registry, QWidget* parent)
     : QWidget(parent), m_search(new QLineEdit(this)), m_tree(new LibraryTree(this)) {
@@ -72,7 +75,8 @@ BlockLibrary::BlockLibrary(const core::Registry& registry, QWidget* parent)
 
     QMap<QString, QTreeWidgetItem*> categories;
     for (const core::BlockType& t : registry.types()) {
-        const QString category = QString::fromStdString(t.info.category.empty() ? std::string("Other") : t.info.category);
+        const QString category =
+            QString::fromStdString(t.info.category.empty() ? std::string("Other") : t.info.category);
         QTreeWidgetItem*& cat = categories[category];
         if (!cat) cat = categoryItem(m_tree, category);
         const QString typeId = QString::fromStdString(t.info.typeId);
@@ -84,7 +88,8 @@ BlockLibrary::BlockLibrary(const core::Registry& registry, QWidget* parent)
         item->setData(0, kTitleRole, QString::fromStdString(t.info.title));
         item->setData(0, kTypeRole, typeId);
         item->setIcon(0, iconFor(typeId));
-        item->setToolTip(0, blockHelpHtml(QString::fromStdString(t.info.title), typeId, QString::fromStdString(t.info.help)));
+        item->setToolTip(
+            0, blockHelpHtml(QString::fromStdString(t.info.title), typeId, QString::fromStdString(t.info.help)));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
     }
     m_components = categoryItem(m_tree, tr("Components"));
@@ -106,7 +111,8 @@ void BlockLibrary::setComponents(const QStringList& files, const QString& hint) 
         item->setData(0, kTitleRole, name);
         item->setData(0, kComponentRole, path);
         item->setIcon(0, iconFor(QStringLiteral("subsystem")));
-        item->setToolTip(0, tr("Component %1 (%2): drag it onto the canvas or double-click it to insert a copy").arg(name, path));
+        item->setToolTip(
+            0, tr("Component %1 (%2): drag it onto the canvas or double-click it to insert a copy").arg(name, path));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
     }
     if (files.isEmpty()) {
@@ -149,7 +155,8 @@ void BlockLibrary::filter(const QString& text) {
         int shown = 0;
         for (int i = 0; i < cat->childCount(); ++i) {
             QTreeWidgetItem* item = cat->child(i);
-            const bool match = needle.isEmpty() || item->data(0, kTitleRole).toString().contains(needle, Qt::CaseInsensitive) ||
+            const bool match = needle.isEmpty() ||
+                               item->data(0, kTitleRole).toString().contains(needle, Qt::CaseInsensitive) ||
                                item->data(0, kTypeRole).toString().contains(needle, Qt::CaseInsensitive) ||
                                cat->text(0).contains(needle, Qt::CaseInsensitive);
             item->setHidden(!match);
@@ -159,4 +166,4 @@ void BlockLibrary::filter(const QString& text) {
     }
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

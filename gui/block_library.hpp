@@ -46,4 +46,4 @@ private:
     QTreeWidgetItem* m_components = nullptr;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -34,7 +34,7 @@ constexpr double kNameSpace = 24.0;   // between a body edge and the icon when p
 
 struct BlockShape {
     QRectF body;
-    QRectF iconRect;   // inside the body, clear of the port names
+    QRectF iconRect;                // inside the body, clear of the port names
     std::vector<PortShape> ports;   // present ports only
     QString title;
     QString help;
@@ -59,4 +59,4 @@ QString iconPathFor(const QString& typeId);   // :/icons/<type>.svg, :/icons/<su
 QColor domainColor(core::Domain d);
 QString portDescription(const PortShape& p);   // for tooltips and messages
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

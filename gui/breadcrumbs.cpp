@@ -11,7 +11,8 @@
 
 namespace endstop::gui {
 
-Breadcrumbs::Breadcrumbs(DiagramScene& scene, QWidget* parent) : QWidget(parent), m_scene(scene), m_layout(new QHBoxLayout(this)) {
+Breadcrumbs::Breadcrumbs(DiagramScene& scene, QWidget* parent)
+    : QWidget(parent), m_scene(scene), m_layout(new QHBoxLayout(this)) {
     setObjectName(QStringLiteral("breadcrumbs"));
     m_layout->setContentsMargins(6, 2, 6, 2);
     m_layout->setSpacing(2);
@@ -41,15 +42,16 @@ void Breadcrumbs::rebuild() {
         delete item;
     }
     const QStringList path = m_scene.levelPath();
-    const core::Model& top = m_scene.document().model();
-    const core::Model* level = &top;
+    const core::model::Model& top = m_scene.document().model();
+    const core::model::Model* level = &top;
     for (int i = 0; i <= path.size(); ++i) {
         QString text = tr("Model");
         if (i > 0) {
-            const core::BlockSpec* spec = level ? level->find(path[i - 1].toStdString()) : nullptr;
-            const std::string_view def = spec ? core::subsystemOf(spec->type) : std::string_view();
-            text = QStringLiteral("%1 (%2)").arg(path[i - 1], QString::fromUtf8(def.data(), static_cast<qsizetype>(def.size())));
-            const core::SubsystemDef* d = top.findSubsystem(def);
+            const core::model::BlockSpec* spec = level ? level->find(path[i - 1].toStdString()) : nullptr;
+            const std::string_view def = spec ? core::model::subsystemOf(spec->type) : std::string_view();
+            text = QStringLiteral("%1 (%2)").arg(path[i - 1],
+                                                 QString::fromUtf8(def.data(), static_cast<qsizetype>(def.size())));
+            const core::model::SubsystemDef* d = top.findSubsystem(def);
             level = d ? &d->body : nullptr;
             auto* sep = new QLabel(QStringLiteral("\u203a"), this);
             m_layout->addWidget(sep);
@@ -68,4 +70,4 @@ void Breadcrumbs::rebuild() {
     m_layout->addStretch(1);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

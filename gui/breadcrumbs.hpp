@@ -16,8 +16,8 @@ class Breadcrumbs : public QWidget {
     Q_OBJECT
 public:
     Breadcrumbs(DiagramScene& scene, QWidget* parent = nullptr);
-    QStringList texts() const;   // the crumbs as shown, for tests
-    void clickCrumb(int index);  // as a click on crumb `index` (0: the model)
+    QStringList texts() const;    // the crumbs as shown, for tests
+    void clickCrumb(int index);   // as a click on crumb `index` (0: the model)
 
 private:
     void rebuild();
@@ -26,4 +26,4 @@ private:
     QHBoxLayout* m_layout;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

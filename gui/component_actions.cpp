@@ -2,7 +2,7 @@
 #include "gui/component_actions.hpp"
 
 #include "core/io/component_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "gui/block_library.hpp"
 #include "gui/block_shape.hpp"
 #include "gui/diagram_scene.hpp"
@@ -40,10 +40,14 @@ QString askSave(QWidget* parent, const QString& suggested) {
 QString askFolder(QWidget* parent, const QString& suggested) {
     return QFileDialog::getExistingDirectory(parent, QObject::tr("Components Folder"), suggested);
 }
-}  // namespace
+}   // namespace
 
 ComponentActions::ComponentActions(MainWindow& window)
-    : QObject(&window), m_window(window), m_watcher(new QFileSystemWatcher(this)), m_saveChooser(askSave), m_folderChooser(askFolder) {
+    : QObject(&window),
+      m_window(window),
+      m_watcher(new QFileSystemWatcher(this)),
+      m_saveChooser(askSave),
+      m_folderChooser(askFolder) {
     m_save = new QAction(tr("Save Subsystem as Com&ponent\u2026"), &window);
     m_save->setObjectName("saveComponent");
     connect(m_save, &QAction::triggered, this, [this] { saveInstance(selectedInstance()); });
@@ -53,7 +57,8 @@ ComponentActions::ComponentActions(MainWindow& window)
     window.addActions({m_save, folderAction});
     for (QMenu* menu : window.menuBar()->findChildren<QMenu*>())
         if (menu->title() == tr("&Edit")) menu->addActions({m_save, folderAction});
-    connect(window.view(), &DiagramView::contextMenuAboutToShow, this, [this](QMenu* menu, const QString&) { menu->addAction(m_save); });
+    connect(window.view(), &DiagramView::contextMenuAboutToShow, this,
+            [this](QMenu* menu, const QString&) { menu->addAction(m_save); });
     const auto update = [this] { m_save->setEnabled(!selectedInstance().isEmpty()); };
     // in the window's context: ~MainWindow cuts these before the scene's items go
     connect(window.scene(), &QGraphicsScene::selectionChanged, &window, update);
@@ -80,11 +85,12 @@ void ComponentActions::refresh() {
     QStringList files;
     if (!dir.isEmpty() && QFileInfo(dir).isDir()) {
         m_watcher->addPath(dir);
-        for (const QString& f : QDir(dir).entryList({QStringLiteral("*") + core::io::kComponentSuffix}, QDir::Files, QDir::Name))
+        for (const QString& f :
+             QDir(dir).entryList({QStringLiteral("*") + core::io::kComponentSuffix}, QDir::Files, QDir::Name))
             files << QDir(dir).filePath(f);
     }
-    m_window.library()->setComponents(
-        files, dir.isEmpty() ? tr("No components folder: Edit > Components Folder\u2026") : tr("No components in %1").arg(dir));
+    m_window.library()->setComponents(files, dir.isEmpty() ? tr("No components folder: Edit > Components Folder\u2026")
+                                                           : tr("No components in %1").arg(dir));
 }
 
 QString ComponentActions::selectedInstance() const {
@@ -97,12 +103,14 @@ void ComponentActions::warn(const QString& title, const QString& text) const {
 }
 
 bool ComponentActions::saveInstance(const QString& instance) {
-    const core::BlockSpec* spec = m_window.scene()->levelModel().find(instance.toStdString());
-    if (!spec || core::subsystemOf(spec->type).empty()) return false;
-    const QString def = qs(std::string(core::subsystemOf(spec->type)));
+    const core::model::BlockSpec* spec = m_window.scene()->levelModel().find(instance.toStdString());
+    if (!spec || core::model::subsystemOf(spec->type).empty()) return false;
+    const QString def = qs(std::string(core::model::subsystemOf(spec->type)));
     QString dir = folder();
-    if (!dir.isEmpty()) QDir().mkpath(dir);
-    else dir = QDir::homePath();
+    if (!dir.isEmpty())
+        QDir().mkpath(dir);
+    else
+        dir = QDir::homePath();
     QString path = m_saveChooser(&m_window, QDir(dir).filePath(def + core::io::kComponentSuffix));
     if (path.isEmpty()) return false;
     if (!path.endsWith(core::io::kComponentSuffix)) path += core::io::kComponentSuffix;
@@ -110,10 +118,10 @@ bool ComponentActions::saveInstance(const QString& instance) {
 }
 
 bool ComponentActions::saveInstanceTo(const QString& instance, const QString& path) {
-    const core::BlockSpec* spec = m_window.scene()->levelModel().find(instance.toStdString());
-    if (!spec || core::subsystemOf(spec->type).empty()) return false;
+    const core::model::BlockSpec* spec = m_window.scene()->levelModel().find(instance.toStdString());
+    if (!spec || core::model::subsystemOf(spec->type).empty()) return false;
     try {
-        core::io::saveComponent(m_window.document().model(), std::string(core::subsystemOf(spec->type)), path,
+        core::io::saveComponent(m_window.document().model(), std::string(core::model::subsystemOf(spec->type)), path,
                                 m_window.document().registry());
     } catch (const core::Error& e) {
         warn(tr("Save Subsystem as Component"), qs(e.what()));
@@ -132,7 +140,8 @@ bool ComponentActions::insert(const QString& path, QPointF at) {
         QString base = qs(c.name);
         base[0] = base[0].toLower();
         const std::string instance = scene.levelModel().uniqueName(base.toStdString() + "1");
-        const core::EditBatch batch = core::io::insertComponent(m_window.document().model(), c, instance, snap(at.x()), snap(at.y()));
+        const core::model::EditBatch batch =
+            core::io::insertComponent(m_window.document().model(), c, instance, snap(at.x()), snap(at.y()));
         if (const auto error = scene.applyEdit(batch, tr("Insert Component %1").arg(qs(c.name)))) {
             warn(tr("Insert Component"), *error);
             return false;
@@ -155,7 +164,8 @@ void ComponentActions::chooseFolder() {
 
 bool ComponentActions::eventFilter(QObject* watched, QEvent* event) {
     const auto type = event->type();
-    if (type != QEvent::DragEnter && type != QEvent::DragMove && type != QEvent::Drop) return QObject::eventFilter(watched, event);
+    if (type != QEvent::DragEnter && type != QEvent::DragMove && type != QEvent::Drop)
+        return QObject::eventFilter(watched, event);
     auto* drop = static_cast<QDropEvent*>(event);   // QDragEnterEvent and QDragMoveEvent are QDropEvents
     const QByteArray path = drop->mimeData()->data(QString::fromLatin1(kComponentMime));
     if (path.isEmpty()) return QObject::eventFilter(watched, event);
@@ -164,4 +174,4 @@ bool ComponentActions::eventFilter(QObject* watched, QEvent* event) {
     return true;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -32,7 +32,7 @@ public:
 
     // the library folder; empty when there is none (no choice, an untitled project)
     QString folder() const;
-    void refresh();   // relists the Components category
+    void refresh();                               // relists the Components category
     bool saveInstance(const QString& instance);   // asks for the file
     bool saveInstanceTo(const QString& instance, const QString& path);
     bool insert(const QString& path, QPointF scenePos);
@@ -56,4 +56,4 @@ private:
     Chooser m_saveChooser, m_folderChooser;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -20,7 +20,12 @@
 namespace endstop::gui {
 
 DiagnosticsPanel::DiagnosticsPanel(Document& doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_list(new QTreeWidget(this)), m_summary(new QLabel(this)), m_details(new QLabel(this)), m_debounce(new QTimer(this)) {
+    : QWidget(parent),
+      m_doc(doc),
+      m_list(new QTreeWidget(this)),
+      m_summary(new QLabel(this)),
+      m_details(new QLabel(this)),
+      m_debounce(new QTimer(this)) {
     m_list->setColumnCount(3);
     m_list->setHeaderLabels({tr("Severity"), tr("Where"), tr("Message")});
     m_list->setRootIsDecorated(false);
@@ -75,10 +80,13 @@ void DiagnosticsPanel::start() {
     const int generation = m_generation;
     QPointer<DiagnosticsPanel> self(this);
     QThreadPool::globalInstance()->start([self, generation, model = m_doc.model(), &registry = m_doc.registry()] {
-        core::Diagnostics d = core::validateModel(model, registry);
-        QMetaObject::invokeMethod(qApp, [self, generation, d = std::move(d)]() mutable {
-            if (self) self->show(generation, std::move(d));
-        }, Qt::QueuedConnection);
+        core::Diagnostics d = core::simulation::validateModel(model, registry);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, generation, d = std::move(d)]() mutable {
+                if (self) self->show(generation, std::move(d));
+            },
+            Qt::QueuedConnection);
     });
 }
 
@@ -102,7 +110,8 @@ QTreeWidgetItem* DiagnosticsPanel::makeItem(const core::Diagnostic& d, bool from
     const QString block = QString::fromStdString(d.block);
     QString where = block;
     if (!d.port.empty()) where += QStringLiteral(".") + QString::fromStdString(d.port);
-    if (!d.param.empty()) where += (where.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(d.param);
+    if (!d.param.empty())
+        where += (where.isEmpty() ? QString() : QStringLiteral(" ")) + QString::fromStdString(d.param);
     QString message = QString::fromStdString(d.message);
     if (!d.hint.empty()) message += QStringLiteral(" (") + QString::fromStdString(d.hint) + QStringLiteral(")");
     QString severity = QString::fromLatin1(core::toString(d.severity));
@@ -124,14 +133,17 @@ void DiagnosticsPanel::render() {
     int errors = 0, warnings = 0;
     QList<QTreeWidgetItem*> items;
     const auto same = [](const core::Diagnostic& a, const core::Diagnostic& b) {
-        return a.severity == b.severity && a.block == b.block && a.port == b.port && a.param == b.param && a.message == b.message;
+        return a.severity == b.severity && a.block == b.block && a.port == b.port && a.param == b.param &&
+               a.message == b.message;
     };
     for (const core::Diagnostic& d : m_runDiagnostics) {
         // a structural error the run stopped at is also what validation says: listed once
-        if (std::any_of(m_diagnostics.begin(), m_diagnostics.end(), [&](const core::Diagnostic& v) { return same(d, v); }))
+        if (std::any_of(m_diagnostics.begin(), m_diagnostics.end(),
+                        [&](const core::Diagnostic& v) { return same(d, v); }))
             continue;
         items << makeItem(d, true);
-        if (d.severity == core::Severity::Error && !d.block.empty()) errorBlocks.insert(QString::fromStdString(d.block));
+        if (d.severity == core::Severity::Error && !d.block.empty())
+            errorBlocks.insert(QString::fromStdString(d.block));
     }
     for (const core::Diagnostic& d : m_diagnostics) {
         items << makeItem(d, false);
@@ -148,13 +160,15 @@ void DiagnosticsPanel::render() {
     };
     QString summary;
     if (errors == 0 && warnings == 0)
-        summary = infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes"));
+        summary =
+            infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes"));
     else
-        summary = QStringLiteral("%1, %2, %3").arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
-                                                   count(infos, "note", "notes"));
+        summary = QStringLiteral("%1, %2, %3")
+                      .arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
+                           count(infos, "note", "notes"));
     if (!m_runDiagnostics.empty()) summary = tr("The last run failed (the errors below say why). ") + summary;
     m_summary->setText(summary);
     Q_EMIT validated(errorBlocks);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -59,4 +59,4 @@ private:
     bool m_again = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

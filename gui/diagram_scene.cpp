@@ -17,12 +17,14 @@
 namespace endstop::gui {
 
 namespace {
-QString key(const core::PortRef& r) { return QString::fromStdString(r.toString()); }
+QString key(const core::model::PortRef& r) { return QString::fromStdString(r.toString()); }
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
+}   // namespace
 
 DiagramScene::DiagramScene(Document& doc, QObject* parent)
-    : QGraphicsScene(parent), m_doc(doc), m_router([this](const QRectF& r) {
+    : QGraphicsScene(parent),
+      m_doc(doc),
+      m_router([this](const QRectF& r) {
           Router::Obstacles o;
           for (QGraphicsItem* i : items(r, Qt::IntersectsItemBoundingRect)) {
               if (i->type() != BlockItem::Type) continue;
@@ -56,9 +58,15 @@ DiagramScene::DiagramScene(Document& doc, QObject* parent)
     // the model's fine-grained signals name top-level blocks: below the top, a change of the
     // definition shown rebuilds the level (its edits arrive as subsystemChanged)
     const auto atTop = [this] { return m_level.isEmpty(); };
-    connect(&doc, &Document::blockAdded, this, [this, atTop](const QString& n) { if (atTop()) addBlockItem(n); });
-    connect(&doc, &Document::blockRemoved, this, [this, atTop](const QString& n) { if (atTop()) removeBlockItem(n); });
-    connect(&doc, &Document::blockRenamed, this, [this, atTop](const QString& f, const QString& t) { if (atTop()) renameBlockItem(f, t); });
+    connect(&doc, &Document::blockAdded, this, [this, atTop](const QString& n) {
+        if (atTop()) addBlockItem(n);
+    });
+    connect(&doc, &Document::blockRemoved, this, [this, atTop](const QString& n) {
+        if (atTop()) removeBlockItem(n);
+    });
+    connect(&doc, &Document::blockRenamed, this, [this, atTop](const QString& f, const QString& t) {
+        if (atTop()) renameBlockItem(f, t);
+    });
     connect(&doc, &Document::blockParamsChanged, this, [this, atTop](const QString& name) {
         if (!atTop()) return;
         if (BlockItem* item = blockItem(name)) {
@@ -70,15 +78,19 @@ DiagramScene::DiagramScene(Document& doc, QObject* parent)
         BlockItem* item = atTop() ? blockItem(name) : nullptr;
         if (item && item->refreshUi()) updateWiresOf(name);   // a move updates them through itemChange
     });
-    connect(&doc, &Document::connectionAdded, this, [this, atTop](const core::Connection& c) { if (atTop()) addWire(c); });
-    connect(&doc, &Document::connectionRemoved, this, [this, atTop](const core::Connection& c) { if (atTop()) removeWire(c); });
+    connect(&doc, &Document::connectionAdded, this, [this, atTop](const core::model::Connection& c) {
+        if (atTop()) addWire(c);
+    });
+    connect(&doc, &Document::connectionRemoved, this, [this, atTop](const core::model::Connection& c) {
+        if (atTop()) removeWire(c);
+    });
     connect(&doc, &Document::subsystemChanged, this, [this, atTop](const QString& def) {
         if (!atTop()) {
             m_levelDirty = true;   // rebuilt once the whole edit is applied (structureChanged)
             return;
         }
-        const std::string type = std::string(core::kSubsystemPrefix) + def.toStdString();
-        for (const core::BlockSpec& b : m_doc.model().blocks())
+        const std::string type = std::string(core::model::kSubsystemPrefix) + def.toStdString();
+        for (const core::model::BlockSpec& b : m_doc.model().blocks())
             if (b.type == type)
                 if (BlockItem* item = blockItem(qs(b.name))) {
                     item->refresh();
@@ -116,18 +128,18 @@ void DiagramScene::rebuild() {
     m_blockWires.clear();
     m_portWires.clear();
     m_building = true;
-    const core::Model& m = levelModel();
-    for (const core::Connection& c : m.connections()) {
+    const core::model::Model& m = levelModel();
+    for (const core::model::Connection& c : m.connections()) {
         ++m_portWires[key(c.a)];
         ++m_portWires[key(c.b)];
     }
-    for (const core::BlockSpec& b : m.blocks()) {
+    for (const core::model::BlockSpec& b : m.blocks()) {
         auto* item = new BlockItem(*this, qs(b.name));
         m_blocks.insert(item->name(), item);
         addItem(item);
     }
     std::vector<WireItem*> wires;
-    for (const core::Connection& c : m.connections()) {
+    for (const core::model::Connection& c : m.connections()) {
         auto* w = new WireItem(*this, c);
         m_blockWires[qs(c.a.block)].append(w);
         if (c.b.block != c.a.block) m_blockWires[qs(c.b.block)].append(w);
@@ -136,7 +148,8 @@ void DiagramScene::rebuild() {
     }
     m_building = false;
     for (WireItem* w : wires) scheduleRoute(*w);   // in file order: the same picture every time
-    for (auto it = m_blocks.cbegin(); it != m_blocks.cend(); ++it) it.value()->setError(m_errorBlocks.contains(it.key()));
+    for (auto it = m_blocks.cbegin(); it != m_blocks.cend(); ++it)
+        it.value()->setError(m_errorBlocks.contains(it.key()));
     const QRectF used = itemsBoundingRect();
     setSceneRect(used.isEmpty() ? QRectF(-500, -400, 1000, 800) : used.adjusted(-400, -400, 400, 400));
 }
@@ -163,8 +176,8 @@ void DiagramScene::renameBlockItem(const QString& from, const QString& to) {
     m_blocks.insert(to, item);
     const QList<WireItem*> wires = m_blockWires.take(from);
     for (WireItem* w : wires) {
-        core::Connection c = w->connection();
-        for (core::PortRef* p : {&c.a, &c.b}) {
+        core::model::Connection c = w->connection();
+        for (core::model::PortRef* p : {&c.a, &c.b}) {
             if (qs(p->block) != from) continue;
             const int n = m_portWires.take(key(*p));
             p->block = to.toStdString();
@@ -177,7 +190,7 @@ void DiagramScene::renameBlockItem(const QString& from, const QString& to) {
     if (m_errorBlocks.remove(from)) m_errorBlocks.insert(to);
 }
 
-void DiagramScene::addWire(const core::Connection& c) {
+void DiagramScene::addWire(const core::model::Connection& c) {
     auto* w = new WireItem(*this, c);
     m_blockWires[qs(c.a.block)].append(w);
     if (c.b.block != c.a.block) m_blockWires[qs(c.b.block)].append(w);
@@ -188,12 +201,12 @@ void DiagramScene::addWire(const core::Connection& c) {
     updateWiresAt(c.b);
 }
 
-void DiagramScene::removeWire(const core::Connection& connection) {
-    const core::Connection c = connection;   // may be the wire's own, which is deleted below
+void DiagramScene::removeWire(const core::model::Connection& connection) {
+    const core::model::Connection c = connection;   // may be the wire's own, which is deleted below
     WireItem* w = wireItem(c);
     if (!w) return;
     for (const std::string& b : {c.a.block, c.b.block}) m_blockWires[qs(b)].removeAll(w);
-    for (const core::PortRef& p : {c.a, c.b})
+    for (const core::model::PortRef& p : {c.a, c.b})
         if (--m_portWires[key(p)] <= 0) m_portWires.remove(key(p));
     liftRoute(*w);
     if (w->pendingRoute) std::erase(m_pendingRoutes, w);
@@ -202,7 +215,7 @@ void DiagramScene::removeWire(const core::Connection& connection) {
     updateWiresAt(c.b);
 }
 
-WireItem* DiagramScene::wireItem(const core::Connection& c) const {
+WireItem* DiagramScene::wireItem(const core::model::Connection& c) const {
     for (WireItem* w : m_blockWires.value(qs(c.a.block)))
         if (w->connection() == c) return w;
     return nullptr;
@@ -213,7 +226,7 @@ void DiagramScene::updateWiresOf(const QString& block) {
     for (WireItem* w : m_blockWires.value(block)) w->updateRoute();
 }
 
-void DiagramScene::updateWiresAt(const core::PortRef& ref) {
+void DiagramScene::updateWiresAt(const core::model::PortRef& ref) {
     for (WireItem* w : m_blockWires.value(qs(ref.block)))
         if (w->connection().a == ref || w->connection().b == ref) w->updateRoute();
 }
@@ -245,7 +258,7 @@ void DiagramScene::routePending(int budgetMs) {
     if (!m_pendingRoutes.empty()) m_routeTimer->start();
 }
 
-std::optional<PortEnd> DiagramScene::portEnd(const core::PortRef& ref) const {
+std::optional<PortEnd> DiagramScene::portEnd(const core::model::PortRef& ref) const {
     const BlockItem* item = blockItem(qs(ref.block));
     if (!item) return std::nullopt;
     const PortShape* p = item->layout().port(ref.port);
@@ -253,7 +266,7 @@ std::optional<PortEnd> DiagramScene::portEnd(const core::PortRef& ref) const {
     return PortEnd{item->portTip(*p), item->portDir(*p), p->kind, p->domain, true};
 }
 
-int DiagramScene::wireCountAt(const core::PortRef& ref) const { return m_portWires.value(key(ref)); }
+int DiagramScene::wireCountAt(const core::model::PortRef& ref) const { return m_portWires.value(key(ref)); }
 
 QStringList DiagramScene::selectedBlockNames() const {
     QStringList out;
@@ -264,12 +277,13 @@ QStringList DiagramScene::selectedBlockNames() const {
     QHash<QString, int> order;
     const auto& blocks = levelModel().blocks();
     for (std::size_t i = 0; i < blocks.size(); ++i) order.insert(qs(blocks[i].name), static_cast<int>(i));
-    std::sort(out.begin(), out.end(), [&order](const QString& a, const QString& b) { return order.value(a) < order.value(b); });
+    std::sort(out.begin(), out.end(),
+              [&order](const QString& a, const QString& b) { return order.value(a) < order.value(b); });
     return out;
 }
 
-std::vector<core::Connection> DiagramScene::selectedConnections() const {
-    std::vector<core::Connection> out;
+std::vector<core::model::Connection> DiagramScene::selectedConnections() const {
+    std::vector<core::model::Connection> out;
     for (QGraphicsItem* i : selectedItems())
         if (i->type() == WireItem::Type) out.push_back(static_cast<WireItem*>(i)->connection());
     return out;
@@ -317,4 +331,4 @@ void DiagramScene::drawBackground(QPainter* painter, const QRectF& rect) {
     painter->drawLines(major);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -53,26 +53,26 @@ public:
 
     // levels (scene_levels.cpp)
     const QStringList& levelPath() const { return m_level; }   // instance names from the top
-    QString levelDefinition() const;                             // "Stage"; empty at the top
-    const core::Model& levelModel() const;                       // what the scene shows
-    bool openLevel(const QStringList& path);   // false (and nothing changed) if it does not resolve
-    bool openInstance(const QString& instance);   // the instance's definition, one level down
+    QString levelDefinition() const;                           // "Stage"; empty at the top
+    const core::model::Model& levelModel() const;              // what the scene shows
+    bool openLevel(const QStringList& path);                   // false (and nothing changed) if it does not resolve
+    bool openInstance(const QString& instance);                // the instance's definition, one level down
     // an edit of the level shown, as one undo step (wrapped in InSubsystem below the top; the
     // AddSubsystem/RemoveSubsystem edits of a batch go to the top)
-    std::optional<QString> applyEdit(const core::Edit& edit, const QString& label);
-    BlockShape shapeOf(const core::BlockSpec& spec) const;   // registered block, instance or port
+    std::optional<QString> applyEdit(const core::model::Edit& edit, const QString& label);
+    BlockShape shapeOf(const core::model::BlockSpec& spec) const;   // registered block, instance or port
     bool isInstance(const QString& block) const;
-    bool createSubsystem();        // from the selection; refusals go to statusMessage
+    bool createSubsystem();   // from the selection; refusals go to statusMessage
     bool expandSubsystem(const QString& instance);
     bool makeUnique(const QString& instance);
     BlockItem* blockItem(const QString& name) const { return m_blocks.value(name); }
     const QHash<QString, BlockItem*>& blockItems() const { return m_blocks; }
-    WireItem* wireItem(const core::Connection& c) const;
-    std::optional<PortEnd> portEnd(const core::PortRef& ref) const;
-    int wireCountAt(const core::PortRef& ref) const;
+    WireItem* wireItem(const core::model::Connection& c) const;
+    std::optional<PortEnd> portEnd(const core::model::PortRef& ref) const;
+    int wireCountAt(const core::model::PortRef& ref) const;
 
     QStringList selectedBlockNames() const;
-    std::vector<core::Connection> selectedConnections() const;
+    std::vector<core::model::Connection> selectedConnections() const;
     void selectBlocks(const QStringList& names);
     void setErrorBlocks(const QSet<QString>& names);
     const QString& lastStatus() const { return m_lastStatus; }
@@ -91,7 +91,7 @@ public:
     void duplicateSelection();
     bool renameBlock(const QString& from, const QString& to);
     // placement (scene_placement.cpp): a block's rectangle with ports and label, scene coordinates
-    QRectF footprint(const core::BlockSpec& spec) const;
+    QRectF footprint(const core::model::BlockSpec& spec) const;
     // the offset nearest `preferred` (a multiple of the grid from it) where no rect overlaps a block
     QPointF freeOffset(const std::vector<QRectF>& rects, QPointF preferred) const;
     void beginRename(const QString& name);   // inline editor on the label (F2, double-click)
@@ -121,9 +121,9 @@ protected:
 
 private:
     struct WireDrag {
-        core::PortRef from;
+        core::model::PortRef from;
         PortEnd fromEnd;
-        std::optional<core::Connection> detaching;   // dragging an existing wire's end away
+        std::optional<core::model::Connection> detaching;   // dragging an existing wire's end away
         QGraphicsPathItem* preview = nullptr;
         BlockItem* hot = nullptr;
         bool refused = false;   // the port under the mouse would refuse this wire
@@ -131,14 +131,14 @@ private:
 
     void rebuild();
     void followModel();   // after a change: leave a level that no longer exists
-    const core::Model* resolve(const QStringList& path, QString* definition = nullptr) const;
+    const core::model::Model* resolve(const QStringList& path, QString* definition = nullptr) const;
     void addBlockItem(const QString& name);
     void removeBlockItem(const QString& name);
     void renameBlockItem(const QString& from, const QString& to);
-    void addWire(const core::Connection& c);
-    void removeWire(const core::Connection& c);
+    void addWire(const core::model::Connection& c);
+    void removeWire(const core::model::Connection& c);
     void updateWiresOf(const QString& block);
-    void updateWiresAt(const core::PortRef& ref);
+    void updateWiresAt(const core::model::PortRef& ref);
     void status(const QString& message);
     bool occupied(const QRectF& rect) const;
 
@@ -148,8 +148,8 @@ private:
     void updateWireDrag(QPointF scenePos);
     void finishWireDrag(QPointF scenePos);
     void commitMoves();
-    std::optional<QString> refusal(const core::PortRef& a, const core::PortRef& b,
-                                   const std::optional<core::Connection>& ignoring) const;
+    std::optional<QString> refusal(const core::model::PortRef& a, const core::model::PortRef& b,
+                                   const std::optional<core::model::Connection>& ignoring) const;
 
     Document& m_doc;
     QStringList m_level;
@@ -158,7 +158,7 @@ private:
     QHash<QString, QList<WireItem*>> m_blockWires;   // block name -> wires touching it
     QHash<QString, int> m_portWires;                 // "block.port" -> wire count
     QSet<QString> m_errorBlocks;
-    QHash<BlockItem*, QPointF> m_pressPositions;     // selection at mouse press, for the Move edit
+    QHash<BlockItem*, QPointF> m_pressPositions;   // selection at mouse press, for the Move edit
     std::optional<WireDrag> m_drag;
     Router m_router;
     std::vector<WireItem*> m_pendingRoutes;
@@ -170,4 +170,4 @@ private:
     mutable int m_pasteCount = 0;   // consecutive pastes of one copy move further along
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -53,8 +53,10 @@ void DiagramView::fitAll() { fitRect(scene()->itemsBoundingRect()); }
 void DiagramView::zoomToSelection() {
     QRectF box;
     for (QGraphicsItem* i : scene()->selectedItems()) box |= i->sceneBoundingRect();
-    if (box.isEmpty()) fitAll();
-    else fitRect(box);
+    if (box.isEmpty())
+        fitAll();
+    else
+        fitRect(box);
 }
 
 QPointF DiagramView::visibleCenter() const { return mapToScene(viewport()->rect().center()); }
@@ -123,13 +125,17 @@ void DiagramView::keyReleaseEvent(QKeyEvent* event) {
 }
 
 void DiagramView::dragEnterEvent(QDragEnterEvent* event) {
-    if (event->mimeData()->hasFormat(QString::fromLatin1(kBlockTypeMime))) event->acceptProposedAction();
-    else QGraphicsView::dragEnterEvent(event);
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kBlockTypeMime)))
+        event->acceptProposedAction();
+    else
+        QGraphicsView::dragEnterEvent(event);
 }
 
 void DiagramView::dragMoveEvent(QDragMoveEvent* event) {
-    if (event->mimeData()->hasFormat(QString::fromLatin1(kBlockTypeMime))) event->acceptProposedAction();
-    else QGraphicsView::dragMoveEvent(event);
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kBlockTypeMime)))
+        event->acceptProposedAction();
+    else
+        QGraphicsView::dragMoveEvent(event);
 }
 
 void DiagramView::dropEvent(QDropEvent* event) {
@@ -154,8 +160,8 @@ void DiagramView::contextMenuEvent(QContextMenuEvent* event) {
     }
     if (actions().isEmpty()) return;
     QMenu menu(this);
-    for (const char* name : {"parameters", "rename", "", "cut", "copy", "paste", "duplicate", "delete", "", "rotate", "rotateBack",
-                             "flip", "", "selectAll"}) {
+    for (const char* name : {"parameters", "rename", "", "cut", "copy", "paste", "duplicate", "delete", "", "rotate",
+                             "rotateBack", "flip", "", "selectAll"}) {
         if (!*name) menu.addSeparator();
         for (QAction* a : actions())
             if (a->objectName() == QLatin1String(name)) menu.addAction(a);
@@ -164,4 +170,4 @@ void DiagramView::contextMenuEvent(QContextMenuEvent* event) {
     menu.exec(event->globalPos());
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -50,4 +50,4 @@ private:
     QPoint m_panLast;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

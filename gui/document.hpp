@@ -25,16 +25,16 @@ public:
     explicit Document(const core::Registry& registry, QObject* parent = nullptr);
     ~Document() override;
 
-    const core::Model& model() const { return m_model; }
+    const core::model::Model& model() const { return m_model; }
     const core::Registry& registry() const { return m_registry; }
     QUndoStack* undoStack() const { return m_undo; }
 
     // Applies an edit as one undo step. Returns the error message (and changes nothing) if the
     // model refuses it.
-    std::optional<QString> apply(const core::Edit& edit, const QString& label);
+    std::optional<QString> apply(const core::model::Edit& edit, const QString& label);
 
     // Replaces the whole model (New, Open, recovery): clears the undo history.
-    void reset(core::Model model, const QString& path);
+    void reset(core::model::Model model, const QString& path);
     const QString& path() const { return m_path; }
     void setPath(const QString& path);
     QString displayName() const;   // file name or "untitled"
@@ -45,10 +45,10 @@ public:
     // The parameter values the block holds, expressions evaluated in the model's scope (one that
     // does not evaluate is left out), migrated to the registered typeVersion (absent keys take
     // their defaults when a Block is created from them).
-    core::ParamValues currentParams(const core::BlockSpec& spec) const;
+    core::ParamValues currentParams(const core::model::BlockSpec& spec) const;
     // The block as its current values configure it (its present ports, its descriptors), or
     // nullopt for an unknown type or values it refuses.
-    std::optional<core::BlockDescription> describe(const core::BlockSpec& spec) const;
+    std::optional<core::BlockDescription> describe(const core::model::BlockSpec& spec) const;
 
 Q_SIGNALS:
     void modelReset();
@@ -56,27 +56,27 @@ Q_SIGNALS:
     void blockRemoved(const QString& name);   // its connections are gone too
     void blockRenamed(const QString& from, const QString& to);
     void blockParamsChanged(const QString& name);   // ports may have changed
-    void blockUiChanged(const QString& name);        // position, rotation, flip, display units
-    void connectionAdded(const core::Connection& c);
-    void connectionRemoved(const core::Connection& c);
+    void blockUiChanged(const QString& name);       // position, rotation, flip, display units
+    void connectionAdded(const core::model::Connection& c);
+    void connectionRemoved(const core::model::Connection& c);
     void simulationChanged();
     void plotsChanged();
     void parametersChanged(const QString& name);   // a model parameter added, changed or removed
     void subsystemChanged(const QString& name);    // a definition added, removed or edited inside
-    void structureChanged();     // after any non-cosmetic change (validation, results)
+    void structureChanged();                       // after any non-cosmetic change (validation, results)
     void pathChanged();
     void dirtyChanged(bool dirty);
 
 private:
     friend class EditCommand;
-    void applied(const core::Edit& edit);   // emits the signals for an edit just applied
-    void dispatch(const core::Edit& edit);
+    void applied(const core::model::Edit& edit);   // emits the signals for an edit just applied
+    void dispatch(const core::model::Edit& edit);
 
     const core::Registry& m_registry;
-    core::Model m_model;
+    core::model::Model m_model;
     QString m_path;
     QUndoStack* m_undo = nullptr;
     bool m_forcedDirty = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

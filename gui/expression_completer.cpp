@@ -12,7 +12,7 @@ namespace endstop::gui {
 
 namespace {
 bool nameChar(QChar c) { return c.isLetterOrNumber() || c == '_'; }
-}  // namespace
+}   // namespace
 
 ExpressionCompleter::ExpressionCompleter(QLineEdit* line)
     : QObject(line), m_line(line), m_names(new QStringListModel(this)), m_completer(new QCompleter(this)) {
@@ -52,7 +52,8 @@ void ExpressionCompleter::update() {
     }
     m_completer->popup()->setCurrentIndex(m_completer->completionModel()->index(0, 0));
     // under the word being typed (cursorRect() is protected)
-    const int left = m_line->fontMetrics().horizontalAdvance(m_line->text().left(m_line->cursorPosition() - word.size()));
+    const int left =
+        m_line->fontMetrics().horizontalAdvance(m_line->text().left(m_line->cursorPosition() - word.size()));
     QRect r = m_line->rect();
     r.setLeft(std::min(left, r.width() / 2));
     r.setWidth(m_completer->popup()->sizeHintForColumn(0) + 24);
@@ -69,4 +70,4 @@ void ExpressionCompleter::insert(const QString& name) {
     Q_EMIT m_line->textEdited(m_line->text());   // the field re-parses as if typed
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

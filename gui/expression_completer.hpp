@@ -33,4 +33,4 @@ private:
     QCompleter* m_completer;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

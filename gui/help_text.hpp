@@ -10,14 +10,16 @@ namespace endstop::gui {
 
 // "<b>title</b> (type id)<br>help", every part escaped; line breaks in the help are kept.
 inline QString blockHelpHtml(const QString& title, const QString& typeId, const QString& help) {
-    QString html = QStringLiteral("<b>%1</b> <span style='color:#666'>(%2)</span>").arg(title.toHtmlEscaped(), typeId.toHtmlEscaped());
+    QString html = QStringLiteral("<b>%1</b> <span style='color:#666'>(%2)</span>")
+                       .arg(title.toHtmlEscaped(), typeId.toHtmlEscaped());
     if (!help.isEmpty()) html += QStringLiteral("<br>") + help.toHtmlEscaped().replace('\n', QStringLiteral("<br>"));
     return html;
 }
 
 // Plain help as a tooltip that Qt never mistakes for markup.
 inline QString plainTooltip(const QString& text) {
-    return text.isEmpty() ? QString() : QStringLiteral("<p>%1</p>").arg(text.toHtmlEscaped().replace('\n', QStringLiteral("<br>")));
+    return text.isEmpty() ? QString()
+                          : QStringLiteral("<p>%1</p>").arg(text.toHtmlEscaped().replace('\n', QStringLiteral("<br>")));
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -25,7 +25,8 @@ QPixmap IconCache::pixmap(const QString& path, QSize pixels) {
         QPainter p(&pm);
         p.setRenderHint(QPainter::Antialiasing);
         const QSizeF fitted = QSizeF(svg.defaultSize()).scaled(QSizeF(pixels), Qt::KeepAspectRatio);
-        svg.render(&p, QRectF(QPointF((pixels.width() - fitted.width()) / 2, (pixels.height() - fitted.height()) / 2), fitted));
+        svg.render(&p, QRectF(QPointF((pixels.width() - fitted.width()) / 2, (pixels.height() - fitted.height()) / 2),
+                              fitted));
     }
     m_cache.insert(key, pm);
     return pm;
@@ -41,4 +42,4 @@ void IconCache::draw(QPainter& painter, const QString& path, const QRectF& targe
     painter.drawPixmap(target, pixmap(path, pixels), QRectF(0, 0, pixels.width(), pixels.height()));
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

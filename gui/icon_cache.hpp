@@ -26,4 +26,4 @@ private:
 
 IconCache& iconCache();
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

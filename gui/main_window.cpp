@@ -36,10 +36,15 @@
 namespace endstop::gui {
 
 MainWindow::MainWindow(const core::Registry& registry, QWidget* parent)
-    : QMainWindow(parent), m_doc(new Document(registry, this)), m_scene(new DiagramScene(*m_doc, this)),
-      m_view(new DiagramView(m_scene, this)), m_library(new BlockLibrary(registry, this)),
-      m_properties(new PropertyPanel(*m_doc, *m_scene, this)), m_diagnostics(new DiagnosticsPanel(*m_doc, this)),
-      m_recovery(new Recovery(*m_doc, this)), m_runs(new RunController(*m_doc, this)) {
+    : QMainWindow(parent),
+      m_doc(new Document(registry, this)),
+      m_scene(new DiagramScene(*m_doc, this)),
+      m_view(new DiagramView(m_scene, this)),
+      m_library(new BlockLibrary(registry, this)),
+      m_properties(new PropertyPanel(*m_doc, *m_scene, this)),
+      m_diagnostics(new DiagnosticsPanel(*m_doc, this)),
+      m_recovery(new Recovery(*m_doc, this)),
+      m_runs(new RunController(*m_doc, this)) {
     initResources();
     auto* canvas = new QWidget(this);   // the breadcrumbs of the level shown above the canvas
     auto* column = new QVBoxLayout(canvas);
@@ -56,7 +61,8 @@ MainWindow::MainWindow(const core::Registry& registry, QWidget* parent)
     createRunControls();
     createRunDocks();
     statusBar()->showMessage(tr("Drag blocks from the library; drag from a port to another to wire them."), 8000);
-    connect(m_scene, &DiagramScene::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+    connect(m_scene, &DiagramScene::statusMessage, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 10000); });
     connect(m_scene, &DiagramScene::blockActivated, this, &MainWindow::openParameters);
     connect(m_library, &BlockLibrary::addRequested, this, [this](const QString& type) {
         m_scene->addBlock(type, m_view->visibleCenter());
@@ -78,7 +84,8 @@ MainWindow::~MainWindow() {
     for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
 }
 
-QAction* MainWindow::makeAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot) {
+QAction* MainWindow::makeAction(const QString& name, const QString& text, const QKeySequence& key,
+                                std::function<void()> slot) {
     auto* a = new QAction(text, this);
     a->setObjectName(name);
     if (!key.isEmpty()) a->setShortcut(key);
@@ -88,7 +95,8 @@ QAction* MainWindow::makeAction(const QString& name, const QString& text, const 
 }
 
 // canvas-only shortcuts (single keys, Delete): active while the canvas has focus
-QAction* MainWindow::addViewAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot) {
+QAction* MainWindow::addViewAction(const QString& name, const QString& text, const QKeySequence& key,
+                                   std::function<void()> slot) {
     QAction* a = makeAction(name, text, key, std::move(slot));
     removeAction(a);
     a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -122,7 +130,8 @@ void MainWindow::createActions() {
     });
     makeAction("copy", tr("&Copy"), QKeySequence::Copy, [this] { editCopy(); });
     makeAction("paste", tr("&Paste"), QKeySequence::Paste, [this] { editPaste(); });
-    makeAction("duplicate", tr("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), [this] { m_scene->duplicateSelection(); });
+    makeAction("duplicate", tr("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
+               [this] { m_scene->duplicateSelection(); });
     addViewAction("delete", tr("&Delete"), QKeySequence::Delete, [this] { m_scene->deleteSelection(); });
     addViewAction("rename", tr("Re&name"), QKeySequence(Qt::Key_F2), [this] { editRename(); });
     addViewAction("rotate", tr("&Rotate Clockwise"), QKeySequence(Qt::Key_R), [this] { m_scene->rotateSelection(90); });
@@ -138,7 +147,8 @@ void MainWindow::createActions() {
     makeAction("zoomIn", tr("Zoom &In"), QKeySequence::ZoomIn, [this] { m_view->zoomBy(1.25); });
     makeAction("zoomOut", tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { m_view->zoomBy(0.8); });
     makeAction("fit", tr("&Fit to View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_view->fitAll(); });
-    makeAction("zoomSelection", tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_9), [this] { m_view->zoomToSelection(); });
+    makeAction("zoomSelection", tr("Zoom to &Selection"), QKeySequence(Qt::CTRL | Qt::Key_9),
+               [this] { m_view->zoomToSelection(); });
 
     setIcons();
 }
@@ -151,12 +161,16 @@ void MainWindow::setIcons() {
     icon("undo", style()->standardIcon(QStyle::SP_ArrowBack));
     icon("redo", style()->standardIcon(QStyle::SP_ArrowForward));
     icon("delete", style()->standardIcon(QStyle::SP_TrashIcon));
-    for (const auto& [name, file] : {std::pair{"rotate", "rotate"}, {"flip", "flip"}, {"fit", "fit"}, {"zoomIn", "zoom_in"},
+    for (const auto& [name, file] : {std::pair{"rotate", "rotate"},
+                                     {"flip", "flip"},
+                                     {"fit", "fit"},
+                                     {"zoomIn", "zoom_in"},
                                      {"zoomOut", "zoom_out"}})
         icon(name, QIcon(QStringLiteral(":/icons/ui/%1.svg").arg(QString::fromLatin1(file))));
     for (const char* name : {"undo", "redo", "cut", "copy", "paste", "duplicate", "delete", "rotate", "flip", "fit"})
-        if (QAction* a = action(QString::fromLatin1(name))) a->setToolTip(a->text().remove('&') + QStringLiteral(" (") +
-                                                                          a->shortcut().toString(QKeySequence::NativeText) + ')');
+        if (QAction* a = action(QString::fromLatin1(name)))
+            a->setToolTip(a->text().remove('&') + QStringLiteral(" (") +
+                          a->shortcut().toString(QKeySequence::NativeText) + ')');
 }
 
 void MainWindow::createMenus() {
@@ -185,14 +199,17 @@ void MainWindow::createMenus() {
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     m_examplesMenu = help->addMenu(tr("&Examples"));
-    for (const QString& f : QDir(QStringLiteral(":/examples")).entryList({QStringLiteral("*.endstop")}, QDir::Files, QDir::Name)) {
+    for (const QString& f :
+         QDir(QStringLiteral(":/examples")).entryList({QStringLiteral("*.endstop")}, QDir::Files, QDir::Name)) {
         const QString path = QStringLiteral(":/examples/") + f;
-        m_examplesMenu->addAction(QFileInfo(f).completeBaseName().replace('_', ' '), this, [this, path] { openExample(path); });
+        m_examplesMenu->addAction(QFileInfo(f).completeBaseName().replace('_', ' '), this,
+                                  [this, path] { openExample(path); });
     }
     help->addAction(tr("&About Endstop"), this, [this] {
-        QMessageBox::about(this, tr("About Endstop"),
-                           tr("<b>Endstop</b> %1<br>1-D mechanical systems with contact and friction.<br>GPL-3.0-or-later.")
-                               .arg(QApplication::applicationVersion()));
+        QMessageBox::about(
+            this, tr("About Endstop"),
+            tr("<b>Endstop</b> %1<br>1-D mechanical systems with contact and friction.<br>GPL-3.0-or-later.")
+                .arg(QApplication::applicationVersion()));
     });
 
     m_toolbar = addToolBar(tr("Main"));
@@ -264,4 +281,4 @@ void MainWindow::selectAndShow(const QString& block) {
     m_view->ensureVisible(item, 80, 80);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

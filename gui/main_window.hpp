@@ -62,13 +62,13 @@ public:
     QToolBar* mainToolBar() const { return m_toolbar; }
     QAction* action(const QString& objectName) const;   // "save", "undo", "duplicate", ...
 
-    bool openFile(const QString& path);     // a message box (and nothing changed) on failure
+    bool openFile(const QString& path);   // a message box (and nothing changed) on failure
     bool saveTo(const QString& path);
-    bool save();                            // asks for a path when untitled
+    bool save();   // asks for a path when untitled
     bool saveAs();
     void newFile();
     void openExample(const QString& resourcePath);
-    void offerRecovery();                   // after a crash: restore the autosaved changes?
+    void offerRecovery();                        // after a crash: restore the autosaved changes?
     void openParameters(const QString& block);   // of a block of the level shown
     // opens the level holding the block named by path ("p.s1.spring") and selects it
     bool openBlockPath(const QString& path);
@@ -96,8 +96,9 @@ private:
     void commitStopTime();
     void showStopTime();
     QAction* makeAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot);
-    QAction* addViewAction(const QString& name, const QString& text, const QKeySequence& key, std::function<void()> slot);
-    bool maybeSave();   // false: the user cancelled
+    QAction* addViewAction(const QString& name, const QString& text, const QKeySequence& key,
+                           std::function<void()> slot);
+    bool maybeSave();               // false: the user cancelled
     QString documentName() const;   // "file.endstop", "untitled" or "name (example)"
     void updateTitle();
     void addRecent(const QString& path);
@@ -134,4 +135,4 @@ private:
     QString m_exampleName;   // shown in the title for an opened example (saved as a new file)
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -2,7 +2,7 @@
 // Files: New, Open, Save, Save As, Open Recent (QSettings), Help > Examples, confirmation before
 // unsaved changes are lost, the recovery offer after a crash, and the window layout.
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "gui/diagnostics_panel.hpp"
 #include "gui/diagram_scene.hpp"
 #include "gui/diagram_view.hpp"
@@ -34,7 +34,8 @@ const QString kFilter = QStringLiteral("Endstop projects (*.endstop);;All files 
 // Save never writes over a shipped example; a user's own copy elsewhere opens as their file.
 QString bundledExampleName(const QString& path) {
     const QFileInfo info(path);
-    const QStringList bundled = QDir(QStringLiteral(":/examples")).entryList({QStringLiteral("*.endstop")}, QDir::Files);
+    const QStringList bundled =
+        QDir(QStringLiteral(":/examples")).entryList({QStringLiteral("*.endstop")}, QDir::Files);
     if (!bundled.contains(info.fileName())) return {};
     for (const QString& name : bundled)
         if (!info.dir().exists(name)) return {};
@@ -43,7 +44,7 @@ QString bundledExampleName(const QString& path) {
     if (!original.open(QIODevice::ReadOnly) || !file.open(QIODevice::ReadOnly)) return {};
     return file.readAll() == original.readAll() ? info.completeBaseName() : QString();
 }
-}  // namespace
+}   // namespace
 
 QString MainWindow::documentName() const {
     return m_exampleName.isEmpty() ? m_doc->displayName() : tr("%1 (example)").arg(m_exampleName);
@@ -56,9 +57,9 @@ void MainWindow::updateTitle() {
 
 bool MainWindow::maybeSave() {
     if (!m_doc->isDirty()) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                             tr("%1 has unsaved changes. Save them?").arg(documentName()),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    const auto answer =
+        QMessageBox::warning(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(documentName()),
+                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Save) return save();
     return answer == QMessageBox::Discard;
 }
@@ -67,17 +68,18 @@ void MainWindow::newFile() {
     if (!maybeSave()) return;
     m_recovery->clear();
     m_exampleName.clear();
-    m_doc->reset(core::Model{}, QString());
+    m_doc->reset(core::model::Model{}, QString());
 }
 
 void MainWindow::openDialog() {
     if (!maybeSave()) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), startDirectory(QStringLiteral("lastDirectory")), kFilter);
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"),
+                                                      startDirectory(QStringLiteral("lastDirectory")), kFilter);
     if (!path.isEmpty()) openFile(path);
 }
 
 bool MainWindow::openFile(const QString& path) {
-    core::Model model;
+    core::model::Model model;
     try {
         model = core::io::loadProject(path, m_doc->registry());
     } catch (const core::Error& e) {
@@ -100,7 +102,7 @@ bool MainWindow::openFile(const QString& path) {
 
 void MainWindow::openExample(const QString& resourcePath) {
     if (!maybeSave()) return;
-    core::Model model;
+    core::model::Model model;
     try {
         model = core::io::loadProject(resourcePath, m_doc->registry());
     } catch (const core::Error& e) {
@@ -135,7 +137,9 @@ bool MainWindow::save() { return m_doc->path().isEmpty() ? saveAs() : saveTo(m_d
 
 bool MainWindow::saveAs() {
     QString start = m_doc->path();
-    if (start.isEmpty()) start = startDirectory(QStringLiteral("lastDirectory")) + '/' + (m_exampleName.isEmpty() ? "untitled" : m_exampleName) + ".endstop";
+    if (start.isEmpty())
+        start = startDirectory(QStringLiteral("lastDirectory")) + '/' +
+                (m_exampleName.isEmpty() ? "untitled" : m_exampleName) + ".endstop";
     QString path = QFileDialog::getSaveFileName(this, tr("Save project"), start, kFilter);
     if (path.isEmpty()) return false;
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".endstop");
@@ -157,10 +161,14 @@ void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
     const QStringList files = recentFiles();
     for (const QString& f : files)
-        m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] {
-            if (maybeSave()) openFile(f);
-        })->setToolTip(f);
-    if (files.isEmpty()) m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+        m_recentMenu
+            ->addAction(QFileInfo(f).fileName(), this,
+                        [this, f] {
+                            if (maybeSave()) openFile(f);
+                        })
+            ->setToolTip(f);
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
     else {
         m_recentMenu->addSeparator();
         m_recentMenu->addAction(tr("Clear list"), this, [this] {
@@ -172,7 +180,8 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::offerRecovery() {
     for (const RecoveredFile& r : Recovery::orphans()) {
-        const QString what = r.originalPath.isEmpty() ? tr("an untitled project") : QFileInfo(r.originalPath).fileName();
+        const QString what =
+            r.originalPath.isEmpty() ? tr("an untitled project") : QFileInfo(r.originalPath).fileName();
         const auto answer = QMessageBox::question(
             this, tr("Recover unsaved changes"),
             tr("Endstop did not close properly. Unsaved changes to %1 from %2 were kept.\nRecover them?")
@@ -183,7 +192,7 @@ void MainWindow::offerRecovery() {
             continue;
         }
         try {
-            core::Model model = core::io::loadProject(r.recoveryPath, m_doc->registry());
+            core::model::Model model = core::io::loadProject(r.recoveryPath, m_doc->registry());
             m_doc->reset(std::move(model), r.originalPath);
             m_doc->markDirty();
             Recovery::discard(r);
@@ -218,4 +227,4 @@ void MainWindow::saveSettings() {
     s.setValue("window/state", saveState());
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -33,13 +33,14 @@ namespace endstop::gui {
 
 namespace {
 QString seconds(double s) { return QString::number(s, 'g', 4) + QStringLiteral(" s"); }
-}  // namespace
+}   // namespace
 
 void MainWindow::createRunControls() {
     QAction* run = makeAction("run", tr("&Run"), QKeySequence(Qt::Key_F5), [this] { m_runs->run(); });
     QAction* pause = makeAction("pause", tr("&Pause"), QKeySequence(Qt::Key_F6), [this] { m_runs->togglePause(); });
     QAction* stop = makeAction("stop", tr("&Stop"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { m_runs->stop(); });
-    QAction* settings = makeAction("solverSettings", tr("Solver &Settings\u2026"), {}, [this] { openSolverSettings(); });
+    QAction* settings =
+        makeAction("solverSettings", tr("Solver &Settings\u2026"), {}, [this] { openSolverSettings(); });
     run->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     pause->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
     stop->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
@@ -124,8 +125,10 @@ void MainWindow::createRunDocks() {
     });
 
     connect(m_signals, &SignalBrowser::plotRequested, this, [this, plots](const QString& column, bool newSubplot) {
-        if (newSubplot) m_plots->addSubplot(column);
-        else m_plots->addSignal(column);
+        if (newSubplot)
+            m_plots->addSubplot(column);
+        else
+            m_plots->addSignal(column);
         plots->show();
     });
     connect(m_tuning, &TuningPanel::pinned, tuning, [tuning] {
@@ -144,7 +147,8 @@ void MainWindow::createParametersDock() {
     QDockWidget* dock = addDock("parametersDock", tr("Parameters"), panel, Qt::BottomDockWidgetArea);
     splitDockWidget(findChild<QDockWidget*>("diagnosticsDock"), dock, Qt::Horizontal);
     connect(panel, &ParametersPanel::tuneRequested, this, [this](const QString& name) { m_tuning->pin({}, name); });
-    connect(panel, &ParametersPanel::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(panel, &ParametersPanel::statusMessage, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
 }
 
 void MainWindow::addBlockMenus(QMenu* menu, const QString& block) {
@@ -155,21 +159,24 @@ void MainWindow::addBlockMenus(QMenu* menu, const QString& block) {
     for (const SignalInfo& s : signalsOf(*m_doc, block.toStdString())) {
         const QString column = QString::fromStdString(s.name);
         const QString unit = QString::fromStdString(s.unitText());
-        plot->addAction(QStringLiteral("%1 \u2014 %2%3").arg(QString::fromStdString(s.var), QString::fromStdString(s.label),
-                                                              unit.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(unit)),
+        plot->addAction(QStringLiteral("%1 \u2014 %2%3")
+                            .arg(QString::fromStdString(s.var), QString::fromStdString(s.label),
+                                 unit.isEmpty() ? QString() : QStringLiteral(" [%1]").arg(unit)),
                         this, [this, column] { m_plots->addSignal(column); })
             ->setData(column);
     }
     plot->setEnabled(!plot->isEmpty());
     QMenu* tune = menu->addMenu(tr("Tune"));
     tune->setObjectName("tuneMenu");
-    const core::BlockSpec* spec = m_doc->model().find(block.toStdString());
+    const core::model::BlockSpec* spec = m_doc->model().find(block.toStdString());
     const std::optional<core::BlockDescription> b = spec ? m_doc->describe(*spec) : std::nullopt;
     if (b)
         for (const core::ParamDesc& d : b->params) {
             const QString key = QString::fromStdString(d.key);
-            if (!core::isVisible(d.visibleWhen, b->values, b->params) || !TuningPanel::tunable(*m_doc, block, key)) continue;
-            tune->addAction(QString::fromStdString(d.label), this, [this, block, key] { m_tuning->pin(block, key); })->setData(key);
+            if (!core::isVisible(d.visibleWhen, b->values, b->params) || !TuningPanel::tunable(*m_doc, block, key))
+                continue;
+            tune->addAction(QString::fromStdString(d.label), this, [this, block, key] { m_tuning->pin(block, key); })
+                ->setData(key);
         }
     tune->setEnabled(!tune->isEmpty());
 }
@@ -183,7 +190,7 @@ void MainWindow::showStopTime() { m_stopTime->setText(seconds(m_doc->model().sim
 
 void MainWindow::commitStopTime() {
     const auto t = SolverSettingsDialog::parseTime(m_stopTime->text());
-    core::SimulationSettings s = m_doc->model().simulation();
+    core::model::SimulationSettings s = m_doc->model().simulation();
     if (!t || !(*t > 0)) {
         statusBar()->showMessage(tr("The stop time must be a positive time, e.g. 2 or 500 ms"), 8000);
         showStopTime();
@@ -191,7 +198,8 @@ void MainWindow::commitStopTime() {
     }
     if (*t == s.stopTime) return showStopTime();
     s.stopTime = *t;
-    if (const auto error = m_doc->apply(core::SetSimulation{s}, tr("Stop time"))) statusBar()->showMessage(*error, 8000);
+    if (const auto error = m_doc->apply(core::model::SetSimulation{s}, tr("Stop time")))
+        statusBar()->showMessage(*error, 8000);
 }
 
 void MainWindow::updateRunActions() {
@@ -210,7 +218,7 @@ void MainWindow::updateRunStatus() {
         m_runStatus->setText(tr("Not run yet (F5 runs)"));
         return;
     }
-    const core::Run& run = series->run();
+    const core::simulation::Run& run = series->run();
     const core::RunStats stats = run.stats();
     m_progress->setValue(static_cast<int>(1000 * std::min(1.0, run.time() / std::max(1e-300, run.stopTime()))));
     const QString numbers = tr("t = %1 / %2 \u00b7 %3 steps \u00b7 %4 events \u00b7 %5 wall")
@@ -220,13 +228,27 @@ void MainWindow::updateRunStatus() {
                                 .arg(seconds(run.wallSeconds()));
     QString state;
     switch (run.state()) {
-    case core::RunState::Building: state = tr("Building"); break;
-    case core::RunState::Running: state = tr("Running"); break;
-    case core::RunState::Paused: state = tr("Paused"); break;
-    case core::RunState::Finished: state = tr("Finished"); break;
-    case core::RunState::Stopped: state = tr("Stopped"); break;
-    case core::RunState::Cancelled: state = tr("Cancelled"); break;
-    case core::RunState::Failed: state = tr("Failed"); break;
+        case core::simulation::RunState::Building:
+            state = tr("Building");
+            break;
+        case core::simulation::RunState::Running:
+            state = tr("Running");
+            break;
+        case core::simulation::RunState::Paused:
+            state = tr("Paused");
+            break;
+        case core::simulation::RunState::Finished:
+            state = tr("Finished");
+            break;
+        case core::simulation::RunState::Stopped:
+            state = tr("Stopped");
+            break;
+        case core::simulation::RunState::Cancelled:
+            state = tr("Cancelled");
+            break;
+        case core::simulation::RunState::Failed:
+            state = tr("Failed");
+            break;
     }
     QString text = series->label + QStringLiteral(": ") + state + QStringLiteral(" \u00b7 ") + numbers;
     if (m_runs->stale()) text = tr("Out of date (the model changed; F5 runs it again) \u00b7 ") + text;
@@ -238,13 +260,14 @@ void MainWindow::runFinished(int runId) {
     updateRunActions();
     const RunSeries* series = m_runs->find(runId);
     if (!series) return;
-    const core::Run& run = series->run();
-    if (run.state() == core::RunState::Failed) {
+    const core::simulation::Run& run = series->run();
+    if (run.state() == core::simulation::RunState::Failed) {
         m_diagnostics->setRunDiagnostics(run.diagnostics());
         const auto& d = run.diagnostics();
-        statusBar()->showMessage(tr("The run failed: %1").arg(d.empty() ? QString() : QString::fromStdString(d.front().message)), 15000);
+        statusBar()->showMessage(
+            tr("The run failed: %1").arg(d.empty() ? QString() : QString::fromStdString(d.front().message)), 15000);
         if (auto* dock = findChild<QDockWidget*>("diagnosticsDock")) dock->show();
     }
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

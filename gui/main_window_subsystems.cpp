@@ -21,10 +21,13 @@ void MainWindow::createSubsystemActions() {
     };
     QAction* create = makeAction("createSubsystem", tr("Create &Subsystem"), QKeySequence(Qt::CTRL | Qt::Key_G),
                                  [this] { m_scene->createSubsystem(); });
-    QAction* expand = makeAction("expandSubsystem", tr("E&xpand Subsystem"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G),
-                                 [this, instance] { m_scene->expandSubsystem(instance()); });
-    QAction* unique = makeAction("makeUnique", tr("Make &Unique"), {}, [this, instance] { m_scene->makeUnique(instance()); });
-    QAction* open = makeAction("openSubsystem", tr("&Open Subsystem"), {}, [this, instance] { m_scene->openInstance(instance()); });
+    QAction* expand =
+        makeAction("expandSubsystem", tr("E&xpand Subsystem"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G),
+                   [this, instance] { m_scene->expandSubsystem(instance()); });
+    QAction* unique =
+        makeAction("makeUnique", tr("Make &Unique"), {}, [this, instance] { m_scene->makeUnique(instance()); });
+    QAction* open =
+        makeAction("openSubsystem", tr("&Open Subsystem"), {}, [this, instance] { m_scene->openInstance(instance()); });
     const auto update = [this, create, expand, unique, open, instance] {
         create->setEnabled(!m_scene->selectedBlockNames().isEmpty());
         const bool one = !instance().isEmpty();
@@ -42,10 +45,11 @@ void MainWindow::createSubsystemActions() {
             menu->addSeparator();
             menu->addActions({create, expand, unique, open});
         }
-    connect(m_view, &DiagramView::contextMenuAboutToShow, this, [create, expand, unique, open](QMenu* menu, const QString&) {
-        menu->addSeparator();
-        menu->addActions({create, open, expand, unique});
-    });
+    connect(m_view, &DiagramView::contextMenuAboutToShow, this,
+            [create, expand, unique, open](QMenu* menu, const QString&) {
+                menu->addSeparator();
+                menu->addActions({create, open, expand, unique});
+            });
 }
 
 bool MainWindow::openBlockPath(const QString& path) {
@@ -59,4 +63,4 @@ bool MainWindow::openBlockPath(const QString& path) {
     return true;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

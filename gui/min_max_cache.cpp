@@ -15,7 +15,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // samples at one time (the rows just before and after an event) stay in order.
 class M4 {
 public:
-    M4(std::span<const double> time, std::span<const double> values, double t0, double pixel, std::vector<PlotPoint>& out)
+    M4(std::span<const double> time, std::span<const double> values, double t0, double pixel,
+       std::vector<PlotPoint>& out)
         : m_time(time), m_values(values), m_t0(t0), m_pixel(pixel), m_out(out) {}
     ~M4() { flush(); }
     M4(const M4&) = delete;
@@ -26,7 +27,8 @@ public:
 
     void raw(std::size_t i) { add(columnOf(i), i, i, i, i); }
     void node(const MinMaxCache::Node& n, std::size_t first, std::size_t end) {
-        add(columnOf(first), first, std::isfinite(n.min) ? n.argMin : first, std::isfinite(n.max) ? n.argMax : first, end - 1);
+        add(columnOf(first), first, std::isfinite(n.min) ? n.argMin : first, std::isfinite(n.max) ? n.argMax : first,
+            end - 1);
     }
 
 private:
@@ -67,12 +69,18 @@ private:
 
 MinMaxCache::Node combine(const MinMaxCache::Node& a, const MinMaxCache::Node& b) {
     MinMaxCache::Node n = a;
-    if (b.min < n.min) { n.min = b.min; n.argMin = b.argMin; }
-    if (b.max > n.max) { n.max = b.max; n.argMax = b.argMax; }
+    if (b.min < n.min) {
+        n.min = b.min;
+        n.argMin = b.argMin;
+    }
+    if (b.max > n.max) {
+        n.max = b.max;
+        n.argMax = b.argMax;
+    }
     return n;
 }
 
-}  // namespace
+}   // namespace
 
 std::size_t MinMaxCache::span(std::size_t level) {
     std::size_t s = kLeaf;
@@ -92,8 +100,14 @@ MinMaxCache::Node MinMaxCache::leaf(std::size_t first) const {
     Node n{kInf, -kInf, i0, i0};
     for (std::size_t i = first; i < first + kLeaf; ++i) {
         const double v = m_values[i];
-        if (v < n.min) { n.min = v; n.argMin = static_cast<std::uint32_t>(i); }
-        if (v > n.max) { n.max = v; n.argMax = static_cast<std::uint32_t>(i); }
+        if (v < n.min) {
+            n.min = v;
+            n.argMin = static_cast<std::uint32_t>(i);
+        }
+        if (v > n.max) {
+            n.max = v;
+            n.argMax = static_cast<std::uint32_t>(i);
+        }
     }
     return n;
 }
@@ -136,12 +150,14 @@ void MinMaxCache::cover(std::size_t level, std::size_t i, std::size_t lo, std::s
     }
 }
 
-template <class Fits, class OnNode, class OnRaw>
-void MinMaxCache::walk(std::size_t lo, std::size_t hi, const Fits& fits, const OnNode& onNode, const OnRaw& onRaw) const {
+template <class Fits, class OnNode, class OnRaw> void MinMaxCache::walk(std::size_t lo, std::size_t hi,
+                                                                        const Fits& fits, const OnNode& onNode,
+                                                                        const OnRaw& onRaw) const {
     std::size_t pos = 0;   // samples [0, pos) are covered by the levels above
     for (std::size_t level = m_levels.size(); level-- > 0;) {
         const std::size_t sp = span(level), count = m_levels[level].size();
-        for (std::size_t i = std::max(pos, lo) / sp; i < count && i * sp < hi; ++i) cover(level, i, lo, hi, fits, onNode, onRaw);
+        for (std::size_t i = std::max(pos, lo) / sp; i < count && i * sp < hi; ++i)
+            cover(level, i, lo, hi, fits, onNode, onRaw);
         pos = std::max(pos, count * sp);
     }
     for (std::size_t s = std::max(pos, lo); s < hi; ++s) onRaw(s);
@@ -153,7 +169,8 @@ std::pair<std::size_t, std::size_t> MinMaxCache::indexRange(std::span<const doub
     return {static_cast<std::size_t>(first - time.begin()), static_cast<std::size_t>(last - time.begin())};
 }
 
-void MinMaxCache::envelope(std::span<const double> time, double t0, double t1, int columns, std::vector<PlotPoint>& out) const {
+void MinMaxCache::envelope(std::span<const double> time, double t0, double t1, int columns,
+                           std::vector<PlotPoint>& out) const {
     time = time.first(std::min(time.size(), size()));
     if (time.empty() || !(t1 > t0) || columns < 1) return;
     auto [lo, hi] = indexRange(time, t0, t1);
@@ -185,4 +202,4 @@ std::pair<double, double> MinMaxCache::range(std::span<const double> time, doubl
     return r;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

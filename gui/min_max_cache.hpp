@@ -58,9 +58,9 @@ private:
     // range for which fits(first, end) holds, onRaw(index) for the rest.
     template <class Fits, class OnNode, class OnRaw>
     void walk(std::size_t lo, std::size_t hi, const Fits& fits, const OnNode& onNode, const OnRaw& onRaw) const;
-    template <class Fits, class OnNode, class OnRaw>
-    void cover(std::size_t level, std::size_t i, std::size_t lo, std::size_t hi, const Fits& fits, const OnNode& onNode,
-               const OnRaw& onRaw) const;
+    template <class Fits, class OnNode, class OnRaw> void cover(std::size_t level, std::size_t i, std::size_t lo,
+                                                                std::size_t hi, const Fits& fits, const OnNode& onNode,
+                                                                const OnRaw& onRaw) const;
     Node leaf(std::size_t first) const;
     static std::size_t span(std::size_t level);   // samples a node of this level covers
 
@@ -70,4 +70,4 @@ private:
     double m_max = -std::numeric_limits<double>::infinity();
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

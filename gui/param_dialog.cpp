@@ -18,13 +18,15 @@
 namespace endstop::gui {
 
 namespace {
-const core::Model& levelOf(const Document& doc, const QString& definition) {
-    const core::SubsystemDef* def = definition.isEmpty() ? nullptr : doc.model().findSubsystem(definition.toStdString());
+const core::model::Model& levelOf(const Document& doc, const QString& definition) {
+    const core::model::SubsystemDef* def =
+        definition.isEmpty() ? nullptr : doc.model().findSubsystem(definition.toStdString());
     return def ? def->body : doc.model();
 }
-}  // namespace
+}   // namespace
 
-ParamDialog::ParamDialog(Document& doc, const QString& block, QWidget* parent) : ParamDialog(doc, QString(), block, parent) {}
+ParamDialog::ParamDialog(Document& doc, const QString& block, QWidget* parent)
+    : ParamDialog(doc, QString(), block, parent) {}
 
 ParamDialog::ParamDialog(DiagramScene& scene, const QString& block, QWidget* parent)
     : ParamDialog(scene.document(), scene.levelDefinition(), block, parent) {}
@@ -32,18 +34,22 @@ ParamDialog::ParamDialog(DiagramScene& scene, const QString& block, QWidget* par
 ParamDialog::~ParamDialog() = default;
 
 ParamDialog::ParamDialog(Document& doc, const QString& definition, const QString& block, QWidget* parent)
-    : QDialog(parent), m_doc(doc), m_definition(definition), m_block(block),
+    : QDialog(parent),
+      m_doc(doc),
+      m_definition(definition),
+      m_block(block),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Apply | QDialogButtonBox::Cancel, this)),
       m_message(new QLabel(this)) {
-    const core::BlockSpec* spec = levelOf(doc, definition).find(block.toStdString());
+    const core::model::BlockSpec* spec = levelOf(doc, definition).find(block.toStdString());
     const core::BlockType* type = spec ? doc.registry().find(spec->type) : nullptr;
-    const std::string_view sub = spec ? core::subsystemOf(spec->type) : std::string_view();
+    const std::string_view sub = spec ? core::model::subsystemOf(spec->type) : std::string_view();
     QString title = type ? QString::fromStdString(type->info.title) : QString::fromStdString(spec ? spec->type : "");
     QString help = type ? QString::fromStdString(type->info.help) : QString();
     if (!sub.empty()) {
         title = tr("Subsystem %1").arg(QString::fromUtf8(sub.data(), static_cast<qsizetype>(sub.size())));
-        help = tr("The mask of this instance: empty fields take the definition's default. A value may be an expression of "
-                  "the model's parameters (\"2*k_base\", \"5 mm\").");
+        help =
+            tr("The mask of this instance: empty fields take the definition's default. A value may be an expression of "
+               "the model's parameters (\"2*k_base\", \"5 mm\").");
     }
     setWindowTitle(tr("%1 \u2014 %2").arg(block, title));
     auto* layout = new QVBoxLayout(this);
@@ -78,19 +84,20 @@ ParamDialog::ParamDialog(Document& doc, const QString& definition, const QString
 
 // the body as a model of its own, with the model's parameters (their expressions evaluate)
 void ParamDialog::reloadScratch() {
-    core::Model body = levelOf(m_doc, m_definition);
-    for (const core::ParameterDef& p : m_doc.model().parameters())
-        if (!body.findParameter(p.name)) body.apply(core::SetModelParameter{p.name, p.value});
+    core::model::Model body = levelOf(m_doc, m_definition);
+    for (const core::model::ParameterDef& p : m_doc.model().parameters())
+        if (!body.findParameter(p.name)) body.apply(core::model::SetModelParameter{p.name, p.value});
     m_scratch->reset(std::move(body), QString());
 }
 
 void ParamDialog::buildMask(QVBoxLayout* layout) {
-    const core::Model& level = levelOf(m_doc, m_definition);
-    const core::BlockSpec* spec = level.find(m_block.toStdString());
-    const core::SubsystemDef* def = m_doc.model().findSubsystem(core::subsystemOf(spec->type));
+    const core::model::Model& level = levelOf(m_doc, m_definition);
+    const core::model::BlockSpec* spec = level.find(m_block.toStdString());
+    const core::model::SubsystemDef* def = m_doc.model().findSubsystem(core::model::subsystemOf(spec->type));
     auto* grid = new QGridLayout;
     int row = 0;
-    for (const core::ParamDesc& d : def ? core::subsystemParams(m_doc.model(), *def) : std::vector<core::ParamDesc>{}) {
+    for (const core::ParamDesc& d :
+         def ? core::model::subsystemParams(m_doc.model(), *def) : std::vector<core::ParamDesc>{}) {
         const QString key = QString::fromStdString(d.key);
         auto* edit = new QLineEdit(this);
         edit->setObjectName(QStringLiteral("mask_") + key);
@@ -102,7 +109,8 @@ void ParamDialog::buildMask(QVBoxLayout* layout) {
         edit->setToolTip(QString::fromStdString(d.help));
         grid->addWidget(new QLabel(key, this), row, 0);
         grid->addWidget(edit, row, 1);
-        grid->addWidget(new QLabel(d.unit.symbol.empty() ? QString() : QString::fromStdString(d.unit.symbol), this), row, 2);
+        grid->addWidget(new QLabel(d.unit.symbol.empty() ? QString() : QString::fromStdString(d.unit.symbol), this),
+                        row, 2);
         m_mask.insert(key, edit);
         ++row;
     }
@@ -112,15 +120,16 @@ void ParamDialog::buildMask(QVBoxLayout* layout) {
 }
 
 bool ParamDialog::applyMask() {
-    const core::BlockSpec* spec = levelOf(m_doc, m_definition).find(m_block.toStdString());
+    const core::model::BlockSpec* spec = levelOf(m_doc, m_definition).find(m_block.toStdString());
     if (!spec) return false;
-    core::EditBatch batch{{}, "mask"};
+    core::model::EditBatch batch{{}, "mask"};
     for (auto it = m_mask.cbegin(); it != m_mask.cend(); ++it) {
         const QString text = it.value()->text().trimmed();
         std::optional<core::ParamValue> value;
         bool number = false;
         const double v = text.toDouble(&number);
-        if (number) value = v;
+        if (number)
+            value = v;
         else if (!text.isEmpty()) {
             try {
                 (void)core::expr::Expression::parse(text.toStdString());
@@ -132,12 +141,14 @@ bool ParamDialog::applyMask() {
             value = text.toStdString();
         }
         const auto old = spec->params.find(it.key().toStdString());
-        const std::optional<core::ParamValue> was = old == spec->params.end() ? std::nullopt : std::optional(old->second);
-        if (was != value) batch.edits.emplace_back(core::SetParameter{m_block.toStdString(), it.key().toStdString(), value});
+        const std::optional<core::ParamValue> was =
+            old == spec->params.end() ? std::nullopt : std::optional(old->second);
+        if (was != value)
+            batch.edits.emplace_back(core::model::SetParameter{m_block.toStdString(), it.key().toStdString(), value});
     }
     if (batch.edits.empty()) return true;
-    core::Edit edit = batch;
-    if (!m_definition.isEmpty()) edit = core::InSubsystem{m_definition.toStdString(), {edit}};
+    core::model::Edit edit = batch;
+    if (!m_definition.isEmpty()) edit = core::model::InSubsystem{m_definition.toStdString(), {edit}};
     if (const auto error = m_doc.apply(edit, tr("Edit parameters of %1").arg(m_block))) {
         m_message->setText(*error);
         m_message->setVisible(true);
@@ -156,8 +167,8 @@ bool ParamDialog::apply() {
     }
     m_message->setVisible(false);
     if (batch->edits.empty()) return true;
-    core::Edit edit = *batch;
-    if (!m_definition.isEmpty()) edit = core::InSubsystem{m_definition.toStdString(), {edit}};
+    core::model::Edit edit = *batch;
+    if (!m_definition.isEmpty()) edit = core::model::InSubsystem{m_definition.toStdString(), {edit}};
     if (const auto error = m_doc.apply(edit, tr("Edit parameters of %1").arg(m_block))) {
         m_message->setText(*error);
         m_message->setVisible(true);
@@ -172,4 +183,4 @@ void ParamDialog::accept() {
     if (apply()) QDialog::accept();
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -56,4 +56,4 @@ private:
     QLabel* m_message;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

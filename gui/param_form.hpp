@@ -43,7 +43,7 @@ public:
     // The edits the entries stand for, as one batch: changed parameters, display units, and the
     // disconnection of wires on ports that disappear. nullopt if any visible entry is invalid
     // (the reasons are shown next to the fields).
-    std::optional<core::EditBatch> edits();
+    std::optional<core::model::EditBatch> edits();
     bool valid() const;
     void reload();   // re-reads the block's values from the model (after an edit or undo)
     const QString& block() const { return m_block; }
@@ -73,16 +73,16 @@ private:
     bool parse(Field& f);   // entry -> m_values, or the reason into f's error label
     void show(Field& f);    // m_values -> entry
     bool parseExpression(Field& f, const std::string& text, bool stored = false);   // false: not an expression
-    void loadExpressions();   // the expressions the block holds, evaluated
-    void parametersChanged(); // names to complete, expressions re-evaluated
-    void revalidate();      // visibility, cross-parameter checks, ports
+    void loadExpressions();     // the expressions the block holds, evaluated
+    void parametersChanged();   // names to complete, expressions re-evaluated
+    void revalidate();          // visibility, cross-parameter checks, ports
     QString unitOf(const Field& f) const;
 
     const Document& m_doc;
     QString m_block;
     Mode m_mode;
-    core::BlockSpec m_spec;   // as in the model at build/reload
-    core::ParamValues m_values;   // every key, SI (an expression's value when it resolves)
+    core::model::BlockSpec m_spec;                // as in the model at build/reload
+    core::ParamValues m_values;                   // every key, SI (an expression's value when it resolves)
     std::map<std::string, std::string> m_exprs;   // key -> expression text, for real fields holding one
     std::vector<std::unique_ptr<Field>> m_fields;
     QTabWidget* m_tabs = nullptr;
@@ -90,4 +90,4 @@ private:
     QLabel* m_general = nullptr;   // errors that name no visible field
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -13,7 +13,7 @@ namespace endstop::gui {
 
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
+}   // namespace
 
 bool ParamForm::parseExpression(Field& f, const std::string& text, bool stored) {
     if (!stored && !expressionOf(text, f.desc, m_doc.model())) return false;
@@ -25,7 +25,7 @@ bool ParamForm::parseExpression(Field& f, const std::string& text, bool stored) 
 void ParamForm::loadExpressions() {
     m_exprs.clear();
     QStringList names;
-    for (const core::ParameterDef& p : m_doc.model().parameters()) names << qs(p.name);
+    for (const core::model::ParameterDef& p : m_doc.model().parameters()) names << qs(p.name);
     for (auto& f : m_fields) {
         if (f->completer) f->completer->setNames(names);
         const auto it = m_spec.params.find(f->desc.key);
@@ -45,7 +45,7 @@ void ParamForm::loadExpressions() {
 
 void ParamForm::parametersChanged() {
     QStringList names;
-    for (const core::ParameterDef& p : m_doc.model().parameters()) names << qs(p.name);
+    for (const core::model::ParameterDef& p : m_doc.model().parameters()) names << qs(p.name);
     for (auto& f : m_fields) {
         if (f->completer) f->completer->setNames(names);
         if (f->line && m_exprs.count(f->desc.key)) parse(*f);
@@ -60,4 +60,4 @@ QLabel* ParamForm::resolvedLabel(const QString& key) const {
     return nullptr;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

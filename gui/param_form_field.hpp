@@ -23,7 +23,7 @@ struct ParamForm::Field {
     QComboBox* choice = nullptr;
     QComboBox* unit = nullptr;
     QLabel* error = nullptr;
-    QLabel* resolved = nullptr;     // "= 20000 N/m" under an expression
+    QLabel* resolved = nullptr;   // "= 20000 N/m" under an expression
     ExpressionCompleter* completer = nullptr;
     QLabel* choiceNote = nullptr;   // Properties dock: the whole choice when the box cuts it
     std::vector<core::Unit> units;
@@ -35,4 +35,4 @@ struct ParamForm::Field {
     QWidget* page = nullptr;   // the tab or group box holding the row
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -27,24 +27,25 @@ struct Resolution {
 
 // One entry per model parameter, in order. A parameter whose own text is fine but that depends on
 // a broken one says so ("depends on 'k', which has an error").
-std::vector<Resolution> resolveParameters(const core::Model& model);
+std::vector<Resolution> resolveParameters(const core::model::Model& model);
 
 // The model's scope with every parameter that resolves (the broken ones are absent).
-void fillScope(const core::Model& model, core::Scope& scope);
+void fillScope(const core::model::Model& model, core::model::Scope& scope);
 
 // A block field's text as an expression: the text if core::io::realText keeps it as one (not a
 // plain quantity, not a lone word that names no model parameter), else nullopt.
-std::optional<std::string> expressionOf(const std::string& text, const core::ParamDesc& desc, const core::Model& model);
+std::optional<std::string> expressionOf(const std::string& text, const core::ParamDesc& desc,
+                                        const core::model::Model& model);
 // Its SI value in the model's scope, checked against desc's dimension and range; throws
 // std::runtime_error with the reason ("unknown name 'kk'", "parameter 'k' does not resolve: ...").
-double evaluateField(const std::string& text, const core::ParamDesc& desc, const core::Model& model);
+double evaluateField(const std::string& text, const core::ParamDesc& desc, const core::model::Model& model);
 
 // The edits that rewrite every use of `from` to `to` (none for renaming the parameter itself).
-std::vector<core::Edit> renameUses(const core::Model& model, const core::Registry& registry, const std::string& from,
-                                   const std::string& to);
+std::vector<core::model::Edit> renameUses(const core::model::Model& model, const core::Registry& registry,
+                                          const std::string& from, const std::string& to);
 
 // The parameter renamed in place (same index) and, if `withUses`, its uses: one batch.
-core::EditBatch renameParameter(const core::Model& model, const core::Registry& registry, const std::string& from,
-                                const std::string& to, bool withUses);
+core::model::EditBatch renameParameter(const core::model::Model& model, const core::Registry& registry,
+                                       const std::string& from, const std::string& to, bool withUses);
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -28,24 +28,29 @@ QToolButton* button(const QString& text, const QString& tip, QWidget* parent) {
     return b;
 }
 
-int countEdits(const std::vector<core::Edit>& edits) {
+int countEdits(const std::vector<core::model::Edit>& edits) {
     int n = 0;
-    for (const core::Edit& e : edits)
-        if (const auto* in = std::get_if<core::InSubsystem>(&e.value)) n += countEdits(in->edit);
-        else ++n;
+    for (const core::model::Edit& e : edits)
+        if (const auto* in = std::get_if<core::model::InSubsystem>(&e.value))
+            n += countEdits(in->edit);
+        else
+            ++n;
     return n;
 }
 
-}  // namespace
+}   // namespace
 
 ParametersPanel::ParametersPanel(Document& doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_table(new QTableWidget(0, 4, this)),
+    : QWidget(parent),
+      m_doc(doc),
+      m_table(new QTableWidget(0, 4, this)),
       m_add(button(tr("Add"), tr("Add a model parameter"), this)),
       m_remove(button(tr("Remove"), tr("Remove the selected parameter (its uses then report an unknown name)"), this)),
       m_tune(button(tr("Tune"), tr("Pin the selected parameter as a slider in the Tuning panel"), this)) {
     m_table->setObjectName("parametersTable");
     m_table->setHorizontalHeaderLabels({tr("Name"), tr("Value"), tr("Dimension"), tr("Resolved value")});
-    m_table->horizontalHeaderItem(ValueColumn)->setToolTip(tr("An expression: \"1e4 N/m\", \"2*k_base\", \"gap + 1 mm\""));
+    m_table->horizontalHeaderItem(ValueColumn)
+        ->setToolTip(tr("An expression: \"1e4 N/m\", \"2*k_base\", \"gap + 1 mm\""));
     m_table->verticalHeader()->setVisible(false);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);   // compact rows
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -139,7 +144,8 @@ void ParametersPanel::fillRow(int row, const QString& name, const QString& value
     n->setData(Qt::UserRole, name);
     m_table->item(row, ValueColumn)->setText(value);
     m_table->item(row, ValueColumn)->setToolTip(value);
-    for (int c : {DimensionColumn, ResolvedColumn}) m_table->item(row, c)->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    for (int c : {DimensionColumn, ResolvedColumn})
+        m_table->item(row, c)->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
 }
 
 void ParametersPanel::itemEdited(QTableWidgetItem* item) {
@@ -156,7 +162,7 @@ void ParametersPanel::itemEdited(QTableWidgetItem* item) {
     }
 }
 
-bool ParametersPanel::applyEdit(const core::Edit& edit, const QString& label) {
+bool ParametersPanel::applyEdit(const core::model::Edit& edit, const QString& label) {
     if (const auto error = m_doc.apply(edit, label)) {
         Q_EMIT statusMessage(*error);
         return false;
@@ -168,31 +174,35 @@ QString ParametersPanel::add() {
     int n = 1;
     while (m_doc.model().findParameter("p" + std::to_string(n))) ++n;
     const QString name = QStringLiteral("p%1").arg(n);
-    if (!applyEdit(core::SetModelParameter{name.toStdString(), std::string("1")}, tr("Add parameter %1").arg(name))) return {};
+    if (!applyEdit(core::model::SetModelParameter{name.toStdString(), std::string("1")},
+                   tr("Add parameter %1").arg(name)))
+        return {};
     m_table->selectRow(rowOf(name));
     return name;
 }
 
 bool ParametersPanel::remove(const QString& name) {
     if (name.isEmpty() || !m_doc.model().findParameter(name.toStdString())) return false;
-    return applyEdit(core::SetModelParameter{name.toStdString(), std::nullopt}, tr("Remove parameter %1").arg(name));
+    return applyEdit(core::model::SetModelParameter{name.toStdString(), std::nullopt},
+                     tr("Remove parameter %1").arg(name));
 }
 
 bool ParametersPanel::setValue(const QString& name, const QString& text) {
-    const core::ParameterDef* def = m_doc.model().findParameter(name.toStdString());
+    const core::model::ParameterDef* def = m_doc.model().findParameter(name.toStdString());
     if (!def) return false;
     if (text.isEmpty()) {
         Q_EMIT statusMessage(tr("Parameter %1 needs a value (\"1e4 N/m\", \"2*k_base\")").arg(name));
         return false;
     }
     if (def->value == text.toStdString()) return true;
-    return applyEdit(core::SetModelParameter{name.toStdString(), text.toStdString()}, tr("Set parameter %1").arg(name));
+    return applyEdit(core::model::SetModelParameter{name.toStdString(), text.toStdString()},
+                     tr("Set parameter %1").arg(name));
 }
 
 bool ParametersPanel::rename(const QString& from, const QString& to) {
-    const core::Model& model = m_doc.model();
+    const core::model::Model& model = m_doc.model();
     const std::string f = from.toStdString(), t = to.toStdString();
-    if (!core::Model::validName(t)) {
+    if (!core::model::Model::validName(t)) {
         Q_EMIT statusMessage(tr("'%1' is not a valid name: letters, digits and _, not starting with a digit").arg(to));
         return false;
     }
@@ -211,7 +221,8 @@ bool ParametersPanel::rename(const QString& from, const QString& to) {
         if (answer == QMessageBox::Cancel) return false;
         withUses = answer == QMessageBox::Yes;
     }
-    return applyEdit(renameParameter(model, m_doc.registry(), f, t, withUses), tr("Rename parameter %1 to %2").arg(from, to));
+    return applyEdit(renameParameter(model, m_doc.registry(), f, t, withUses),
+                     tr("Rename parameter %1 to %2").arg(from, to));
 }
 
 void ParametersPanel::showMenu(const QPoint& pos) {
@@ -232,4 +243,4 @@ void ParametersPanel::updateButtons() {
     m_tune->setEnabled(any);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -14,7 +14,7 @@ class QTableWidget;
 class QTableWidgetItem;
 class QToolButton;
 
-namespace endstop::core {
+namespace endstop::core::model {
 struct Edit;
 }
 
@@ -53,7 +53,7 @@ private:
     void itemEdited(QTableWidgetItem* item);
     void showMenu(const QPoint& pos);
     void updateButtons();
-    bool applyEdit(const core::Edit& edit, const QString& label);
+    bool applyEdit(const core::model::Edit& edit, const QString& label);
 
     Document& m_doc;
     QTableWidget* m_table;
@@ -63,4 +63,4 @@ private:
     bool m_rebuilding = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -17,7 +17,10 @@
 namespace endstop::gui {
 
 PlotPanel::PlotPanel(Document& doc, RunController& runs, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_runs(runs), m_plot(new QCustomPlot(this)),
+    : QWidget(parent),
+      m_doc(doc),
+      m_runs(runs),
+      m_plot(new QCustomPlot(this)),
       m_si(QSettings().value(QStringLiteral("plots/siUnits"), false).toBool()) {
     m_plot->setObjectName(QStringLiteral("plot"));
     m_plot->setMinimumSize(200, 120);
@@ -36,7 +39,8 @@ PlotPanel::PlotPanel(Document& doc, RunController& runs, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_toolbar);
-    m_staleBanner = new QLabel(tr("Out of date: the model changed since this run. Run (F5) to update the plots."), this);
+    m_staleBanner =
+        new QLabel(tr("Out of date: the model changed since this run. Run (F5) to update the plots."), this);
     m_staleBanner->setObjectName(QStringLiteral("staleBanner"));
     m_staleBanner->setWordWrap(true);
     m_staleBanner->setStyleSheet(QStringLiteral("background: #fff4d6; color: #6b4500; padding: 3px 6px"));
@@ -111,11 +115,11 @@ void PlotPanel::rebuild() {
     delete m_margins;
     m_margins = new QCPMarginGroup(m_plot);
 
-    std::vector<core::PlotSpec> plots = m_doc.model().plots();
+    std::vector<core::model::PlotSpec> plots = m_doc.model().plots();
     if (plots.empty()) plots.push_back({tr("Plot").toStdString(), {}});
     std::vector<const RunSeries*> previous;
     for (const auto& r : m_runs.previous()) previous.push_back(r.get());
-    for (const core::PlotSpec& spec : plots) {
+    for (const core::model::PlotSpec& spec : plots) {
         std::vector<TraceSpec> traces;
         for (const std::string& s : spec.signals) {
             m_runs.track(s);
@@ -216,4 +220,4 @@ void PlotPanel::applyAuto() {
     m_programmatic = false;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -90,7 +90,7 @@ private:
     void onMousePress(QMouseEvent* event);
     void onWheel(QWheelEvent* event);
     void contextMenu(const QPoint& pos);
-    void applyPlots(std::vector<core::PlotSpec> plots, const QString& label);
+    void applyPlots(std::vector<core::model::PlotSpec> plots, const QString& label);
     void exportDialog(const QString& kind);
     std::optional<SignalInfo> shownSignal(const std::string& column) const;   // in the unit shown
 
@@ -111,4 +111,4 @@ private:
     bool m_si = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -3,7 +3,7 @@
 // run's full rows, not the drawn envelope: time and every plotted signal in the unit shown,
 // round-trip precision; in SI it is endstop-batch's CSV).
 #include "core/io/output_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/units/unit.hpp"
 #include "gui/plot_panel.hpp"
 #include "gui/run_controller.hpp"
@@ -32,7 +32,7 @@ bool PlotPanel::exportCsv(const QString& path) const {
     const RunSeries* run = m_runs.current();
     if (!run && !m_runs.previous().empty()) run = m_runs.previous().front().get();
     if (!run) return false;
-    const core::ResultBuffer& buffer = run->run().results();
+    const core::simulation::ResultBuffer& buffer = run->run().results();
     std::vector<std::string> names, headers;
     std::vector<int> columns;
     std::vector<core::Unit> units;
@@ -50,7 +50,7 @@ bool PlotPanel::exportCsv(const QString& path) const {
         }
     const std::size_t rows = buffer.rows();
     std::vector<std::vector<double>> table(columns.size() + 1);
-    buffer.read(core::ResultBuffer::kTime, 0, rows, table[0]);
+    buffer.read(core::simulation::ResultBuffer::kTime, 0, rows, table[0]);
     for (std::size_t i = 0; i < columns.size(); ++i) {
         buffer.read(columns[i], 0, rows, table[i + 1]);
         if (units[i].scale != 1.0)
@@ -92,8 +92,10 @@ void PlotPanel::exportDialog(const QString& kind) {
     if (QFileInfo(path).suffix().isEmpty()) path += '.' + kind;
     QSettings().setValue(QStringLiteral("lastExportDirectory"), QFileInfo(path).absolutePath());
     const bool ok = kind == QLatin1String("csv") ? exportCsv(path) : exportImage(path);
-    if (ok) Q_EMIT statusMessage(tr("Exported %1").arg(path));
-    else QMessageBox::warning(this, tr("Export"), tr("Could not write %1.").arg(path));
+    if (ok)
+        Q_EMIT statusMessage(tr("Exported %1").arg(path));
+    else
+        QMessageBox::warning(this, tr("Export"), tr("Could not write %1.").arg(path));
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

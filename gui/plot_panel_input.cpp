@@ -18,7 +18,7 @@ namespace endstop::gui {
 namespace {
 constexpr double kEventStripPx = 16;   // height above the time axis where event tooltips show
 constexpr double kEventTolerancePx = 5;
-}  // namespace
+}   // namespace
 
 void PlotPanel::createToolBar() {
     m_toolbar = new QToolBar(this);
@@ -69,7 +69,8 @@ void PlotPanel::fillRunsMenu() {
     }
     m_runsMenu->addSeparator();
     const auto pinAction = [this](const RunSeries& r, const QString& text) {
-        QAction* a = m_runsMenu->addAction(text, this, [this, id = r.id(), pinned = r.pinned()] { m_runs.setPinned(id, !pinned); });
+        QAction* a = m_runsMenu->addAction(text, this,
+                                           [this, id = r.id(), pinned = r.pinned()] { m_runs.setPinned(id, !pinned); });
         a->setCheckable(true);
         a->setChecked(r.pinned());
         a->setToolTip(tr("Pinned runs stay until unpinned"));
@@ -77,7 +78,8 @@ void PlotPanel::fillRunsMenu() {
     if (const RunSeries* c = m_runs.current()) pinAction(*c, tr("Pin %1 (current)").arg(c->label));
     for (const auto& r : m_runs.previous()) pinAction(*r, tr("Pin %1").arg(r->label));
     m_runsMenu->addSeparator();
-    m_runsMenu->addAction(tr("Clear previous runs"), this, [this] { m_runs.clearPrevious(); })->setEnabled(!m_runs.previous().empty());
+    m_runsMenu->addAction(tr("Clear previous runs"), this, [this] { m_runs.clearPrevious(); })
+        ->setEnabled(!m_runs.previous().empty());
 }
 
 int PlotPanel::subplotAt(const QPointF& pos) const {
@@ -110,11 +112,15 @@ void PlotPanel::onMouseMove(QMouseEvent* event) {
     }
     const Subplot& s = *m_subplots[static_cast<std::size_t>(i)];
     for (int k = 0; k < subplotCount(); ++k)
-        m_subplots[static_cast<std::size_t>(k)]->setLevel(s.rect()->axis(QCPAxis::atLeft)->pixelToCoord(pos.y()), k == i);
+        m_subplots[static_cast<std::size_t>(k)]->setLevel(s.rect()->axis(QCPAxis::atLeft)->pixelToCoord(pos.y()),
+                                                          k == i);
     showCursor(s.rect()->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()));
-    const QString events = pos.y() > s.rect()->bottom() - kEventStripPx ? s.eventsNear(pos.x(), kEventTolerancePx) : QString();
-    if (events.isEmpty()) QToolTip::hideText();
-    else QToolTip::showText(m_plot->mapToGlobal(pos.toPoint()), events, m_plot);
+    const QString events =
+        pos.y() > s.rect()->bottom() - kEventStripPx ? s.eventsNear(pos.x(), kEventTolerancePx) : QString();
+    if (events.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(m_plot->mapToGlobal(pos.toPoint()), events, m_plot);
 }
 
 void PlotPanel::showCursor(double t) {
@@ -143,8 +149,9 @@ void PlotPanel::contextMenu(const QPoint& pos) {
     if (const Subplot* s = subplot(i); s && i < static_cast<int>(m_doc.model().plots().size())) {
         menu.addAction(tr("Rename subplot\u2026"), this, [this, i] {
             bool ok = false;
-            const QString title = QInputDialog::getText(this, tr("Rename subplot"), tr("Title:"), QLineEdit::Normal,
-                                                        QString::fromStdString(m_doc.model().plots()[static_cast<std::size_t>(i)].title), &ok);
+            const QString title = QInputDialog::getText(
+                this, tr("Rename subplot"), tr("Title:"), QLineEdit::Normal,
+                QString::fromStdString(m_doc.model().plots()[static_cast<std::size_t>(i)].title), &ok);
             if (ok) renameSubplot(i, title);
         });
         menu.addAction(tr("Remove subplot"), this, [this, i] { removeSubplot(i); });
@@ -166,13 +173,13 @@ void PlotPanel::contextMenu(const QPoint& pos) {
 
 // ---- plot setup edits ---------------------------------------------------------------------------
 
-void PlotPanel::applyPlots(std::vector<core::PlotSpec> plots, const QString& label) {
+void PlotPanel::applyPlots(std::vector<core::model::PlotSpec> plots, const QString& label) {
     if (plots == m_doc.model().plots()) return;
-    if (const auto error = m_doc.apply(core::SetPlots{std::move(plots)}, label)) Q_EMIT statusMessage(*error);
+    if (const auto error = m_doc.apply(core::model::SetPlots{std::move(plots)}, label)) Q_EMIT statusMessage(*error);
 }
 
 bool PlotPanel::addSignal(const QString& column, int subplot) {
-    std::vector<core::PlotSpec> plots = m_doc.model().plots();
+    std::vector<core::model::PlotSpec> plots = m_doc.model().plots();
     if (plots.empty()) plots.push_back({tr("Plot 1").toStdString(), {}});
     int i = subplot >= 0 ? subplot : m_selected;
     if (i < 0 || i >= static_cast<int>(plots.size())) i = static_cast<int>(plots.size()) - 1;
@@ -186,8 +193,8 @@ bool PlotPanel::addSignal(const QString& column, int subplot) {
 }
 
 void PlotPanel::addSubplot(const QString& firstSignal) {
-    std::vector<core::PlotSpec> plots = m_doc.model().plots();
-    core::PlotSpec spec{tr("Plot %1").arg(plots.size() + 1).toStdString(), {}};
+    std::vector<core::model::PlotSpec> plots = m_doc.model().plots();
+    core::model::PlotSpec spec{tr("Plot %1").arg(plots.size() + 1).toStdString(), {}};
     if (!firstSignal.isEmpty()) spec.signals.push_back(firstSignal.toStdString());
     plots.push_back(spec);
     m_selected = static_cast<int>(plots.size()) - 1;
@@ -195,24 +202,24 @@ void PlotPanel::addSubplot(const QString& firstSignal) {
 }
 
 void PlotPanel::removeSignal(int subplot, const QString& column) {
-    std::vector<core::PlotSpec> plots = m_doc.model().plots();
+    std::vector<core::model::PlotSpec> plots = m_doc.model().plots();
     if (subplot < 0 || subplot >= static_cast<int>(plots.size())) return;
     std::erase(plots[static_cast<std::size_t>(subplot)].signals, column.toStdString());
     applyPlots(std::move(plots), tr("Remove %1 from the plot").arg(column));
 }
 
 void PlotPanel::removeSubplot(int subplot) {
-    std::vector<core::PlotSpec> plots = m_doc.model().plots();
+    std::vector<core::model::PlotSpec> plots = m_doc.model().plots();
     if (subplot < 0 || subplot >= static_cast<int>(plots.size())) return;
     plots.erase(plots.begin() + subplot);
     applyPlots(std::move(plots), tr("Remove subplot"));
 }
 
 void PlotPanel::renameSubplot(int subplot, const QString& title) {
-    std::vector<core::PlotSpec> plots = m_doc.model().plots();
+    std::vector<core::model::PlotSpec> plots = m_doc.model().plots();
     if (subplot < 0 || subplot >= static_cast<int>(plots.size())) return;
     plots[static_cast<std::size_t>(subplot)].title = title.toStdString();
     applyPlots(std::move(plots), tr("Rename subplot"));
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

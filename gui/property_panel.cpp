@@ -60,9 +60,11 @@ void PropertyPanel::rebuild() {
     layout->setContentsMargins(0, 0, 0, 0);
     const QStringList selected = m_scene.selectedBlockNames();
     m_block = selected.size() == 1 ? selected.front() : QString();
-    const core::BlockSpec* spec = m_block.isEmpty() ? nullptr : m_scene.levelModel().find(m_block.toStdString());
-    if (spec) showBlock(*spec, layout);
-    else showSummary(static_cast<int>(selected.size()), layout);
+    const core::model::BlockSpec* spec = m_block.isEmpty() ? nullptr : m_scene.levelModel().find(m_block.toStdString());
+    if (spec)
+        showBlock(*spec, layout);
+    else
+        showSummary(static_cast<int>(selected.size()), layout);
     m_layout->addWidget(m_content);
 }
 
@@ -71,7 +73,8 @@ void PropertyPanel::showSummary(int selected, QVBoxLayout* layout) {
     const auto& m = m_scene.levelModel();
     auto* info = new QLabel(selected > 1 ? tr("%1 blocks selected").arg(selected)
                                          : tr("No selection.\n\nModel: %1 blocks, %2 connections.")
-                                               .arg(m.blocks().size()).arg(m.connections().size()),
+                                               .arg(m.blocks().size())
+                                               .arg(m.connections().size()),
                             m_content);
     info->setObjectName(QStringLiteral("modelSummary"));
     info->setWordWrap(true);
@@ -79,7 +82,7 @@ void PropertyPanel::showSummary(int selected, QVBoxLayout* layout) {
     layout->addStretch(1);
 }
 
-void PropertyPanel::showBlock(const core::BlockSpec& spec, QVBoxLayout* layout) {
+void PropertyPanel::showBlock(const core::model::BlockSpec& spec, QVBoxLayout* layout) {
     auto* head = new QFormLayout;
     m_name = new QLineEdit(m_block, m_content);
     m_name->setObjectName(QStringLiteral("blockName"));
@@ -89,19 +92,20 @@ void PropertyPanel::showBlock(const core::BlockSpec& spec, QVBoxLayout* layout) 
     });
     head->addRow(tr("Name"), m_name);
     const core::BlockType* type = m_doc.registry().find(spec.type);
-    auto* typeLabel = new QLabel(QStringLiteral("%1 <span style='color:#666'>(%2)</span>")
-                                     .arg(type ? QString::fromStdString(type->info.title) : QString(),
-                                          QString::fromStdString(spec.type)),
-                                 m_content);
+    auto* typeLabel = new QLabel(
+        QStringLiteral("%1 <span style='color:#666'>(%2)</span>")
+            .arg(type ? QString::fromStdString(type->info.title) : QString(), QString::fromStdString(spec.type)),
+        m_content);
     typeLabel->setWordWrap(true);
     if (type) typeLabel->setToolTip(plainTooltip(QString::fromStdString(type->info.help)));
     head->addRow(tr("Type"), typeLabel);
     layout->addLayout(head);
-    if (!m_scene.levelPath().isEmpty() || !core::subsystemOf(spec.type).empty()) {
+    if (!m_scene.levelPath().isEmpty() || !core::model::subsystemOf(spec.type).empty()) {
         // inside a subsystem or a mask: the dialog edits them (Return, Edit > Parameters)
-        auto* note = new QLabel(tr("Press Return (Edit > Parameters\u2026) to edit the parameters%1.")
-                                    .arg(core::subsystemOf(spec.type).empty() ? QString() : tr(" of this instance's mask")),
-                                m_content);
+        auto* note = new QLabel(
+            tr("Press Return (Edit > Parameters\u2026) to edit the parameters%1.")
+                .arg(core::model::subsystemOf(spec.type).empty() ? QString() : tr(" of this instance's mask")),
+            m_content);
         note->setObjectName(QStringLiteral("levelNote"));
         note->setWordWrap(true);
         layout->addWidget(note);
@@ -133,4 +137,4 @@ void PropertyPanel::commit() {
     if (m_form) m_form->reload();
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -31,7 +31,7 @@ private:
     void scheduleRebuild();
     void rebuild();
     void showSummary(int selected, QVBoxLayout* layout);
-    void showBlock(const core::BlockSpec& spec, QVBoxLayout* layout);
+    void showBlock(const core::model::BlockSpec& spec, QVBoxLayout* layout);
     void commit();
 
     Document& m_doc;
@@ -46,4 +46,4 @@ private:
     bool m_applying = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

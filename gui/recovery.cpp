@@ -3,7 +3,7 @@
 
 #include "core/io/output_file.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "gui/document.hpp"
 
 #include <QCoreApplication>
@@ -21,7 +21,7 @@ namespace endstop::gui {
 namespace {
 QString metaPath(const QString& project) { return project + QStringLiteral(".json"); }
 QString lockPath(const QString& project) { return project + QStringLiteral(".lock"); }
-}  // namespace
+}   // namespace
 
 QString Recovery::directory() {
     return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/recovery");
@@ -29,7 +29,8 @@ QString Recovery::directory() {
 
 Recovery::Recovery(Document& doc, QObject* parent) : QObject(parent), m_doc(doc), m_timer(new QTimer(this)) {
     QDir().mkpath(directory());
-    m_path = directory() + QStringLiteral("/session-%1.endstop").arg(QUuid::createUuid().toString(QUuid::Id128).left(12));
+    m_path =
+        directory() + QStringLiteral("/session-%1.endstop").arg(QUuid::createUuid().toString(QUuid::Id128).left(12));
     m_lock = std::make_unique<QLockFile>(lockPath(m_path));
     m_lock->setStaleLockTime(0);
     m_lock->tryLock(100);
@@ -78,7 +79,8 @@ QList<RecoveredFile> Recovery::orphans() {
         lock.unlock();
         RecoveredFile r{fi.absoluteFilePath(), {}, fi.lastModified()};
         QFile meta(metaPath(r.recoveryPath));
-        if (meta.open(QIODevice::ReadOnly)) r.originalPath = QJsonDocument::fromJson(meta.readAll()).object().value("original").toString();
+        if (meta.open(QIODevice::ReadOnly))
+            r.originalPath = QJsonDocument::fromJson(meta.readAll()).object().value("original").toString();
         out << r;
     }
     return out;
@@ -90,4 +92,4 @@ void Recovery::discard(const RecoveredFile& f) {
     QFile::remove(lockPath(f.recoveryPath));
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -31,7 +31,7 @@ public:
     ~Recovery() override;
 
     static QString directory();
-    static QList<RecoveredFile> orphans();     // left by processes that are gone
+    static QList<RecoveredFile> orphans();   // left by processes that are gone
     static void discard(const RecoveredFile& f);
 
     bool autosave();   // writes the recovery file if there are unsaved changes; true if written
@@ -46,4 +46,4 @@ private:
     int m_savedIndex = -1;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -28,4 +28,4 @@ private:
     bool m_done = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -16,4 +16,4 @@ void initResources() {
     (void)done;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -7,4 +7,4 @@ namespace endstop::gui {
 // Idempotent; called by everything that reads ":/icons" or ":/examples".
 void initResources();
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -34,10 +34,11 @@ int dirOf(QPointF d) {
     return -1;
 }
 bool onGrid(QPointF p) {
-    return std::abs(p.x() / kGrid - std::round(p.x() / kGrid)) < 1e-6 && std::abs(p.y() / kGrid - std::round(p.y() / kGrid)) < 1e-6;
+    return std::abs(p.x() / kGrid - std::round(p.x() / kGrid)) < 1e-6 &&
+           std::abs(p.y() / kGrid - std::round(p.y() / kGrid)) < 1e-6;
 }
 
-}  // namespace
+}   // namespace
 
 // The search box: a window of the grid around both ends, with what lies in it.
 struct Router::Grid {
@@ -123,7 +124,8 @@ std::pair<std::vector<int>, int> Router::search(const Grid& grid) {
             if (grid.cells[at] == 1 && !goal) continue;
             const bool horizontal = nd % 2 == 0;
             const int step = 1 + (nd != d ? kBend : 0) + (grid.cells[at] == 2 ? kReserved : 0) +
-                             kAlong * (horizontal ? grid.laneH : grid.laneV)[at] + kCross * (horizontal ? grid.laneV : grid.laneH)[at];
+                             kAlong * (horizontal ? grid.laneH : grid.laneV)[at] +
+                             kCross * (horizontal ? grid.laneV : grid.laneH)[at];
             const int next = state(nx, ny, nd);
             if (c + step < cost[static_cast<std::size_t>(next)]) {
                 cost[static_cast<std::size_t>(next)] = c + step;
@@ -142,7 +144,9 @@ std::optional<QPolygonF> Router::route(QPointF a, QPointF da, QPointF b, QPointF
     const Cell s{int(std::lround(a1.x() / kGrid)), int(std::lround(a1.y() / kGrid))};
     const Cell g{int(std::lround(b1.x() / kGrid)), int(std::lround(b1.y() / kGrid))};
     for (const int margin : {kMargin, 4 * kMargin}) {   // nearby first, then a wider detour
-        if (static_cast<long>(std::abs(s.x - g.x) + 2 * margin + 1) * (std::abs(s.y - g.y) + 2 * margin + 1) > kMaxCells) break;
+        if (static_cast<long>(std::abs(s.x - g.x) + 2 * margin + 1) * (std::abs(s.y - g.y) + 2 * margin + 1) >
+            kMaxCells)
+            break;
         Grid box = grid(s, g, margin);
         box.startDir = startDir;
         box.endDir = endDir;
@@ -150,7 +154,8 @@ std::optional<QPolygonF> Router::route(QPointF a, QPointF da, QPointF b, QPointF
         if (found < 0) continue;
         QPolygonF corners{b, b1};   // walked backwards, corners only
         int at = found, lastDir = found % 4;
-        for (int prev = from[static_cast<std::size_t>(at)]; prev >= 0; at = prev, prev = from[static_cast<std::size_t>(at)]) {
+        for (int prev = from[static_cast<std::size_t>(at)]; prev >= 0;
+             at = prev, prev = from[static_cast<std::size_t>(at)]) {
             if (prev % 4 == lastDir) continue;
             const int cell = prev / 4;
             corners << QPointF((cell % box.w + box.x0) * kGrid, (cell / box.w + box.y0) * kGrid);
@@ -174,10 +179,12 @@ void Router::occupy(const QPolygonF& route, int delta) {
             const QPointF c = p + dir * (k * kGrid);
             const quint64 cell = key(int(std::lround(c.x() / kGrid)), int(std::lround(c.y() / kGrid)));
             const int n = map.value(cell) + delta;
-            if (n <= 0) map.remove(cell);
-            else map.insert(cell, n);
+            if (n <= 0)
+                map.remove(cell);
+            else
+                map.insert(cell, n);
         }
     }
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -19,8 +19,8 @@ namespace endstop::gui {
 class Router {
 public:
     struct Obstacles {
-        std::vector<QRectF> blocked;    // block bodies with their port stubs: never crossed
-        std::vector<QPointF> reserved;  // just beyond each port's stub, where its wire goes: avoided
+        std::vector<QRectF> blocked;     // block bodies with their port stubs: never crossed
+        std::vector<QPointF> reserved;   // just beyond each port's stub, where its wire goes: avoided
     };
     // obstacles(rect): those intersecting rect, in scene coordinates
     explicit Router(std::function<Obstacles(const QRectF&)> obstacles) : m_obstacles(std::move(obstacles)) {}
@@ -30,7 +30,10 @@ public:
 
     // occupancy of routed wires, so later routes keep clear of them
     void occupy(const QPolygonF& route, int delta);   // +1 when a route is laid, -1 when lifted
-    void clear() { m_horizontal.clear(); m_vertical.clear(); }
+    void clear() {
+        m_horizontal.clear();
+        m_vertical.clear();
+    }
 
 private:
     struct Cell {
@@ -44,4 +47,4 @@ private:
     QHash<quint64, int> m_horizontal, m_vertical;   // cell -> wires running through it that way
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

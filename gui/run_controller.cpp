@@ -15,22 +15,26 @@ constexpr int kMaxWorkers = 2;   // the current run and one winding down
 }
 
 RunController::RunController(Document& doc, QObject* parent)
-    : QObject(parent), m_doc(doc), m_session(new core::Session(doc.registry(), this)), m_timer(new QTimer(this)) {
+    : QObject(parent),
+      m_doc(doc),
+      m_session(new core::simulation::Session(doc.registry(), this)),
+      m_timer(new QTimer(this)) {
     m_timer->setInterval(kFrameMs);
     m_timer->setTimerType(Qt::PreciseTimer);
     connect(m_timer, &QTimer::timeout, this, &RunController::tick);
-    connect(m_session, &core::Session::finished, this, &RunController::onFinished);
+    connect(m_session, &core::simulation::Session::finished, this, &RunController::onFinished);
     connect(&doc, &Document::structureChanged, this, &RunController::updateStale);
     connect(&doc, &Document::simulationChanged, this, &RunController::updateStale);
 }
 
-bool RunController::sameInputs(const core::Model& a, const core::Model& b) {
+bool RunController::sameInputs(const core::model::Model& a, const core::model::Model& b) {
     if (!(a.simulation() == b.simulation()) || a.blocks().size() != b.blocks().size() ||
         a.connections().size() != b.connections().size())
         return false;
     for (std::size_t i = 0; i < a.blocks().size(); ++i) {
-        const core::BlockSpec &x = a.blocks()[i], &y = b.blocks()[i];
-        if (x.name != y.name || x.type != y.type || x.typeVersion != y.typeVersion || !(x.params == y.params)) return false;
+        const core::model::BlockSpec &x = a.blocks()[i], &y = b.blocks()[i];
+        if (x.name != y.name || x.type != y.type || x.typeVersion != y.typeVersion || !(x.params == y.params))
+            return false;
     }
     for (std::size_t i = 0; i < a.connections().size(); ++i)
         if (!(a.connections()[i] == b.connections()[i])) return false;
@@ -47,11 +51,12 @@ void RunController::setStale(bool stale) {
 
 RunController::~RunController() = default;
 
-core::SimulationOptions RunController::recordingFor(const core::Model& model, const core::Registry& registry) {
-    core::SimulationOptions options;
-    const std::vector<core::Column> all = core::recordableVariables(model, registry);
+core::simulation::SimulationOptions RunController::recordingFor(const core::model::Model& model,
+                                                                const core::Registry& registry) {
+    core::simulation::SimulationOptions options;
+    const std::vector<core::Column> all = core::simulation::recordableVariables(model, registry);
     if (all.size() <= kRecordAllLimit) return options;   // empty: everything
-    for (const core::PlotSpec& p : model.plots())
+    for (const core::model::PlotSpec& p : model.plots())
         for (const std::string& s : p.signals)
             if (std::find(options.signals.begin(), options.signals.end(), s) == options.signals.end() &&
                 std::any_of(all.begin(), all.end(), [&](const core::Column& c) { return c.name == s; }))
@@ -62,7 +67,7 @@ core::SimulationOptions RunController::recordingFor(const core::Model& model, co
 
 void RunController::run() { runModel(m_doc.model(), QString(), false); }
 
-void RunController::runModel(const core::Model& model, const QString& label, bool replaceCurrent) {
+void RunController::runModel(const core::model::Model& model, const QString& label, bool replaceCurrent) {
     if (m_session->workers() >= kMaxWorkers) {
         // the current run goes on until the pending one replaces it; a request that keeps the
         // current run wins over a later one that would drop it
@@ -73,7 +78,7 @@ void RunController::runModel(const core::Model& model, const QString& label, boo
     start(model, label, replaceCurrent);
 }
 
-void RunController::start(const core::Model& model, const QString& label, bool replaceCurrent) {
+void RunController::start(const core::model::Model& model, const QString& label, bool replaceCurrent) {
     if (m_current && !m_current->run().active() && !replaceCurrent) {
         m_current->pull();
         m_previous.insert(m_previous.begin(), std::move(m_current));
@@ -91,8 +96,10 @@ void RunController::start(const core::Model& model, const QString& label, bool r
 
 void RunController::togglePause() {
     if (!active()) return;
-    if (m_session->paused()) m_session->resume();
-    else m_session->pause();
+    if (m_session->paused())
+        m_session->resume();
+    else
+        m_session->pause();
     Q_EMIT stateChanged();
 }
 
@@ -181,4 +188,4 @@ void RunController::onFinished(int runId) {
     if (!active()) m_timer->stop();
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -38,17 +38,18 @@ public:
     static constexpr std::size_t kRecordAllLimit = 400;
 
     // What a run of `model` records (the benchmark runs its headless reference with the same).
-    static core::SimulationOptions recordingFor(const core::Model& model, const core::Registry& registry);
+    static core::simulation::SimulationOptions recordingFor(const core::model::Model& model,
+                                                            const core::Registry& registry);
 
     explicit RunController(Document& doc, QObject* parent = nullptr);
     ~RunController() override;
 
-    core::Session& session() { return *m_session; }
+    core::simulation::Session& session() { return *m_session; }
     // Runs a copy of the document's model.
     void run();
     // Runs `model` (the document's model with tuned values). replaceCurrent: the current run is an
     // earlier step of the same tuning gesture; it is dropped rather than kept as a previous run.
-    void runModel(const core::Model& model, const QString& label, bool replaceCurrent);
+    void runModel(const core::model::Model& model, const QString& label, bool replaceCurrent);
     void togglePause();
     void stop();
     bool active() const;
@@ -69,7 +70,7 @@ public:
     // undo since; layout and plot setup do not count): its results are out of date.
     bool stale() const { return m_stale; }
     // Whether two models give the same results: blocks (types, parameters), wiring, settings.
-    static bool sameInputs(const core::Model& a, const core::Model& b);
+    static bool sameInputs(const core::model::Model& a, const core::model::Model& b);
 
 Q_SIGNALS:
     void runStarted();             // a new current run; the previous list may have changed too
@@ -80,7 +81,7 @@ Q_SIGNALS:
     void staleChanged(bool stale);
 
 private:
-    void start(const core::Model& model, const QString& label, bool replaceCurrent);
+    void start(const core::model::Model& model, const QString& label, bool replaceCurrent);
     void tick();
     void onFinished(int runId);
     void trim();
@@ -88,7 +89,7 @@ private:
     void setStale(bool stale);
 
     Document& m_doc;
-    core::Session* m_session;
+    core::simulation::Session* m_session;
     QTimer* m_timer;
     std::unique_ptr<RunSeries> m_current;
     std::vector<std::unique_ptr<RunSeries>> m_previous;
@@ -96,7 +97,7 @@ private:
     int m_keep = 3;
     double m_lastPull = 0.0;
     struct Pending {
-        core::Model model;
+        core::model::Model model;
         QString label;
         bool replaceCurrent;
     };
@@ -105,4 +106,4 @@ private:
     bool m_stale = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -7,12 +7,12 @@
 
 namespace endstop::gui {
 
-RunSeries::RunSeries(std::shared_ptr<core::Run> run) : m_run(std::move(run)) {
+RunSeries::RunSeries(std::shared_ptr<core::simulation::Run> run) : m_run(std::move(run)) {
     label = QStringLiteral("Run %1").arg(m_run->id());
 }
 
 void RunSeries::resolve(Tracked& t, const std::string& name) {
-    const core::ResultBuffer& buffer = m_run->results();
+    const core::simulation::ResultBuffer& buffer = m_run->results();
     if (t.index != -2 || !buffer.begun()) return;
     t.index = buffer.columnIndex(name);
     if (t.index < 0) return;
@@ -34,13 +34,13 @@ const MinMaxCache* RunSeries::trace(const std::string& column) const {
 bool RunSeries::records(const std::string& column) const { return m_run->results().columnIndex(column) >= 0; }
 
 const core::Column* RunSeries::column(const std::string& name) const {
-    const core::ResultBuffer& buffer = m_run->results();
+    const core::simulation::ResultBuffer& buffer = m_run->results();
     const int i = buffer.columnIndex(name);
     return i < 0 ? nullptr : &buffer.columns()[static_cast<std::size_t>(i)];
 }
 
 bool RunSeries::pull() {
-    const core::ResultBuffer& buffer = m_run->results();
+    const core::simulation::ResultBuffer& buffer = m_run->results();
     if (!buffer.begun()) return false;
     for (auto& [name, t] : m_tracked) resolve(t, name);
     const std::size_t have = m_time.size();
@@ -48,7 +48,7 @@ bool RunSeries::pull() {
     const std::size_t eventsBefore = m_events.size();
     buffer.readEvents(eventsBefore, m_events);
     if (n <= have) return m_events.size() != eventsBefore;
-    std::vector<int> columns{core::ResultBuffer::kTime};
+    std::vector<int> columns{core::simulation::ResultBuffer::kTime};
     std::vector<MinMaxCache*> caches{nullptr};
     for (auto& [name, t] : m_tracked)
         if (t.index >= 0) {
@@ -83,4 +83,4 @@ double RunSeries::valueAt(const std::string& column, double t) const {
     return v[j - 1] + (v[j] - v[j - 1]) * (t - t0) / (t1 - t0);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

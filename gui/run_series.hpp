@@ -20,10 +20,10 @@ namespace endstop::gui {
 
 class RunSeries {
 public:
-    explicit RunSeries(std::shared_ptr<core::Run> run);
+    explicit RunSeries(std::shared_ptr<core::simulation::Run> run);
 
-    const core::Run& run() const { return *m_run; }
-    const std::shared_ptr<core::Run>& runPtr() const { return m_run; }
+    const core::simulation::Run& run() const { return *m_run; }
+    const std::shared_ptr<core::simulation::Run>& runPtr() const { return m_run; }
     int id() const { return m_run->id(); }
     bool pinned() const { return m_pinned; }
     void setPinned(bool pinned) { m_pinned = pinned; }
@@ -51,7 +51,7 @@ private:
     };
     void resolve(Tracked& t, const std::string& name);
 
-    std::shared_ptr<core::Run> m_run;
+    std::shared_ptr<core::simulation::Run> m_run;
     bool m_pinned = false;
     std::vector<double> m_time;
     std::map<std::string, Tracked> m_tracked;
@@ -60,4 +60,4 @@ private:
     std::vector<std::vector<double>> m_pulled;   // per tracked column, reused by pull()
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -2,7 +2,7 @@
 // Canvas commands as core Edits, one undo step each: add, delete, rotate, flip, rename, and the
 // clipboard (a fragment of a project file: the selected blocks and the wires between them).
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "gui/block_item.hpp"
 #include "gui/diagram_scene.hpp"
 #include "gui/document.hpp"
@@ -17,7 +17,7 @@ namespace endstop::gui {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 double snap(double x) { return std::round(x / kGrid) * kGrid; }
-}  // namespace
+}   // namespace
 
 bool DiagramScene::addBlock(const QString& typeId, QPointF pos) {
     const core::BlockType* type = m_doc.registry().find(typeId.toStdString());
@@ -25,7 +25,7 @@ bool DiagramScene::addBlock(const QString& typeId, QPointF pos) {
         status(tr("Unknown block type %1").arg(typeId));
         return false;
     }
-    core::BlockSpec spec;
+    core::model::BlockSpec spec;
     spec.type = type->info.typeId;
     spec.typeVersion = type->info.typeVersion;
     spec.name = levelModel().uniqueName(typeId.section('.', -1).toStdString() + "1");
@@ -34,7 +34,7 @@ bool DiagramScene::addBlock(const QString& typeId, QPointF pos) {
     const QPointF free = freeOffset({footprint(spec)}, QPointF());
     spec.ui.x += free.x();
     spec.ui.y += free.y();
-    if (const auto error = applyEdit(core::AddBlock{spec}, tr("Add %1").arg(qs(type->info.title)))) {
+    if (const auto error = applyEdit(core::model::AddBlock{spec}, tr("Add %1").arg(qs(type->info.title)))) {
         status(*error);
         return false;
     }
@@ -44,45 +44,48 @@ bool DiagramScene::addBlock(const QString& typeId, QPointF pos) {
 
 void DiagramScene::deleteSelection() {
     const QStringList blocks = selectedBlockNames();
-    core::EditBatch batch{{}, "delete"};
-    for (const core::Connection& c : selectedConnections())
-        if (!blocks.contains(qs(c.a.block)) && !blocks.contains(qs(c.b.block))) batch.edits.emplace_back(core::Disconnect{c});
-    for (const QString& b : blocks) batch.edits.emplace_back(core::RemoveBlock{b.toStdString()});
+    core::model::EditBatch batch{{}, "delete"};
+    for (const core::model::Connection& c : selectedConnections())
+        if (!blocks.contains(qs(c.a.block)) && !blocks.contains(qs(c.b.block)))
+            batch.edits.emplace_back(core::model::Disconnect{c});
+    for (const QString& b : blocks) batch.edits.emplace_back(core::model::RemoveBlock{b.toStdString()});
     if (batch.edits.empty()) return;
     if (const auto error = applyEdit(batch, tr("Delete"))) status(*error);
 }
 
 void DiagramScene::rotateSelection(int degrees) {
-    core::EditBatch batch{{}, "rotate"};
+    core::model::EditBatch batch{{}, "rotate"};
     for (const QString& name : selectedBlockNames()) {
-        core::BlockUi ui = levelModel().find(name.toStdString())->ui;
+        core::model::BlockUi ui = levelModel().find(name.toStdString())->ui;
         ui.rotation = ((ui.rotation + degrees) % 360 + 360) % 360;
-        batch.edits.emplace_back(core::SetBlockUi{name.toStdString(), ui});
+        batch.edits.emplace_back(core::model::SetBlockUi{name.toStdString(), ui});
     }
     if (!batch.edits.empty()) applyEdit(batch, tr("Rotate"));
 }
 
 void DiagramScene::flipSelection() {
-    core::EditBatch batch{{}, "flip"};
+    core::model::EditBatch batch{{}, "flip"};
     for (const QString& name : selectedBlockNames()) {
-        core::BlockUi ui = levelModel().find(name.toStdString())->ui;
+        core::model::BlockUi ui = levelModel().find(name.toStdString())->ui;
         ui.flipped = !ui.flipped;
-        batch.edits.emplace_back(core::SetBlockUi{name.toStdString(), ui});
+        batch.edits.emplace_back(core::model::SetBlockUi{name.toStdString(), ui});
     }
     if (!batch.edits.empty()) applyEdit(batch, tr("Flip"));
 }
 
 bool DiagramScene::renameBlock(const QString& from, const QString& to) {
     if (from == to) return true;
-    if (!core::Model::validName(to.toStdString())) {
-        status(tr("Cannot rename %1 to \"%2\": a name uses letters, digits and _ and does not start with a digit").arg(from, to));
+    if (!core::model::Model::validName(to.toStdString())) {
+        status(tr("Cannot rename %1 to \"%2\": a name uses letters, digits and _ and does not start with a digit")
+                   .arg(from, to));
         return false;
     }
     if (levelModel().find(to.toStdString())) {
         status(tr("Cannot rename %1: a block named %2 already exists").arg(from, to));
         return false;
     }
-    if (const auto error = applyEdit(core::RenameBlock{from.toStdString(), to.toStdString()}, tr("Rename %1 to %2").arg(from, to))) {
+    if (const auto error = applyEdit(core::model::RenameBlock{from.toStdString(), to.toStdString()},
+                                     tr("Rename %1 to %2").arg(from, to))) {
         status(*error);
         return false;
     }
@@ -93,11 +96,11 @@ QMimeData* DiagramScene::copySelection() const {
     const QStringList names = selectedBlockNames();
     if (names.isEmpty()) return nullptr;
     m_pasteCount = 0;
-    const core::Model& m = levelModel();
-    core::Model fragment;
-    for (const QString& n : names) fragment.apply(core::AddBlock{*m.find(n.toStdString())});
-    for (const core::Connection& c : m.connections())
-        if (names.contains(qs(c.a.block)) && names.contains(qs(c.b.block))) fragment.apply(core::Connect{c});
+    const core::model::Model& m = levelModel();
+    core::model::Model fragment;
+    for (const QString& n : names) fragment.apply(core::model::AddBlock{*m.find(n.toStdString())});
+    for (const core::model::Connection& c : m.connections())
+        if (names.contains(qs(c.a.block)) && names.contains(qs(c.b.block))) fragment.apply(core::model::Connect{c});
     auto* data = new QMimeData;
     const QByteArray bytes = core::io::serializeProject(fragment);
     data->setData(QString::fromLatin1(kBlocksMime), bytes);
@@ -114,7 +117,7 @@ bool DiagramScene::paste(const QMimeData* data, std::optional<QPointF> at) {
     if (!data) return false;
     QByteArray bytes = data->data(QString::fromLatin1(kBlocksMime));
     if (bytes.isEmpty() && data->hasText()) bytes = data->text().toUtf8();   // a project pasted as text
-    core::Model fragment;
+    core::model::Model fragment;
     try {
         fragment = core::io::parseProject(bytes, QStringLiteral("clipboard"), m_doc.registry());
     } catch (const core::Error& e) {
@@ -126,32 +129,32 @@ bool DiagramScene::paste(const QMimeData* data, std::optional<QPointF> at) {
     QPointF offset(2 * kGrid * (m_pasteCount + 1), 2 * kGrid * (m_pasteCount + 1));
     if (at) {
         QRectF box;
-        for (const core::BlockSpec& b : fragment.blocks()) box |= QRectF(b.ui.x, b.ui.y, 1, 1);
+        for (const core::model::BlockSpec& b : fragment.blocks()) box |= QRectF(b.ui.x, b.ui.y, 1, 1);
         offset = QPointF(snap(at->x() - box.center().x()), snap(at->y() - box.center().y()));
     } else {
         ++m_pasteCount;
     }
     std::vector<QRectF> rects;
-    for (const core::BlockSpec& b : fragment.blocks()) rects.push_back(footprint(b));
+    for (const core::model::BlockSpec& b : fragment.blocks()) rects.push_back(footprint(b));
     offset = freeOffset(rects, offset);
-    core::Model names = levelModel();   // scratch copy: fresh names against the model and each other
+    core::model::Model names = levelModel();   // scratch copy: fresh names against the model and each other
     std::map<std::string, std::string> renamed;
-    core::EditBatch batch{{}, "paste"};
+    core::model::EditBatch batch{{}, "paste"};
     QStringList added;
-    for (core::BlockSpec b : fragment.blocks()) {
+    for (core::model::BlockSpec b : fragment.blocks()) {
         const std::string fresh = names.find(b.name) ? names.uniqueName(b.name) : b.name;
         renamed[b.name] = fresh;
         b.name = fresh;
         b.ui.x += offset.x();
         b.ui.y += offset.y();
-        names.apply(core::AddBlock{b});
-        batch.edits.emplace_back(core::AddBlock{b});
+        names.apply(core::model::AddBlock{b});
+        batch.edits.emplace_back(core::model::AddBlock{b});
         added << qs(fresh);
     }
-    for (core::Connection c : fragment.connections()) {
+    for (core::model::Connection c : fragment.connections()) {
         c.a.block = renamed[c.a.block];
         c.b.block = renamed[c.b.block];
-        batch.edits.emplace_back(core::Connect{c});
+        batch.edits.emplace_back(core::model::Connect{c});
     }
     if (const auto error = applyEdit(batch, tr("Paste %n block(s)", nullptr, static_cast<int>(added.size())))) {
         status(*error);
@@ -170,4 +173,4 @@ void DiagramScene::duplicateSelection() {
     m_pasteCount = keep;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

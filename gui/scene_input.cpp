@@ -23,7 +23,7 @@ namespace {
 constexpr double kPortReach = 8.0;   // scene units around a port tip
 constexpr double kWireEndReach = 3 * kGrid;
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
+}   // namespace
 
 std::optional<std::pair<BlockItem*, const PortShape*>> DiagramScene::portUnder(QPointF pos) const {
     const QRectF around(pos - QPointF(kPortReach, kPortReach), QSizeF(2 * kPortReach, 2 * kPortReach));
@@ -50,7 +50,7 @@ bool DiagramScene::startWireDrag(QGraphicsSceneMouseEvent* event) {
     const QPointF pos = event->scenePos();
     WireDrag drag;
     if (const auto hit = portUnder(pos)) {
-        drag.from = core::PortRef{hit->first->name().toStdString(), hit->second->name};
+        drag.from = core::model::PortRef{hit->first->name().toStdString(), hit->second->name};
     } else {
         WireItem* wire = nullptr;
         int end = -1;
@@ -61,7 +61,7 @@ bool DiagramScene::startWireDrag(QGraphicsSceneMouseEvent* event) {
             if (end >= 0) break;
         }
         if (end < 0) return false;
-        const core::Connection c = wire->connection();
+        const core::model::Connection c = wire->connection();
         drag.detaching = c;
         drag.from = end == 0 ? c.b : c.a;   // the end that stays
         wire->setVisible(false);
@@ -90,8 +90,9 @@ void DiagramScene::updateWireDrag(QPointF pos) {
         hot = hit->first;
         target = hot->portTip(*hit->second);
         targetDir = hot->portDir(*hit->second);
-        const core::PortRef to{hot->name().toStdString(), hit->second->name};
-        const bool same = to == m_drag->from || (m_drag->detaching && (to == m_drag->detaching->a || to == m_drag->detaching->b));
+        const core::model::PortRef to{hot->name().toStdString(), hit->second->name};
+        const bool same =
+            to == m_drag->from || (m_drag->detaching && (to == m_drag->detaching->a || to == m_drag->detaching->b));
         if (!same) refused = refusal(m_drag->from, to, m_drag->detaching);
         hot->setHotPort(hit->second->name, refused.has_value());
     }
@@ -135,32 +136,36 @@ void DiagramScene::finishWireDrag(QPointF pos) {
 
     const auto hit = portUnder(pos);
     if (!hit) {
-        if (drag.detaching && !applyEdit(core::Disconnect{*drag.detaching}, tr("Disconnect")))
-            status(tr("Disconnected %1").arg(qs(drag.detaching->a.toString() + " and " + drag.detaching->b.toString())));
+        if (drag.detaching && !applyEdit(core::model::Disconnect{*drag.detaching}, tr("Disconnect")))
+            status(
+                tr("Disconnected %1").arg(qs(drag.detaching->a.toString() + " and " + drag.detaching->b.toString())));
         return;
     }
-    const core::PortRef to{hit->first->name().toStdString(), hit->second->name};
+    const core::model::PortRef to{hit->first->name().toStdString(), hit->second->name};
     if (drag.detaching && (to == drag.detaching->a || to == drag.detaching->b)) return;   // dropped back in place
     if (to == drag.from) return;
     if (const auto why = refusal(drag.from, to, drag.detaching)) {
         status(*why);
         return;
     }
-    const core::Connection c{drag.from, to};
-    core::EditBatch batch{{}, "connect"};
-    if (drag.detaching) batch.edits.emplace_back(core::Disconnect{*drag.detaching});
-    batch.edits.emplace_back(core::Connect{c});
-    if (const auto error = applyEdit(batch, drag.detaching ? tr("Reconnect") : tr("Connect"))) status(*error);
-    else status(tr("Connected %1 and %2").arg(qs(c.a.toString()), qs(c.b.toString())));
+    const core::model::Connection c{drag.from, to};
+    core::model::EditBatch batch{{}, "connect"};
+    if (drag.detaching) batch.edits.emplace_back(core::model::Disconnect{*drag.detaching});
+    batch.edits.emplace_back(core::model::Connect{c});
+    if (const auto error = applyEdit(batch, drag.detaching ? tr("Reconnect") : tr("Connect")))
+        status(*error);
+    else
+        status(tr("Connected %1 and %2").arg(qs(c.a.toString()), qs(c.b.toString())));
 }
 
-std::optional<QString> DiagramScene::refusal(const core::PortRef& a, const core::PortRef& b,
-                                             const std::optional<core::Connection>& ignoring) const {
+std::optional<QString> DiagramScene::refusal(const core::model::PortRef& a, const core::model::PortRef& b,
+                                             const std::optional<core::model::Connection>& ignoring) const {
     const auto ea = portEnd(a), eb = portEnd(b);
     if (!ea || !eb || !ea->present || !eb->present) return tr("Cannot connect: the port does not exist");
-    const auto describe = [](const core::PortRef& r, const PortEnd& e) {
+    const auto describe = [](const core::model::PortRef& r, const PortEnd& e) {
         const char* what = e.kind == core::PortKind::Conserving ? core::toString(e.domain)
-                           : e.kind == core::PortKind::Input   ? "signal input" : "signal output";
+                           : e.kind == core::PortKind::Input    ? "signal input"
+                                                                : "signal output";
         return QStringLiteral("%1 (%2)").arg(qs(r.toString()), QString::fromLatin1(what));
     };
     const bool sa = ea->kind != core::PortKind::Conserving;
@@ -171,39 +176,43 @@ std::optional<QString> DiagramScene::refusal(const core::PortRef& a, const core:
 
     // the nets both ends belong to now (without the connection being dragged away)
     const auto& conns = levelModel().connections();
-    const auto netOf = [&](const core::PortRef& start) {
-        std::set<core::PortRef> seen;
-        std::vector<core::PortRef> stack{start};
+    const auto netOf = [&](const core::model::PortRef& start) {
+        std::set<core::model::PortRef> seen;
+        std::vector<core::model::PortRef> stack{start};
         while (!stack.empty()) {
-            const core::PortRef p = stack.back();
+            const core::model::PortRef p = stack.back();
             stack.pop_back();
             if (!seen.insert(p).second) continue;
-            for (const core::Connection& c : conns) {
+            for (const core::model::Connection& c : conns) {
                 if (ignoring && c == *ignoring) continue;
-                if (c.a == p) stack.push_back(c.b);
-                else if (c.b == p) stack.push_back(c.a);
+                if (c.a == p)
+                    stack.push_back(c.b);
+                else if (c.b == p)
+                    stack.push_back(c.a);
             }
         }
         return seen;
     };
-    std::set<core::PortRef> net = netOf(a);
+    std::set<core::model::PortRef> net = netOf(a);
     if (net.count(b)) return tr("%1 and %2 are already connected").arg(qs(a.toString()), qs(b.toString()));
     if (sa) {
         int outputs = 0;
         net.merge(netOf(b));
-        for (const core::PortRef& p : net)
+        for (const core::model::PortRef& p : net)
             if (const auto e = portEnd(p); e && e->kind == core::PortKind::Output) ++outputs;
-        if (outputs > 1) return tr("Cannot connect %1 to %2: the input would be driven by two signal outputs").arg(qs(a.toString()), qs(b.toString()));
+        if (outputs > 1)
+            return tr("Cannot connect %1 to %2: the input would be driven by two signal outputs")
+                .arg(qs(a.toString()), qs(b.toString()));
     }
     return std::nullopt;
 }
 
 void DiagramScene::commitMoves() {
-    core::EditBatch moves{{}, "move"};
+    core::model::EditBatch moves{{}, "move"};
     for (auto it = m_pressPositions.cbegin(); it != m_pressPositions.cend(); ++it) {
         const QPointF now = it.key()->pos();
         if (now == it.value()) continue;
-        moves.edits.emplace_back(core::MoveBlock{it.key()->name().toStdString(), now.x(), now.y()});
+        moves.edits.emplace_back(core::model::MoveBlock{it.key()->name().toStdString(), now.x(), now.y()});
     }
     m_pressPositions.clear();
     if (moves.edits.empty()) return;
@@ -215,9 +224,12 @@ void DiagramScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
     for (QGraphicsItem* i : items(event->scenePos())) {
         if (i->type() != BlockItem::Type) continue;
         auto* b = static_cast<BlockItem*>(i);
-        if (b->labelRect().contains(b->mapFromScene(event->scenePos()))) beginRename(b->name());
-        else if (isInstance(b->name())) openInstance(b->name());   // its parameters: Edit > Parameters
-        else Q_EMIT blockActivated(b->name());
+        if (b->labelRect().contains(b->mapFromScene(event->scenePos())))
+            beginRename(b->name());
+        else if (isInstance(b->name()))
+            openInstance(b->name());   // its parameters: Edit > Parameters
+        else
+            Q_EMIT blockActivated(b->name());
         event->accept();
         return;
     }
@@ -236,8 +248,7 @@ void DiagramScene::beginRename(const QString& name) {
     if (!views().isEmpty()) views().front()->setFocus();
 }
 
-RenameEditor::RenameEditor(DiagramScene& scene, const QString& name)
-    : m_scene(scene), m_original(name) {
+RenameEditor::RenameEditor(DiagramScene& scene, const QString& name) : m_scene(scene), m_original(name) {
     setPlainText(name);
     setTextInteractionFlags(Qt::TextEditorInteraction);
     setZValue(20);
@@ -251,8 +262,14 @@ RenameEditor::RenameEditor(DiagramScene& scene, const QString& name)
 }
 
 void RenameEditor::keyPressEvent(QKeyEvent* event) {
-    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) { commit(); return; }
-    if (event->key() == Qt::Key_Escape) { cancel(); return; }
+    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) {
+        commit();
+        return;
+    }
+    if (event->key() == Qt::Key_Escape) {
+        cancel();
+        return;
+    }
     QGraphicsTextItem::keyPressEvent(event);
 }
 
@@ -281,4 +298,4 @@ void RenameEditor::close() {
     deleteLater();
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -2,7 +2,7 @@
 // The level the canvas shows (the model, or a subsystem definition's body reached through a path
 // of instances), how its edits reach the model (InSubsystem below the top), the shapes of
 // instances and port blocks, and the subsystem commands: Create Subsystem, Expand, Make Unique.
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/flatten.hpp"
 #include "core/model/subsystem_ops.hpp"
 #include "gui/block_item.hpp"
@@ -18,20 +18,20 @@ namespace {
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // "Subsystem1"/"subsystem1", the first pair free in the project and in the level
-std::pair<std::string, std::string> freshNames(const core::Model& top, const core::Model& level) {
+std::pair<std::string, std::string> freshNames(const core::model::Model& top, const core::model::Model& level) {
     for (int i = 1;; ++i) {
         const std::string def = "Subsystem" + std::to_string(i), inst = "subsystem" + std::to_string(i);
         if (!top.findSubsystem(def) && !level.find(inst)) return {def, inst};
     }
 }
-}  // namespace
+}   // namespace
 
-const core::Model* DiagramScene::resolve(const QStringList& path, QString* definition) const {
-    const core::Model& top = m_doc.model();
-    const core::Model* level = &top;
+const core::model::Model* DiagramScene::resolve(const QStringList& path, QString* definition) const {
+    const core::model::Model& top = m_doc.model();
+    const core::model::Model* level = &top;
     for (const QString& name : path) {
-        const core::BlockSpec* spec = level->find(name.toStdString());
-        const core::SubsystemDef* def = spec ? top.findSubsystem(core::subsystemOf(spec->type)) : nullptr;
+        const core::model::BlockSpec* spec = level->find(name.toStdString());
+        const core::model::SubsystemDef* def = spec ? top.findSubsystem(core::model::subsystemOf(spec->type)) : nullptr;
         if (!def) return nullptr;
         if (definition) *definition = qs(def->name);
         level = &def->body;
@@ -46,8 +46,8 @@ QString DiagramScene::levelDefinition() const {
     return def;
 }
 
-const core::Model& DiagramScene::levelModel() const {
-    const core::Model* level = resolve(m_level);
+const core::model::Model& DiagramScene::levelModel() const {
+    const core::model::Model* level = resolve(m_level);
     return level ? *level : m_doc.model();
 }
 
@@ -67,8 +67,8 @@ bool DiagramScene::openInstance(const QString& instance) {
 }
 
 bool DiagramScene::isInstance(const QString& block) const {
-    const core::BlockSpec* spec = levelModel().find(block.toStdString());
-    return spec && !core::subsystemOf(spec->type).empty();
+    const core::model::BlockSpec* spec = levelModel().find(block.toStdString());
+    return spec && !core::model::subsystemOf(spec->type).empty();
 }
 
 void DiagramScene::followModel() {
@@ -77,34 +77,38 @@ void DiagramScene::followModel() {
     if (path != m_level) openLevel(path);
 }
 
-std::optional<QString> DiagramScene::applyEdit(const core::Edit& edit, const QString& label) {
+std::optional<QString> DiagramScene::applyEdit(const core::model::Edit& edit, const QString& label) {
     const QString def = levelDefinition();
     if (def.isEmpty()) return m_doc.apply(edit, label);
-    const auto wrap = [&def](const core::Edit& e) -> core::Edit {
-        if (std::holds_alternative<core::AddSubsystem>(e.value) || std::holds_alternative<core::RemoveSubsystem>(e.value)) return e;
-        return core::InSubsystem{def.toStdString(), {e}};
+    const auto wrap = [&def](const core::model::Edit& e) -> core::model::Edit {
+        if (std::holds_alternative<core::model::AddSubsystem>(e.value) ||
+            std::holds_alternative<core::model::RemoveSubsystem>(e.value))
+            return e;
+        return core::model::InSubsystem{def.toStdString(), {e}};
     };
-    if (const auto* batch = std::get_if<core::EditBatch>(&edit.value)) {
-        core::EditBatch wrapped{{}, batch->label};
-        for (const core::Edit& e : batch->edits) wrapped.edits.push_back(wrap(e));
+    if (const auto* batch = std::get_if<core::model::EditBatch>(&edit.value)) {
+        core::model::EditBatch wrapped{{}, batch->label};
+        for (const core::model::Edit& e : batch->edits) wrapped.edits.push_back(wrap(e));
         return m_doc.apply(wrapped, label);
     }
     return m_doc.apply(wrap(edit), label);
 }
 
-BlockShape DiagramScene::shapeOf(const core::BlockSpec& spec) const {
+BlockShape DiagramScene::shapeOf(const core::model::BlockSpec& spec) const {
     const QString type = QString::fromStdString(spec.type);
-    if (core::isPortType(spec.type)) return portBlockShape(core::innerPort(spec), type);
-    if (const std::string_view sub = core::subsystemOf(spec.type); !sub.empty()) {
-        const core::SubsystemDef* def = m_doc.model().findSubsystem(sub);
+    if (core::model::isPortType(spec.type)) return portBlockShape(core::model::innerPort(spec), type);
+    if (const std::string_view sub = core::model::subsystemOf(spec.type); !sub.empty()) {
+        const core::model::SubsystemDef* def = m_doc.model().findSubsystem(sub);
         if (!def) return unknownBlockShape(type);
         QFont caption;
         caption.setPixelSize(11);
         caption.setBold(true);
         const double width = QFontMetricsF(caption).horizontalAdvance(qs(sub)) + 16;   // the name, on one line
-        BlockShape shape = layoutPorts(core::subsystemPorts(*def), tr("Subsystem %1").arg(qs(sub)), QStringLiteral("subsystem"), width);
+        BlockShape shape = layoutPorts(core::model::subsystemPorts(*def), tr("Subsystem %1").arg(qs(sub)),
+                                       QStringLiteral("subsystem"), width);
         shape.caption = qs(sub);
-        shape.help = tr("An instance of subsystem %1: double-click to open it, Edit > Expand Subsystem to dissolve it.").arg(qs(sub));
+        shape.help = tr("An instance of subsystem %1: double-click to open it, Edit > Expand Subsystem to dissolve it.")
+                         .arg(qs(sub));
         return shape;
     }
     const std::optional<core::BlockDescription> block = m_doc.describe(spec);
@@ -121,7 +125,8 @@ bool DiagramScene::createSubsystem() {
     std::vector<std::string> names;
     for (const QString& n : selected) names.push_back(n.toStdString());
     try {
-        const core::EditBatch batch = core::groupIntoSubsystem(levelModel(), m_doc.registry(), names, def, inst, &m_doc.model());
+        const core::model::EditBatch batch =
+            core::model::groupIntoSubsystem(levelModel(), m_doc.registry(), names, def, inst, &m_doc.model());
         if (const auto error = applyEdit(batch, tr("Create Subsystem %1").arg(qs(def)))) {
             status(*error);
             return false;
@@ -141,10 +146,11 @@ bool DiagramScene::expandSubsystem(const QString& instance) {
         return false;
     }
     try {
-        const core::EditBatch batch = core::expandInstance(levelModel(), m_doc.registry(), instance.toStdString(), &m_doc.model());
+        const core::model::EditBatch batch =
+            core::model::expandInstance(levelModel(), m_doc.registry(), instance.toStdString(), &m_doc.model());
         QStringList added;
-        for (const core::Edit& e : batch.edits)
-            if (const auto* add = std::get_if<core::AddBlock>(&e.value)) added << qs(add->block.name);
+        for (const core::model::Edit& e : batch.edits)
+            if (const auto* add = std::get_if<core::model::AddBlock>(&e.value)) added << qs(add->block.name);
         if (const auto error = applyEdit(batch, tr("Expand Subsystem %1").arg(instance))) {
             status(*error);
             return false;
@@ -163,7 +169,8 @@ bool DiagramScene::makeUnique(const QString& instance) {
         return false;
     }
     try {
-        const core::EditBatch batch = core::makeUnique(levelModel(), instance.toStdString(), &m_doc.model());
+        const core::model::EditBatch batch =
+            core::model::makeUnique(levelModel(), instance.toStdString(), &m_doc.model());
         if (const auto error = applyEdit(batch, tr("Make %1 Unique").arg(instance))) {
             status(*error);
             return false;
@@ -176,4 +183,4 @@ bool DiagramScene::makeUnique(const QString& instance) {
     return true;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -14,11 +14,12 @@ namespace {
 constexpr double kClearance = 2 * kGrid;   // free space kept around a placed block
 constexpr int kSearchSteps = 40;           // candidates up to 40 steps of 2 grid units away
 constexpr double kLabelHeight = 2 * kGrid;
-}  // namespace
+}   // namespace
 
-QRectF DiagramScene::footprint(const core::BlockSpec& spec) const {
-    const core::BlockSpec* same = levelModel().find(spec.name);   // a copied block: its drawn size
-    if (const BlockItem* item = m_blocks.value(QString::fromStdString(spec.name)); item && same && same->type == spec.type)
+QRectF DiagramScene::footprint(const core::model::BlockSpec& spec) const {
+    const core::model::BlockSpec* same = levelModel().find(spec.name);   // a copied block: its drawn size
+    if (const BlockItem* item = m_blocks.value(QString::fromStdString(spec.name));
+        item && same && same->type == spec.type)
         return item->boundingRect().translated(spec.ui.x, spec.ui.y);
     const BlockShape shape = shapeOf(spec);
     QRectF r = shape.body;
@@ -43,7 +44,8 @@ QPointF DiagramScene::freeOffset(const std::vector<QRectF>& rects, QPointF prefe
         std::vector<QPointF> candidates;
         for (int i = -ring; i <= ring; ++i)
             for (int j = -ring; j <= ring; ++j)
-                if (std::max(std::abs(i), std::abs(j)) == ring) candidates.push_back(preferred + QPointF(i * step, j * step));
+                if (std::max(std::abs(i), std::abs(j)) == ring)
+                    candidates.push_back(preferred + QPointF(i * step, j * step));
         std::sort(candidates.begin(), candidates.end(), [&](QPointF a, QPointF b) {
             const QPointF da = a - preferred, db = b - preferred;
             return QPointF::dotProduct(da, da) < QPointF::dotProduct(db, db);
@@ -54,4 +56,4 @@ QPointF DiagramScene::freeOffset(const std::vector<QRectF>& rects, QPointF prefe
     return preferred;   // a crowded canvas: the wanted spot after all
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

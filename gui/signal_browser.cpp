@@ -18,7 +18,11 @@ constexpr int kColumnRole = Qt::UserRole;
 }
 
 SignalBrowser::SignalBrowser(Document& doc, QWidget* parent)
-    : QWidget(parent), m_doc(doc), m_filter(new QLineEdit(this)), m_tree(new QTreeWidget(this)), m_debounce(new QTimer(this)) {
+    : QWidget(parent),
+      m_doc(doc),
+      m_filter(new QLineEdit(this)),
+      m_tree(new QTreeWidget(this)),
+      m_debounce(new QTimer(this)) {
     m_filter->setPlaceholderText(tr("Filter signals"));
     m_filter->setClearButtonEnabled(true);
     m_tree->setColumnCount(3);
@@ -61,7 +65,8 @@ void SignalBrowser::refresh() {
             QFont f = group->font(0);
             f.setBold(true);
             group->setFont(0, f);
-            if (const core::BlockSpec* spec = m_doc.model().find(s.block)) group->setText(2, QString::fromStdString(spec->type));
+            if (const core::model::BlockSpec* spec = m_doc.model().find(s.block))
+                group->setText(2, QString::fromStdString(spec->type));
             blocks << group;
         }
         auto* item = new QTreeWidgetItem(group, {QString::fromStdString(s.var), QString::fromStdString(s.unitText()),
@@ -70,8 +75,9 @@ void SignalBrowser::refresh() {
         item->setData(0, kColumnRole, column);
         item->setToolTip(0, tr("%1: double-click to plot").arg(column));
         if (s.display.symbol != s.si.symbol && !s.display.symbol.empty())
-            item->setToolTip(1, tr("shown in %1; results (CSV) are in SI, %2")
-                                    .arg(QString::fromStdString(s.display.display()), QString::fromStdString(s.si.display())));
+            item->setToolTip(
+                1, tr("shown in %1; results (CSV) are in SI, %2")
+                       .arg(QString::fromStdString(s.display.display()), QString::fromStdString(s.si.display())));
     }
     m_tree->addTopLevelItems(blocks);
     for (QTreeWidgetItem* b : blocks) b->setExpanded(expanded.contains(b->text(0)) || blocks.size() <= 12);
@@ -93,7 +99,8 @@ void SignalBrowser::filter(const QString& text) {
         int shown = 0;
         for (int j = 0; j < b->childCount(); ++j) {
             QTreeWidgetItem* c = b->child(j);
-            const bool match = text.isEmpty() || c->data(0, kColumnRole).toString().contains(text, Qt::CaseInsensitive) ||
+            const bool match = text.isEmpty() ||
+                               c->data(0, kColumnRole).toString().contains(text, Qt::CaseInsensitive) ||
                                c->text(2).contains(text, Qt::CaseInsensitive);
             c->setHidden(!match);
             shown += match ? 1 : 0;
@@ -112,4 +119,4 @@ void SignalBrowser::contextMenu(const QPoint& pos) {
     menu.exec(m_tree->viewport()->mapToGlobal(pos));
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -39,4 +39,4 @@ private:
     QTimer* m_debounce;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -12,23 +12,23 @@ std::string SignalInfo::unitText() const {
 namespace {
 // The display unit the user chose for a parameter of this dimension on the block (its first such
 // parameter in declaration order), if any: a position entered in mm is plotted in mm.
-std::optional<core::Unit> chosenUnit(const core::BlockSpec& spec, const core::BlockDescription& block, const core::Dimension& dimension) {
+std::optional<core::Unit> chosenUnit(const core::model::BlockSpec& spec, const core::BlockDescription& block,
+                                     const core::Dimension& dimension) {
     for (const core::ParamDesc& p : block.params) {
         const auto it = spec.ui.displayUnits.find(p.key);
         if (it == spec.ui.displayUnits.end()) continue;
         try {
             const core::Unit u = core::Unit::parse(it->second);
             if (u.dimension == dimension) return u;
-        } catch (const core::UnitError&) {
-        }
+        } catch (const core::UnitError&) {}
     }
     return std::nullopt;
 }
-}  // namespace
+}   // namespace
 
 std::vector<SignalInfo> signalsOf(const Document& doc, const std::string& block) {
     std::vector<SignalInfo> out;
-    const core::BlockSpec* spec = doc.model().find(block);
+    const core::model::BlockSpec* spec = doc.model().find(block);
     const std::optional<core::BlockDescription> b = spec ? doc.describe(*spec) : std::nullopt;
     if (!b) return out;
     for (const core::VarDesc& d : b->recorded) {
@@ -42,7 +42,7 @@ std::vector<SignalInfo> signalsOf(const Document& doc, const std::string& block)
 
 std::vector<SignalInfo> signalCatalog(const Document& doc) {
     std::vector<SignalInfo> out;
-    for (const core::BlockSpec& spec : doc.model().blocks()) {
+    for (const core::model::BlockSpec& spec : doc.model().blocks()) {
         std::vector<SignalInfo> s = signalsOf(doc, spec.name);
         out.insert(out.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
     }
@@ -57,4 +57,4 @@ std::optional<SignalInfo> signalInfo(const Document& doc, const std::string& col
     return std::nullopt;
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

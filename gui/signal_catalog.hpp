@@ -17,7 +17,7 @@ namespace endstop::gui {
 class Document;
 
 struct SignalInfo {
-    std::string name;    // "stop1.f"
+    std::string name;   // "stop1.f"
     std::string block;
     std::string var;
     std::string label;   // "Contact force"
@@ -31,4 +31,4 @@ std::vector<SignalInfo> signalsOf(const Document& doc, const std::string& block)
 std::vector<SignalInfo> signalCatalog(const Document& doc);   // every block, in model order
 std::optional<SignalInfo> signalInfo(const Document& doc, const std::string& column);
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

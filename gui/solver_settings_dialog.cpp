@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gui/solver_settings_dialog.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/simulation/simulate.hpp"
 #include "core/units/unit.hpp"
 #include "gui/document.hpp"
@@ -17,7 +17,7 @@ namespace endstop::gui {
 
 namespace {
 QString number(double v) { return QString::fromStdString(core::formatNumber(v)); }
-}
+}   // namespace
 
 std::optional<double> SolverSettingsDialog::parseTime(const QString& text) {
     try {
@@ -28,10 +28,17 @@ std::optional<double> SolverSettingsDialog::parseTime(const QString& text) {
 }
 
 SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
-    : QDialog(parent), m_doc(doc), m_stop(new QLineEdit(this)), m_rtol(new QLineEdit(this)), m_atol(new QLineEdit(this)),
-      m_maxStep(new QLineEdit(this)), m_interval(new QLineEdit(this)), m_solver(new QComboBox(this)), m_error(new QLabel(this)) {
+    : QDialog(parent),
+      m_doc(doc),
+      m_stop(new QLineEdit(this)),
+      m_rtol(new QLineEdit(this)),
+      m_atol(new QLineEdit(this)),
+      m_maxStep(new QLineEdit(this)),
+      m_interval(new QLineEdit(this)),
+      m_solver(new QComboBox(this)),
+      m_error(new QLabel(this)) {
     setWindowTitle(tr("Solver settings"));
-    const core::SimulationSettings& s = doc.model().simulation();
+    const core::model::SimulationSettings& s = doc.model().simulation();
     m_stop->setObjectName(QStringLiteral("stop_time"));
     m_rtol->setObjectName(QStringLiteral("relative_tolerance"));
     m_atol->setObjectName(QStringLiteral("absolute_tolerance"));
@@ -45,10 +52,10 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
     m_maxStep->setToolTip(tr("0: no limit"));
     m_interval->setToolTip(tr("0: a row at every solver step (and around every event)"));
     // each item's data is the solver's name, as in the file
-    const auto name = [](core::LinearSolver l) { return QString::fromLatin1(core::toString(l)); };
-    m_solver->addItem(tr("auto (dense below 40 unknowns, else KLU)"), name(core::LinearSolver::Auto));
-    m_solver->addItem(tr("dense"), name(core::LinearSolver::Dense));
-    m_solver->addItem(tr("KLU (sparse)"), name(core::LinearSolver::Klu));
+    const auto name = [](core::model::LinearSolver l) { return QString::fromLatin1(core::model::toString(l)); };
+    m_solver->addItem(tr("auto (dense below 40 unknowns, else KLU)"), name(core::model::LinearSolver::Auto));
+    m_solver->addItem(tr("dense"), name(core::model::LinearSolver::Dense));
+    m_solver->addItem(tr("KLU (sparse)"), name(core::model::LinearSolver::Klu));
     m_solver->setCurrentIndex(std::max(0, m_solver->findData(name(s.linearSolver))));
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_error->setWordWrap(true);
@@ -96,32 +103,37 @@ void SolverSettingsDialog::showFieldError(const QString& key, const QString& mes
     }
 }
 
-std::optional<core::SimulationSettings> SolverSettingsDialog::settings() {
-    core::SimulationSettings s = m_doc.model().simulation();
+std::optional<core::model::SimulationSettings> SolverSettingsDialog::settings() {
+    core::model::SimulationSettings s = m_doc.model().simulation();
     bool ok = true;
     for (auto it = m_fieldErrors.cbegin(); it != m_fieldErrors.cend(); ++it) showFieldError(it.key(), {});
     const auto time = [&](QLineEdit* e, double& out) {
-        if (const auto v = parseTime(e->text())) out = *v;
-        else showFieldError(e->objectName(), tr("Enter a time, e.g. 2 or 500 ms")), ok = false;
+        if (const auto v = parseTime(e->text()))
+            out = *v;
+        else
+            showFieldError(e->objectName(), tr("Enter a time, e.g. 2 or 500 ms")), ok = false;
     };
     const auto plain = [&](QLineEdit* e, double& out) {
         bool good = false;
         const double v = QLocale::c().toDouble(e->text().trimmed(), &good);
-        if (good) out = v;
-        else showFieldError(e->objectName(), tr("Enter a number, e.g. 1e-6")), ok = false;
+        if (good)
+            out = v;
+        else
+            showFieldError(e->objectName(), tr("Enter a number, e.g. 1e-6")), ok = false;
     };
     time(m_stop, s.stopTime);
     plain(m_rtol, s.relativeTolerance);
     plain(m_atol, s.absoluteTolerance);
     time(m_maxStep, s.maxStep);
     time(m_interval, s.outputInterval);
-    s.linearSolver = core::parseLinearSolver(m_solver->currentData().toString().toStdString()).value_or(core::LinearSolver::Auto);
+    s.linearSolver = core::model::parseLinearSolver(m_solver->currentData().toString().toStdString())
+                         .value_or(core::model::LinearSolver::Auto);
     if (!ok) {
         m_error->clear();
         return std::nullopt;
     }
     try {
-        core::resolveSettings(s, {});
+        core::simulation::resolveSettings(s, {});
     } catch (const core::Error& e) {
         m_error->setText(QString::fromStdString(e.what()));
         for (const core::Diagnostic& d : e.diagnostics()) {
@@ -142,7 +154,7 @@ bool SolverSettingsDialog::apply() {
     const auto s = settings();
     if (!s) return false;
     if (*s == m_doc.model().simulation()) return true;
-    if (const auto error = m_doc.apply(core::SetSimulation{*s}, tr("Solver settings"))) {
+    if (const auto error = m_doc.apply(core::model::SetSimulation{*s}, tr("Solver settings"))) {
         m_error->setText(*error);
         return false;
     }
@@ -153,4 +165,4 @@ void SolverSettingsDialog::accept() {
     if (apply()) QDialog::accept();
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -26,10 +26,10 @@ public:
 
     QLineEdit* field(const QString& key) const;   // "stop_time", "relative_tolerance", ...
     QComboBox* linearSolver() const { return m_solver; }
-    QLabel* errorLabel() const { return m_error; }   // what no single field explains
-    QLabel* fieldError(const QString& key) const;     // the reason under that field
-    std::optional<core::SimulationSettings> settings();   // nullopt: invalid, reason shown
-    bool apply();                                          // OK without closing (tests)
+    QLabel* errorLabel() const { return m_error; }               // what no single field explains
+    QLabel* fieldError(const QString& key) const;                // the reason under that field
+    std::optional<core::model::SimulationSettings> settings();   // nullopt: invalid, reason shown
+    bool apply();                                                // OK without closing (tests)
 
     static std::optional<double> parseTime(const QString& text);   // "2", "2 s", "500 ms"
 
@@ -49,4 +49,4 @@ private:
     QHash<QString, QLabel*> m_fieldErrors;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

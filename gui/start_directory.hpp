@@ -18,4 +18,4 @@ inline QString startDirectory(const QString& settingsKey) {
     return !documents.isEmpty() && QFileInfo(documents).isDir() ? documents : QDir::homePath();
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

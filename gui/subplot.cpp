@@ -16,28 +16,34 @@ constexpr double kMarkerLevel = 0.035;   // event markers, as a fraction of the 
 // impacts and contacts, friction locks and clutch engagement, scheduled time events
 int markerGroup(core::EventKind k) {
     switch (k) {
-    case core::EventKind::Lock:
-    case core::EventKind::Unlock:
-    case core::EventKind::Engage:
-    case core::EventKind::Disengage: return 1;
-    case core::EventKind::Time: return 2;
-    default: return 0;
+        case core::EventKind::Lock:
+        case core::EventKind::Unlock:
+        case core::EventKind::Engage:
+        case core::EventKind::Disengage:
+            return 1;
+        case core::EventKind::Time:
+            return 2;
+        default:
+            return 0;
     }
 }
 
 QString number(double v) { return QString::number(v, 'g', 6); }
 
-}  // namespace
+}   // namespace
 
 QColor traceColour(int index) {
-    static const std::array<QColor, 8> kColours{QColor(31, 119, 180), QColor(214, 39, 40),  QColor(44, 160, 44),
-                                                QColor(255, 127, 14), QColor(148, 103, 189), QColor(140, 86, 75),
+    static const std::array<QColor, 8> kColours{QColor(31, 119, 180),  QColor(214, 39, 40),   QColor(44, 160, 44),
+                                                QColor(255, 127, 14),  QColor(148, 103, 189), QColor(140, 86, 75),
                                                 QColor(227, 119, 194), QColor(23, 190, 207)};
     return kColours[static_cast<std::size_t>(index) % kColours.size()];
 }
 
 Subplot::Subplot(QCustomPlot* plot, const QString& title, QCPMarginGroup* margins, QCPLayer* cursorLayer)
-    : m_plot(plot), m_rect(new QCPAxisRect(plot, true)), m_title(new QCPTextElement(plot, title)), m_legend(new QCPLegend) {
+    : m_plot(plot),
+      m_rect(new QCPAxisRect(plot, true)),
+      m_title(new QCPTextElement(plot, title)),
+      m_legend(new QCPLegend) {
     // a head row above the data: the title left, the legend (or, under the cursor, the read-out)
     // right, so neither covers a trace
     QCPLayoutGrid* layout = plot->plotLayout();
@@ -147,12 +153,14 @@ QCPAxis* Subplot::valueAxis(const QString& unit) const {
     return it == m_axisUnits.end() ? nullptr : m_valueAxes[static_cast<std::size_t>(it - m_axisUnits.begin())];
 }
 
-void Subplot::setTraces(const std::vector<TraceSpec>& specs, const RunSeries* current, const std::vector<const RunSeries*>& previous) {
+void Subplot::setTraces(const std::vector<TraceSpec>& specs, const RunSeries* current,
+                        const std::vector<const RunSeries*>& previous) {
     m_specs = specs;
     m_current = current;
     setUpValueAxes(specs);
     for (std::size_t age = previous.size(); age >= 1; --age)   // oldest first, underneath
-        for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], previous[age - 1], static_cast<int>(i), static_cast<int>(age));
+        for (std::size_t i = 0; i < specs.size(); ++i)
+            addTrace(specs[i], previous[age - 1], static_cast<int>(i), static_cast<int>(age));
     for (std::size_t i = 0; i < specs.size(); ++i) addTrace(specs[i], current, static_cast<int>(i), 0);
     m_legend->setVisible(!specs.empty());
     if (specs.empty()) {
@@ -210,7 +218,8 @@ void Subplot::fill(Trace& t) {
     if (t.envelope || n <= t.drawn) return;
     const std::vector<double>& v = t.run->trace(t.signal)->values();
     const std::span<const double> time = t.run->time();
-    QVector<double> keys(time.begin() + static_cast<std::ptrdiff_t>(t.drawn), time.begin() + static_cast<std::ptrdiff_t>(n));
+    QVector<double> keys(time.begin() + static_cast<std::ptrdiff_t>(t.drawn),
+                         time.begin() + static_cast<std::ptrdiff_t>(n));
     QVector<double> values;
     values.reserve(static_cast<qsizetype>(n - t.drawn));
     for (std::size_t i = t.drawn; i < n; ++i) values.push_back(v[i] / t.scale);
@@ -356,12 +365,16 @@ QString Subplot::eventsNear(double pixelX, double tolerancePx) const {
     int more = 0;
     for (const core::EventRecord& e : m_current->events()) {
         if (std::abs(x->coordToPixel(e.time) - pixelX) > tolerancePx) continue;
-        if (lines.size() >= 8) { ++more; continue; }
+        if (lines.size() >= 8) {
+            ++more;
+            continue;
+        }
         lines << QStringLiteral("t = %1 s  %2: %3, v = %4")
-                     .arg(number(e.time), QString::fromStdString(e.block), QString::fromLatin1(core::toString(e.kind)), number(e.velocity));
+                     .arg(number(e.time), QString::fromStdString(e.block), QString::fromLatin1(core::toString(e.kind)),
+                          number(e.velocity));
     }
     if (more > 0) lines << QStringLiteral("(%1 more)").arg(more);
     return lines.join('\n');
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

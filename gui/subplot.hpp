@@ -40,19 +40,21 @@ public:
     std::vector<std::string> signalNames() const;
 
     // Graphs for every signal of every run (current last, drawn on top). `current` may be null.
-    void setTraces(const std::vector<TraceSpec>& specs, const RunSeries* current, const std::vector<const RunSeries*>& previous);
+    void setTraces(const std::vector<TraceSpec>& specs, const RunSeries* current,
+                   const std::vector<const RunSeries*>& previous);
     QCPGraph* graph(const std::string& signal, int runId) const;   // nullptr if none
     int graphCount() const { return static_cast<int>(m_traces.size()); }
 
-    void stream();                   // new rows of the current run
-    void updateEnvelopes();          // before a replot
-    void updateEvents();             // new events of the current run
+    void stream();            // new rows of the current run
+    void updateEnvelopes();   // before a replot
+    void updateEvents();      // new events of the current run
     // One value axis per unit: the first unit on the left, each further one on its own axis on
     // the right, so a force beside a position keeps both readable.
     const std::vector<QCPAxis*>& valueAxes() const { return m_valueAxes; }
     QCPAxis* valueAxis(const QString& unit) const;   // nullptr if no trace has that unit
-    QCPRange valueRange(const QCPRange& time, const QCPAxis* axis = nullptr) const;   // traces on axis (all: nullptr); empty if none
-    void autoscaleValues(const QCPRange& time);      // every value axis to its traces within `time`
+    QCPRange valueRange(const QCPRange& time,
+                        const QCPAxis* axis = nullptr) const;   // traces on axis (all: nullptr); empty if none
+    void autoscaleValues(const QCPRange& time);                 // every value axis to its traces within `time`
     std::vector<QCPRange> valueRanges() const;
     void setValueRanges(const std::vector<QCPRange>& ranges);   // ignored unless one per axis
     void setSelected(bool selected);
@@ -60,7 +62,7 @@ public:
     // cursor
     void setCursor(double t, bool visible);
     void setLevel(double value, bool visible);   // the crosshair's horizontal line (hovered subplot)
-    QString readout(double t) const;   // one line: "t = 0.25 s" and each current trace's value there
+    QString readout(double t) const;             // one line: "t = 0.25 s" and each current trace's value there
     QString eventsNear(double pixelX, double tolerancePx) const;   // tooltip text, empty if none
     const QCPItemText* readoutItem() const { return m_readout; }
 
@@ -73,7 +75,7 @@ private:
         QCPAxis* axis = nullptr;   // its value axis
         bool current = false;
         bool envelope = false;
-        std::size_t drawn = 0;       // raw: samples added; envelope: data size it was drawn for
+        std::size_t drawn = 0;   // raw: samples added; envelope: data size it was drawn for
         QCPRange drawnRange;
         int drawnWidth = 0;
     };
@@ -104,4 +106,4 @@ private:
 
 QColor traceColour(int index);
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -20,14 +20,14 @@ namespace endstop::gui {
 namespace {
 
 // The model parameter's value when it resolves
-std::optional<double> parameterValue(const core::Model& model, const std::string& name) {
+std::optional<double> parameterValue(const core::model::Model& model, const std::string& name) {
     const std::vector<gui::Resolution> rs = gui::resolveParameters(model);
     for (std::size_t i = 0; i < rs.size(); ++i)
         if (model.parameters()[i].name == name && rs[i].value) return rs[i].value->si;
     return std::nullopt;
 }
 
-}  // namespace
+}   // namespace
 
 TuningPanel::TuningPanel(Document& doc, RunController& runs, QWidget* parent)
     : QWidget(parent), m_doc(doc), m_runs(runs), m_rowsLayout(new QVBoxLayout), m_hint(new QLabel(this)) {
@@ -39,8 +39,9 @@ TuningPanel::TuningPanel(Document& doc, RunController& runs, QWidget* parent)
     column->addStretch(1);
     m_rowsLayout->setSpacing(0);
     m_hint->setWordWrap(true);
-    m_hint->setText(tr("Right-click a block and choose Tune to pin a parameter here. Moving its slider re-runs the "
-                       "simulation at once; releasing it keeps the value (Undo takes it back)."));
+    m_hint->setText(
+        tr("Right-click a block and choose Tune to pin a parameter here. Moving its slider re-runs the "
+           "simulation at once; releasing it keeps the value (Undo takes it back)."));
     m_hint->setStyleSheet(QStringLiteral("color: gray; padding: 6px;"));
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -59,14 +60,14 @@ TuningPanel::TuningPanel(Document& doc, RunController& runs, QWidget* parent)
 
 bool TuningPanel::tunable(const Document& doc, const QString& block, const QString& key) {
     if (block.isEmpty()) {   // a model parameter written as a plain quantity
-        const core::ParameterDef* p = doc.model().findParameter(key.toStdString());
+        const core::model::ParameterDef* p = doc.model().findParameter(key.toStdString());
         try {
             return p && core::expr::Expression::parse(p->value).plainQuantity() && parameterValue(doc.model(), p->name);
         } catch (const core::expr::ExprError&) {
             return false;
         }
     }
-    const core::BlockSpec* spec = doc.model().find(block.toStdString());
+    const core::model::BlockSpec* spec = doc.model().find(block.toStdString());
     const std::optional<core::BlockDescription> b = spec ? doc.describe(*spec) : std::nullopt;
     const core::ParamDesc* d = b ? b->param(key.toStdString()) : nullptr;
     return d && d->type == core::ParamType::Real && d->tunable && std::holds_alternative<double>(b->values.at(d->key));
@@ -78,7 +79,7 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
         return true;
     }
     if (block.isEmpty()) return pinParameter(key);
-    const core::BlockSpec* spec = m_doc.model().find(block.toStdString());
+    const core::model::BlockSpec* spec = m_doc.model().find(block.toStdString());
     const std::optional<core::BlockDescription> b = spec ? m_doc.describe(*spec) : std::nullopt;
     const core::ParamDesc* d = b ? b->param(key.toStdString()) : nullptr;
     if (!tunable(m_doc, block, key) || !d) {
@@ -89,8 +90,7 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
     if (const auto shown = spec->ui.displayUnits.find(d->key); shown != spec->ui.displayUnits.end()) {
         try {
             unit = core::Unit::parse(shown->second);
-        } catch (const core::UnitError&) {
-        }
+        } catch (const core::UnitError&) {}
     }
     addRow(new TuningRow(block, *d, unit, std::get<double>(b->values.at(d->key)), this));
     return true;
@@ -98,7 +98,8 @@ bool TuningPanel::pin(const QString& block, const QString& key) {
 
 bool TuningPanel::pinParameter(const QString& name) {
     if (!tunable(m_doc, {}, name)) {
-        Q_EMIT statusMessage(tr("Parameter %1 cannot be tuned: its value must be a number with a unit, e.g. 1e4 N/m").arg(name));
+        Q_EMIT statusMessage(
+            tr("Parameter %1 cannot be tuned: its value must be a number with a unit, e.g. 1e4 N/m").arg(name));
         return false;
     }
     const core::io::ParamTarget target = core::io::findParameter(m_doc.model(), m_doc.registry(), name.toStdString());
@@ -135,7 +136,7 @@ void TuningPanel::tuned(TuningRow* row, double siValue, bool firstOfGesture) {
         return;
     }
     row->setError({});
-    core::Model model = m_doc.model();
+    core::model::Model model = m_doc.model();
     try {
         model.apply(edit(row, siValue));
     } catch (const std::exception& e) {
@@ -149,7 +150,7 @@ void TuningPanel::tuned(TuningRow* row, double siValue, bool firstOfGesture) {
     m_runs.runModel(model, label, !firstOfGesture);
 }
 
-core::Edit TuningPanel::edit(const TuningRow* row, double siValue) const {
+core::model::Edit TuningPanel::edit(const TuningRow* row, double siValue) const {
     return core::io::setValue({row->block().toStdString(), row->key().toStdString(), row->desc()}, siValue);
 }
 
@@ -157,26 +158,31 @@ void TuningPanel::committed(TuningRow* row, double siValue) {
     if (!row->desc().rangeError(siValue).empty()) return;
     if (row->block().isEmpty()) {
         if (parameterValue(m_doc.model(), row->key().toStdString()) == siValue) return;
-        if (const auto error = m_doc.apply(edit(row, siValue), tr("Tune %1").arg(row->target()))) Q_EMIT statusMessage(*error);
+        if (const auto error = m_doc.apply(edit(row, siValue), tr("Tune %1").arg(row->target())))
+            Q_EMIT statusMessage(*error);
         return;
     }
-    const core::BlockSpec* spec = m_doc.model().find(row->block().toStdString());
+    const core::model::BlockSpec* spec = m_doc.model().find(row->block().toStdString());
     if (!spec) return;
     const auto current = m_doc.currentParams(*spec);
-    if (const auto it = current.find(row->key().toStdString()); it != current.end() && it->second == core::ParamValue(siValue)) return;
-    const auto error = m_doc.apply(core::SetParameter{row->block().toStdString(), row->key().toStdString(), siValue},
-                                   tr("Tune %1").arg(row->target()));
+    if (const auto it = current.find(row->key().toStdString());
+        it != current.end() && it->second == core::ParamValue(siValue))
+        return;
+    const auto error =
+        m_doc.apply(core::model::SetParameter{row->block().toStdString(), row->key().toStdString(), siValue},
+                    tr("Tune %1").arg(row->target()));
     if (error) Q_EMIT statusMessage(*error);
 }
 
 void TuningPanel::reload(const QString& block) {
-    const core::BlockSpec* spec = m_doc.model().find(block.toStdString());
+    const core::model::BlockSpec* spec = m_doc.model().find(block.toStdString());
     const std::optional<core::BlockDescription> b = spec ? m_doc.describe(*spec) : std::nullopt;
     if (!b) return;
     for (TuningRow* r : m_rows) {
         if (r->block() != block || r->sliderDown()) continue;
         const auto it = b->values.find(r->key().toStdString());
-        if (it != b->values.end() && std::holds_alternative<double>(it->second)) r->setValue(std::get<double>(it->second));
+        if (it != b->values.end() && std::holds_alternative<double>(it->second))
+            r->setValue(std::get<double>(it->second));
     }
 }
 
@@ -184,8 +190,10 @@ void TuningPanel::reloadParameter(const QString& name) {
     const std::vector<TuningRow*> rows = m_rows;
     for (TuningRow* r : rows) {
         if (!r->block().isEmpty() || r->key() != name || r->sliderDown()) continue;
-        if (!m_doc.model().findParameter(name.toStdString())) unpin(r);   // removed or renamed
-        else if (const auto v = parameterValue(m_doc.model(), name.toStdString())) r->setValue(*v);
+        if (!m_doc.model().findParameter(name.toStdString()))
+            unpin(r);   // removed or renamed
+        else if (const auto v = parameterValue(m_doc.model(), name.toStdString()))
+            r->setValue(*v);
     }
 }
 
@@ -207,4 +215,4 @@ void TuningPanel::clear() {
 
 void TuningPanel::updateHint() { m_hint->setVisible(m_rows.empty()); }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

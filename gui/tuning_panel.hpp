@@ -18,7 +18,7 @@ class QComboBox;
 class QLabel;
 class QVBoxLayout;
 
-namespace endstop::core {
+namespace endstop::core::model {
 struct Edit;
 }
 
@@ -52,7 +52,7 @@ private:
     void reload(const QString& block);
     void reloadParameter(const QString& name);
     bool pinParameter(const QString& name);
-    core::Edit edit(const TuningRow* row, double siValue) const;
+    core::model::Edit edit(const TuningRow* row, double siValue) const;
     void renamed(const QString& from, const QString& to);
     void removed(const QString& block);
     void clear();
@@ -65,4 +65,4 @@ private:
     std::vector<TuningRow*> m_rows;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -21,7 +21,7 @@ namespace endstop::gui {
 
 namespace {
 QString number(double v) { return QString::number(v, 'g', 6); }
-}
+}   // namespace
 
 // ---- ValueSpinBox -------------------------------------------------------------------------------
 
@@ -38,18 +38,30 @@ QValidator::State ValueSpinBox::validate(QString& text, int&) const {
 
 void ValueSpinBox::stepBy(int steps) {
     const double span = maximum() - minimum();
-    if (logScale && minimum() > 0) setValue(value() * std::pow(maximum() / minimum(), steps / 100.0));
-    else setValue(value() + steps * span / 100.0);
+    if (logScale && minimum() > 0)
+        setValue(value() * std::pow(maximum() / minimum(), steps / 100.0));
+    else
+        setValue(value() + steps * span / 100.0);
     Q_EMIT editingFinished();
 }
 
 // ---- TuningRow ----------------------------------------------------------------------------------
 
-TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const core::Unit& display, double siValue, QWidget* parent)
-    : QWidget(parent), m_block(block), m_key(QString::fromStdString(desc.key)), m_desc(desc), m_unit(display),
-      m_name(new QLabel(this)), m_slider(new QSlider(Qt::Horizontal, this)), m_spin(new ValueSpinBox(this)),
-      m_minEdit(new QLineEdit(this)), m_maxEdit(new QLineEdit(this)), m_logBox(new QCheckBox(tr("log"), this)),
-      m_mode(new QToolButton(this)), m_rangeRow(new QWidget(this)) {
+TuningRow::TuningRow(const QString& block, const core::ParamDesc& desc, const core::Unit& display, double siValue,
+                     QWidget* parent)
+    : QWidget(parent),
+      m_block(block),
+      m_key(QString::fromStdString(desc.key)),
+      m_desc(desc),
+      m_unit(display),
+      m_name(new QLabel(this)),
+      m_slider(new QSlider(Qt::Horizontal, this)),
+      m_spin(new ValueSpinBox(this)),
+      m_minEdit(new QLineEdit(this)),
+      m_maxEdit(new QLineEdit(this)),
+      m_logBox(new QCheckBox(tr("log"), this)),
+      m_mode(new QToolButton(this)),
+      m_rangeRow(new QWidget(this)) {
     setBlock(block);
     m_slider->setRange(0, kSteps);
     m_slider->setPageStep(kSteps / 20);
@@ -120,8 +132,9 @@ void TuningRow::setBlock(const QString& block) {
     m_block = block;
     m_name->setText(m_block.isEmpty() ? QStringLiteral("<b>%1</b> <i>(model parameter)</i>").arg(m_key)
                                       : QStringLiteral("<b>%1</b>.%2").arg(m_block, m_key));
-    m_name->setToolTip(plainTooltip(QString::fromStdString(m_desc.label) +
-                                    (m_desc.help.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(m_desc.help))));
+    m_name->setToolTip(
+        plainTooltip(QString::fromStdString(m_desc.label) +
+                     (m_desc.help.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(m_desc.help))));
 }
 
 // A range around the value, inside the parameter's limits: a decade either way (log) for a
@@ -166,9 +179,12 @@ void TuningRow::setRange(double minShown, double maxShown, bool logScale) {
 
 void TuningRow::readRange() {
     bool ok1 = false, ok2 = false;
-    const double lo = QLocale::c().toDouble(m_minEdit->text(), &ok1), hi = QLocale::c().toDouble(m_maxEdit->text(), &ok2);
-    if (ok1 && ok2 && hi != lo) setRange(lo, hi, m_logBox->isChecked());
-    else setRange(m_min, m_max, m_logBox->isChecked());
+    const double lo = QLocale::c().toDouble(m_minEdit->text(), &ok1),
+                 hi = QLocale::c().toDouble(m_maxEdit->text(), &ok2);
+    if (ok1 && ok2 && hi != lo)
+        setRange(lo, hi, m_logBox->isChecked());
+    else
+        setRange(m_min, m_max, m_logBox->isChecked());
 }
 
 // The value at a slider position, rounded to the slider's resolution there: no more digits than
@@ -185,7 +201,8 @@ double TuningRow::fromSlider(int position) const {
 }
 
 int TuningRow::toSlider(double shown) const {
-    double u = m_log && shown > 0 ? std::log(shown / m_min) / std::log(m_max / m_min) : (shown - m_min) / (m_max - m_min);
+    double u =
+        m_log && shown > 0 ? std::log(shown / m_min) / std::log(m_max / m_min) : (shown - m_min) / (m_max - m_min);
     u = std::clamp(std::isfinite(u) ? u : 0.0, 0.0, 1.0);
     return static_cast<int>(std::lround(u * kSteps));
 }
@@ -242,4 +259,4 @@ void TuningRow::setError(const QString& reason) {
     m_spin->setToolTip(reason);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -48,8 +48,8 @@ public:
     const core::ParamDesc& desc() const { return m_desc; }
     const core::Unit& unit() const { return m_unit; }
 
-    double value() const;                  // SI
-    void setValue(double siValue);         // from the model; emits nothing
+    double value() const;                                             // SI
+    void setValue(double siValue);                                    // from the model; emits nothing
     void setRange(double minShown, double maxShown, bool logScale);   // display units
     double rangeMin() const { return m_min; }
     double rangeMax() const { return m_max; }
@@ -96,4 +96,4 @@ private:
     QWidget* m_rangeRow;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -30,8 +30,10 @@ bool clipSegment(QPointF& a, QPointF& b, const QRectF& r) {
             continue;
         }
         const double t = q[i] / p[i];
-        if (p[i] < 0.0) t0 = std::max(t0, t);
-        else t1 = std::min(t1, t);
+        if (p[i] < 0.0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
         if (t0 > t1) return false;
     }
     const QPointF a0 = a;
@@ -39,7 +41,7 @@ bool clipSegment(QPointF& a, QPointF& b, const QRectF& r) {
     b = a0 + t1 * QPointF(dx, dy);
     return true;
 }
-}  // namespace
+}   // namespace
 
 QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db) {
     const QPointF a1 = a + da * kPortLead;
@@ -52,7 +54,8 @@ QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db) {
             pts << QPointF(b1.x(), a1.y());
         } else if (vertical(db)) {
             // an L works if its corner is ahead of a and on b's side; else a Z through the middle
-            if (ahead && (a1.y() - b1.y()) * db.y() >= 0) pts << QPointF(b1.x(), a1.y());
+            if (ahead && (a1.y() - b1.y()) * db.y() >= 0)
+                pts << QPointF(b1.x(), a1.y());
             else {
                 const double mx = ahead ? std::round((a1.x() + b1.x()) / 2 / kGrid) * kGrid : a1.x();
                 pts << QPointF(mx, a1.y()) << QPointF(mx, b1.y());
@@ -70,7 +73,8 @@ QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db) {
         if (freeEnd) {
             pts << QPointF(a1.x(), b1.y());
         } else if (horizontal(db)) {
-            if (ahead && (a1.x() - b1.x()) * db.x() >= 0) pts << QPointF(a1.x(), b1.y());
+            if (ahead && (a1.x() - b1.x()) * db.x() >= 0)
+                pts << QPointF(a1.x(), b1.y());
             else {
                 const double my = ahead ? std::round((a1.y() + b1.y()) / 2 / kGrid) * kGrid : a1.y();
                 pts << QPointF(a1.x(), my) << QPointF(b1.x(), my);
@@ -91,9 +95,10 @@ QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db) {
     return path;
 }
 
-WireItem::WireItem(DiagramScene& scene, core::Connection connection) : m_scene(scene), m_connection(std::move(connection)) {
+WireItem::WireItem(DiagramScene& scene, core::model::Connection connection)
+    : m_scene(scene), m_connection(std::move(connection)) {
     setFlags(ItemIsSelectable | ItemUsesExtendedStyleOption);   // paint() clips to exposedRect
-    setZValue(-1);   // under the blocks
+    setZValue(-1);                                              // under the blocks
     setConnection(m_connection);
     updateRoute();
 }
@@ -105,7 +110,9 @@ void WireItem::updateRoute() {
     m_dangling = !ea || !eb || !ea->present || !eb->present;
     m_a = ea ? ea->pos : QPointF();
     m_b = eb ? eb->pos : QPointF();
-    m_color = ea && ea->present ? domainColor(ea->domain) : eb && eb->present ? domainColor(eb->domain) : QColor(Qt::red);
+    m_color = ea && ea->present   ? domainColor(ea->domain)
+              : eb && eb->present ? domainColor(eb->domain)
+                                  : QColor(Qt::red);
     m_scene.liftRoute(*this);
     if (m_dangling) {
         m_path = QPainterPath(m_a);
@@ -123,7 +130,7 @@ void WireItem::updateRoute() {
     update();
 }
 
-void WireItem::setConnection(core::Connection c) {
+void WireItem::setConnection(core::model::Connection c) {
     m_connection = std::move(c);
     setToolTip(QString::fromStdString(m_connection.a.toString() + " \u2014 " + m_connection.b.toString()));
 }
@@ -187,8 +194,10 @@ void WireItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         QPointF a = m_path.elementAt(i - 1), b = m_path.elementAt(i);
         if (clipSegment(a, b, view)) lines.append(QLineF(a, b));
     }
-    if (lines.size() == m_path.elementCount() - 1) p.drawPath(m_path);   // whole: joins drawn properly
-    else if (!lines.isEmpty()) p.drawLines(lines.constData(), static_cast<int>(lines.size()));
+    if (lines.size() == m_path.elementCount() - 1)
+        p.drawPath(m_path);   // whole: joins drawn properly
+    else if (!lines.isEmpty())
+        p.drawLines(lines.constData(), static_cast<int>(lines.size()));
     if (lod < 0.3) return;
     p.setPen(Qt::NoPen);
     p.setBrush(m_color);
@@ -198,4 +207,4 @@ void WireItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     if (m_junctionB) p.drawEllipse(kb, 3.5, 3.5);
 }
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

@@ -22,12 +22,12 @@ QPainterPath orthogonalRoute(QPointF a, QPointF da, QPointF b, QPointF db);
 class WireItem final : public QGraphicsItem {
 public:
     enum { Type = UserType + 2 };
-    WireItem(DiagramScene& scene, core::Connection connection);
+    WireItem(DiagramScene& scene, core::model::Connection connection);
 
     int type() const override { return Type; }
-    const core::Connection& connection() const { return m_connection; }
-    void setConnection(core::Connection c);
-    void updateRoute();   // re-reads both ends from the scene; quick route, final one scheduled
+    const core::model::Connection& connection() const { return m_connection; }
+    void setConnection(core::model::Connection c);
+    void updateRoute();               // re-reads both ends from the scene; quick route, final one scheduled
     void layRoute(Router& router);    // the final route (A*), occupying its lanes
     void liftRoute(Router& router);   // frees its lanes (before a move or removal)
     bool pendingRoute = false;        // scheduled for layRoute() by the scene
@@ -42,7 +42,7 @@ public:
 
 private:
     DiagramScene& m_scene;
-    core::Connection m_connection;
+    core::model::Connection m_connection;
     QPainterPath m_path;
     mutable QPainterPath m_hit;
     QRectF m_bounds;
@@ -53,4 +53,4 @@ private:
     bool m_junctionA = false, m_junctionB = false;
 };
 
-}  // namespace endstop::gui
+}   // namespace endstop::gui

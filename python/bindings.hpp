@@ -17,11 +17,11 @@ namespace py = pybind11;
 // live as long as the interpreter (the module holds a reference), and a static py::object would
 // be destroyed after the interpreter is gone.
 struct PythonTypes {
-    py::handle error;              // endstop.Error(Exception)
-    py::handle modelError;         // endstop.ModelError(Error, ValueError): bad input
-    py::handle simulationError;    // endstop.SimulationError(Error, RuntimeError), .partial
-    py::handle runLimitError;      // endstop.RunLimitError(SimulationError): max_steps, max_wall
-    py::handle event;              // endstop.Event(time, block, kind, velocity), a namedtuple
+    py::handle error;             // endstop.Error(Exception)
+    py::handle modelError;        // endstop.ModelError(Error, ValueError): bad input
+    py::handle simulationError;   // endstop.SimulationError(Error, RuntimeError), .partial
+    py::handle runLimitError;     // endstop.RunLimitError(SimulationError): max_steps, max_wall
+    py::handle event;             // endstop.Event(time, block, kind, velocity), a namedtuple
 };
 const PythonTypes& types();
 void createTypes(py::module_& m);
@@ -35,8 +35,8 @@ void createTypes(py::module_& m);
 Assignments toAssignments(py::handle set);
 // The run options (stop_time, rtol, atol, max_step, output_interval, signals, max_steps, max_wall,
 // linear_solver); TypeError for an unknown one or a wrong type.
-core::SimulationOptions toOptions(const py::kwargs& options);
+core::simulation::SimulationOptions toOptions(const py::kwargs& options);
 
 void bindResult(py::module_& m);
 
-}  // namespace endstop::python
+}   // namespace endstop::python

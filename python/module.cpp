@@ -7,7 +7,7 @@
 
 #include "blocks/registry.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <pybind11/stl.h>
 
@@ -23,12 +23,12 @@ using namespace std::chrono_literals;
 // A loaded project file, never changed after loading: each run works on its own copy, so one
 // Model serves any number of threads.
 struct LoadedModel {
-    core::Model model;
+    core::model::Model model;
     std::string path;
 };
 using ModelPtr = std::shared_ptr<LoadedModel>;   // pybind11 holds no pointer to const; nothing changes it
 
-ModelPtr share(core::Model model, std::string path) {
+ModelPtr share(core::model::Model model, std::string path) {
     // the name index is built lazily by the first lookup; doing it now means the lookups that
     // threads make later on this shared model (copying it, finding blocks) only read
     model.indexOf("");
@@ -71,7 +71,7 @@ void runReleased(std::size_t count, int jobs, std::atomic<bool>& cancel, std::fu
 
 py::object run(const LoadedModel& self, const py::object& set, const py::kwargs& kwargs) {
     const Assignments sets = toAssignments(set);
-    const core::SimulationOptions options = toOptions(kwargs);
+    const core::simulation::SimulationOptions options = toOptions(kwargs);
     std::shared_ptr<Outcome> outcome;
     std::string badInput;
     std::atomic<bool> cancel{false};
@@ -106,7 +106,7 @@ int jobCount(const py::object& jobs) {
 // raises ModelError instead of leaving a half-done sweep. Runs that fail return with a status.
 py::list sweep(const LoadedModel& self, const py::iterable& sets, const py::object& jobsArg, const py::kwargs& kwargs) {
     const int jobs = jobCount(jobsArg);
-    const core::SimulationOptions options = toOptions(kwargs);
+    const core::simulation::SimulationOptions options = toOptions(kwargs);
     std::vector<Assignments> runs;
     for (const py::handle s : sets) {
         try {
@@ -116,11 +116,11 @@ py::list sweep(const LoadedModel& self, const py::iterable& sets, const py::obje
         }
     }
     try {
-        core::resolveSettings(self.model.simulation(), options);
+        core::simulation::resolveSettings(self.model.simulation(), options);
     } catch (const core::Error& e) {
         raiseModelError(e.what());
     }
-    std::vector<std::optional<core::Model>> models(runs.size());
+    std::vector<std::optional<core::model::Model>> models(runs.size());
     std::vector<std::string> errors(runs.size());
     std::atomic<bool> cancel{false};
     runReleased(runs.size(), jobs, cancel, [&](std::size_t i) {
@@ -149,14 +149,16 @@ py::list sweep(const LoadedModel& self, const py::iterable& sets, const py::obje
 
 py::list variables(const LoadedModel& self) {
     py::list out;
-    for (const core::Column& c : core::recordableVariables(self.model, blocks::registry())) out.append(py::make_tuple(c.name, c.unit, c.label));
+    for (const core::Column& c : core::simulation::recordableVariables(self.model, blocks::registry()))
+        out.append(py::make_tuple(c.name, c.unit, c.label));
     return out;
 }
 
 py::dict settings(const LoadedModel& self) {
-    const core::SimulationSettings& s = self.model.simulation();
-    return py::dict("stop_time"_a = s.stopTime, "rtol"_a = s.relativeTolerance, "atol"_a = s.absoluteTolerance, "max_step"_a = s.maxStep,
-                    "output_interval"_a = s.outputInterval, "linear_solver"_a = core::toString(s.linearSolver));
+    const core::model::SimulationSettings& s = self.model.simulation();
+    return py::dict("stop_time"_a = s.stopTime, "rtol"_a = s.relativeTolerance, "atol"_a = s.absoluteTolerance,
+                    "max_step"_a = s.maxStep, "output_interval"_a = s.outputInterval,
+                    "linear_solver"_a = core::model::toString(s.linearSolver));
 }
 
 // Pickled as the project file's bytes, so a Model can be sent to Dask or multiprocessing workers.
@@ -169,8 +171,8 @@ ModelPtr setState(const py::tuple& state) {
     const auto bytes = state[0].cast<std::string>();
     const auto path = state[1].cast<std::string>();
     try {
-        return share(core::io::parseProject(QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())), QString::fromStdString(path),
-                                            blocks::registry()),
+        return share(core::io::parseProject(QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())),
+                                            QString::fromStdString(path), blocks::registry()),
                      path);
     } catch (const core::Error& e) {
         raiseModelError(e.what());
@@ -199,15 +201,17 @@ void bindModel(py::module_& m) {
         .def("variables", &variables, "Recordable variables as (name, unit, description) tuples.")
         .def_property_readonly("settings", &settings, "The file's simulation settings, named like run()'s options.")
         .def_property_readonly("path", [](const LoadedModel& self) { return self.path; })
-        .def("__repr__", [](const LoadedModel& self) {
-            return "<endstop.Model '" + self.path + "': " + std::to_string(self.model.blocks().size()) + " blocks>";
-        })
+        .def("__repr__",
+             [](const LoadedModel& self) {
+                 return "<endstop.Model '" + self.path + "': " + std::to_string(self.model.blocks().size()) +
+                        " blocks>";
+             })
         .def(py::pickle(&getState, &setState));
 }
 
-}  // namespace
+}   // namespace
 
-}  // namespace endstop::python
+}   // namespace endstop::python
 
 PYBIND11_MODULE(endstop, m) {
     using namespace endstop::python;

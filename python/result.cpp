@@ -35,7 +35,8 @@ const std::vector<double>& columnOrThrow(const Outcome& o, const std::string& na
         }
         recorded += (recorded.empty() ? "" : ", ") + c.name;
     }
-    throw py::key_error("no variable '" + name + "' in this result (recorded: time" + (recorded.empty() ? "" : ", ") + recorded + ")");
+    throw py::key_error("no variable '" + name + "' in this result (recorded: time" + (recorded.empty() ? "" : ", ") +
+                        recorded + ")");
 }
 
 py::dict columnInfo(const Outcome& o, std::string core::Column::*field, const char* timeValue) {
@@ -47,7 +48,8 @@ py::dict columnInfo(const Outcome& o, std::string core::Column::*field, const ch
 
 py::list events(const Outcome& o) {
     py::list out;
-    for (const core::EventRecord& e : o.sink.events()) out.append(types().event(e.time, e.block, core::toString(e.kind), e.velocity));
+    for (const core::EventRecord& e : o.sink.events())
+        out.append(types().event(e.time, e.block, core::toString(e.kind), e.velocity));
     return out;
 }
 
@@ -56,15 +58,16 @@ py::object stats(const Outcome& o) { return py::module_::import("json").attr("lo
 
 std::string describe(const Outcome& o) {
     return "<endstop.Result " + std::string(toString(o.status)) + ": " + std::to_string(o.sink.rows()) + " rows x " +
-           std::to_string(o.sink.columns().size()) + " variables to t = " + core::formatNumber(o.sink.stats().finalTime) + " s, " +
+           std::to_string(o.sink.columns().size()) +
+           " variables to t = " + core::formatNumber(o.sink.stats().finalTime) + " s, " +
            std::to_string(o.sink.events().size()) + " events>";
 }
 
 // ---- pickling (Dask and multiprocessing send results between processes of one build) -------------
 py::tuple statsState(const core::RunStats& s) {
-    return py::make_tuple(s.steps, s.residualEvals, s.jacobianEvals, s.events, s.reinits, s.errorTestFails, s.convergenceFails,
-                          s.buildSeconds, s.solveSeconds, s.wallSeconds, s.unknowns, s.linearSolver, s.finalTime, s.completed,
-                          s.cancelled, s.unknownsBefore);
+    return py::make_tuple(s.steps, s.residualEvals, s.jacobianEvals, s.events, s.reinits, s.errorTestFails,
+                          s.convergenceFails, s.buildSeconds, s.solveSeconds, s.wallSeconds, s.unknowns, s.linearSolver,
+                          s.finalTime, s.completed, s.cancelled, s.unknownsBefore);
 }
 
 core::RunStats statsFromState(const py::tuple& t) {
@@ -93,12 +96,15 @@ py::tuple getState(const Outcome& o) {
     for (std::size_t i = 0; i < o.sink.columns().size(); ++i) {
         const core::Column& c = o.sink.columns()[i];
         columns.append(py::make_tuple(c.name, c.unit, c.label, c.block, c.var));
-        values.append(py::bytes(reinterpret_cast<const char*>(o.sink.values(i).data()), o.sink.values(i).size() * sizeof(double)));
+        values.append(py::bytes(reinterpret_cast<const char*>(o.sink.values(i).data()),
+                                o.sink.values(i).size() * sizeof(double)));
     }
-    for (const core::EventRecord& e : o.sink.events()) evs.append(py::make_tuple(e.time, e.block, static_cast<int>(e.kind), e.velocity));
+    for (const core::EventRecord& e : o.sink.events())
+        evs.append(py::make_tuple(e.time, e.block, static_cast<int>(e.kind), e.velocity));
     const auto& t = o.sink.time();
     return py::make_tuple(static_cast<int>(o.status), o.message, columns,
-                          py::bytes(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(double)), values, evs, statsState(o.sink.stats()));
+                          py::bytes(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(double)), values, evs,
+                          statsState(o.sink.stats()));
 }
 
 std::vector<double> doubles(const py::handle bytes) {
@@ -117,8 +123,8 @@ OutcomePtr setState(const py::tuple& state) {
     std::vector<std::vector<double>> values;
     for (const py::handle c : state[2].cast<py::list>()) {
         const auto t = c.cast<py::tuple>();
-        columns.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<std::string>(), t[3].cast<std::string>(),
-                           t[4].cast<std::string>()});
+        columns.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<std::string>(),
+                           t[3].cast<std::string>(), t[4].cast<std::string>()});
     }
     for (const py::handle v : state[4].cast<py::list>()) values.push_back(doubles(v));
     const std::vector<double> time = doubles(state[3]);
@@ -130,45 +136,69 @@ OutcomePtr setState(const py::tuple& state) {
     }
     for (const py::handle e : state[5].cast<py::list>()) {
         const auto t = e.cast<py::tuple>();
-        o->sink.event({t[0].cast<double>(), t[1].cast<std::string>(), static_cast<core::EventKind>(t[2].cast<int>()), t[3].cast<double>()});
+        o->sink.event({t[0].cast<double>(), t[1].cast<std::string>(), static_cast<core::EventKind>(t[2].cast<int>()),
+                       t[3].cast<double>()});
     }
     o->sink.end(statsFromState(state[6].cast<py::tuple>()));
     o->buildIndex();
     return o;
 }
 
-}  // namespace
+}   // namespace
 
 void bindResult(py::module_& m) {
-    py::class_<Outcome, OutcomePtr>(m, "Result", "One run: r['stop1.x'] and r.time are NumPy arrays (SI), with units, events and stats.")
-        .def("__getitem__", [](py::object self, const std::string& name) { return view(columnOrThrow(self.cast<const Outcome&>(), name), self); },
-             "name"_a, "The variable's values (SI), one per row of r.time; 'time' is the time column.")
-        .def("__contains__", [](const Outcome& o, const std::string& name) { return name == "time" || o.column(name) != nullptr; })
-        .def_property_readonly("time", [](py::object self) { return view(self.cast<const Outcome&>().sink.time(), self); }, "Time of each row (s).")
-        .def_property_readonly("names", [](const Outcome& o) {
-            std::vector<std::string> out;
-            for (const core::Column& c : o.sink.columns()) out.push_back(c.name);
-            return out;
-        }, "Recorded variables in column order (as in the batch tool's CSV after time).")
-        .def_property_readonly("units", [](const Outcome& o) { return columnInfo(o, &core::Column::unit, "s"); }, "name -> SI unit symbol.")
-        .def_property_readonly("descriptions", [](const Outcome& o) { return columnInfo(o, &core::Column::label, "Time"); }, "name -> description.")
-        .def_property_readonly("events", &events, "Events as endstop.Event(time, block, kind, velocity) tuples, in order.")
+    py::class_<Outcome, OutcomePtr>(
+        m, "Result", "One run: r['stop1.x'] and r.time are NumPy arrays (SI), with units, events and stats.")
+        .def(
+            "__getitem__",
+            [](py::object self, const std::string& name) {
+                return view(columnOrThrow(self.cast<const Outcome&>(), name), self);
+            },
+            "name"_a, "The variable's values (SI), one per row of r.time; 'time' is the time column.")
+        .def("__contains__",
+             [](const Outcome& o, const std::string& name) { return name == "time" || o.column(name) != nullptr; })
+        .def_property_readonly(
+            "time", [](py::object self) { return view(self.cast<const Outcome&>().sink.time(), self); },
+            "Time of each row (s).")
+        .def_property_readonly(
+            "names",
+            [](const Outcome& o) {
+                std::vector<std::string> out;
+                for (const core::Column& c : o.sink.columns()) out.push_back(c.name);
+                return out;
+            },
+            "Recorded variables in column order (as in the batch tool's CSV after time).")
+        .def_property_readonly(
+            "units", [](const Outcome& o) { return columnInfo(o, &core::Column::unit, "s"); },
+            "name -> SI unit symbol.")
+        .def_property_readonly(
+            "descriptions", [](const Outcome& o) { return columnInfo(o, &core::Column::label, "Time"); },
+            "name -> description.")
+        .def_property_readonly("events", &events,
+                               "Events as endstop.Event(time, block, kind, velocity) tuples, in order.")
         .def_property_readonly("stats", &stats, "Solver statistics: the keys of `endstop-batch run --stats`.")
-        .def_property_readonly("status", [](const Outcome& o) { return toString(o.status); }, "'ok', 'failed' or 'timeout' (a run limit).")
+        .def_property_readonly(
+            "status", [](const Outcome& o) { return toString(o.status); }, "'ok', 'failed' or 'timeout' (a run limit).")
         .def_property_readonly("ok", [](const Outcome& o) { return o.status == Status::Ok; })
-        .def_property_readonly("error", [](const Outcome& o) { return o.message.empty() ? py::none() : py::object(py::str(o.message)); },
-                               "Why the run did not end ok; None if it did.")
-        .def_property_readonly("final_time", [](const Outcome& o) { return o.sink.stats().finalTime; }, "Time the run reached (s).")
+        .def_property_readonly(
+            "error", [](const Outcome& o) { return o.message.empty() ? py::none() : py::object(py::str(o.message)); },
+            "Why the run did not end ok; None if it did.")
+        .def_property_readonly(
+            "final_time", [](const Outcome& o) { return o.sink.stats().finalTime; }, "Time the run reached (s).")
         .def_property_readonly("rows", [](const Outcome& o) { return o.sink.rows(); })
-        .def("to_dict", [](py::object self) {
-            const Outcome& o = self.cast<const Outcome&>();
-            py::dict d;
-            d["time"] = view(o.sink.time(), self);
-            for (std::size_t i = 0; i < o.sink.columns().size(); ++i) d[py::str(o.sink.columns()[i].name)] = view(o.sink.values(i), self);
-            return d;
-        }, "{'time': array, name: array, ...} in column order, e.g. for pandas.DataFrame(r.to_dict()).")
+        .def(
+            "to_dict",
+            [](py::object self) {
+                const Outcome& o = self.cast<const Outcome&>();
+                py::dict d;
+                d["time"] = view(o.sink.time(), self);
+                for (std::size_t i = 0; i < o.sink.columns().size(); ++i)
+                    d[py::str(o.sink.columns()[i].name)] = view(o.sink.values(i), self);
+                return d;
+            },
+            "{'time': array, name: array, ...} in column order, e.g. for pandas.DataFrame(r.to_dict()).")
         .def("__repr__", &describe)
         .def(py::pickle(&getState, &setState));
 }
 
-}  // namespace endstop::python
+}   // namespace endstop::python

@@ -3,7 +3,7 @@
 
 #include "blocks/registry.hpp"
 #include "core/io/overrides.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 
@@ -11,11 +11,16 @@ namespace endstop::python {
 
 const char* toString(Status s) {
     switch (s) {
-    case Status::Ok: return "ok";
-    case Status::Failed: return "failed";
-    case Status::Timeout: return "timeout";
-    case Status::Cancelled: return "cancelled";
-    case Status::Invalid: return "invalid";
+        case Status::Ok:
+            return "ok";
+        case Status::Failed:
+            return "failed";
+        case Status::Timeout:
+            return "timeout";
+        case Status::Cancelled:
+            return "cancelled";
+        case Status::Invalid:
+            return "invalid";
     }
     return "?";
 }
@@ -30,25 +35,26 @@ void Outcome::buildIndex() {
     for (std::size_t i = 0; i < sink.columns().size(); ++i) index.emplace(sink.columns()[i].name, i);
 }
 
-core::Model withOverrides(const core::Model& base, const Assignments& sets) {
-    core::Model model = base;
-    for (const Assignment& a : sets) model.apply(core::io::parseAssignment(model, blocks::registry(), a.name + "=" + a.value));
+core::model::Model withOverrides(const core::model::Model& base, const Assignments& sets) {
+    core::model::Model model = base;
+    for (const Assignment& a : sets)
+        model.apply(core::io::parseAssignment(model, blocks::registry(), a.name + "=" + a.value));
     return model;
 }
 
-std::string firstError(const core::Model& model) {
-    for (const core::Diagnostic& d : core::validateModel(model, blocks::registry()))
+std::string firstError(const core::model::Model& model) {
+    for (const core::Diagnostic& d : core::simulation::validateModel(model, blocks::registry()))
         if (d.severity == core::Severity::Error) return d.text();
     return {};
 }
 
-std::shared_ptr<Outcome> runModel(const core::Model& model, const core::SimulationOptions& options,
+std::shared_ptr<Outcome> runModel(const core::model::Model& model, const core::simulation::SimulationOptions& options,
                                   const std::atomic<bool>& cancel) {
     auto out = std::make_shared<Outcome>();
     core::solver::RunControl control;
     control.cancel = &cancel;
     try {
-        const core::RunStats stats = core::simulate(model, blocks::registry(), options, out->sink, control);
+        const core::RunStats stats = core::simulation::simulate(model, blocks::registry(), options, out->sink, control);
         out->status = stats.cancelled ? Status::Cancelled : Status::Ok;
     } catch (const core::RunLimitError& e) {   // before SolverError: it is one
         out->status = Status::Timeout;
@@ -97,4 +103,4 @@ void TaskPool::rethrow() const {
     if (m_error) std::rethrow_exception(m_error);
 }
 
-}  // namespace endstop::python
+}   // namespace endstop::python

@@ -46,14 +46,14 @@ struct Outcome {
 
 // A copy of `base` with the assignments applied in order. Throws core::ModelError naming the
 // assignment at fault (unknown block or parameter, bad unit, value out of range).
-core::Model withOverrides(const core::Model& base, const Assignments& sets);
+core::model::Model withOverrides(const core::model::Model& base, const Assignments& sets);
 
 // The first error validateModel() finds, "" if the model can be simulated.
-std::string firstError(const core::Model& model);
+std::string firstError(const core::model::Model& model);
 
 // Runs the model to its stop time (or a limit, a failure, `cancel`). Never throws for a bad model
 // or a solver failure: they become the outcome's status and message.
-std::shared_ptr<Outcome> runModel(const core::Model& model, const core::SimulationOptions& options,
+std::shared_ptr<Outcome> runModel(const core::model::Model& model, const core::simulation::SimulationOptions& options,
                                   const std::atomic<bool>& cancel);
 
 // Calls task(i) once for each i in [0, count) on up to `jobs` threads. Tasks not yet started are
@@ -66,7 +66,7 @@ public:
     TaskPool& operator=(const TaskPool&) = delete;
 
     bool waitFor(std::chrono::milliseconds timeout);   // true once every thread has finished
-    void rethrow() const;                               // the first exception a task let out, if any
+    void rethrow() const;                              // the first exception a task let out, if any
 
 private:
     void work();
@@ -82,4 +82,4 @@ private:
     std::vector<std::thread> m_threads;
 };
 
-}  // namespace endstop::python
+}   // namespace endstop::python

@@ -4,7 +4,7 @@
 #include "blocks/registry.hpp"
 #include "core/io/overrides.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/text/quote.hpp"
 
 #include <charconv>
@@ -72,27 +72,29 @@ std::optional<double> Args::number(const std::string& name) {
 void Args::done() const {
     for (std::size_t i = 0; i < m_args.size(); ++i)
         if (!m_used[i])
-            throw UsageError(m_args[i].starts_with("--") ? "unknown flag " + core::excerpt(m_args[i]) : "unexpected argument " + core::quoteText(m_args[i]));
+            throw UsageError(m_args[i].starts_with("--") ? "unknown flag " + core::excerpt(m_args[i])
+                                                         : "unexpected argument " + core::quoteText(m_args[i]));
 }
 
-core::Model loadModel(const std::string& path) {
+core::model::Model loadModel(const std::string& path) {
     return core::io::loadProject(QString::fromStdString(path), blocks::registry());
 }
 
-void checkSettings(const core::Model& model, const core::SimulationOptions& options, const std::string& path) {
+void checkSettings(const core::model::Model& model, const core::simulation::SimulationOptions& options,
+                   const std::string& path) {
     try {
-        core::resolveSettings(model.simulation(), {});
+        core::simulation::resolveSettings(model.simulation(), {});
     } catch (const core::Error& e) {
         throw UsageError(path + ": " + e.what());
     }
     try {
-        core::resolveSettings(model.simulation(), options);
+        core::simulation::resolveSettings(model.simulation(), options);
     } catch (const core::Error& e) {   // the file's settings are fine: a flag made them impossible
         throw UsageError(std::string("flags: ") + e.what());
     }
 }
 
-void applySets(core::Model& model, const std::vector<std::string>& sets) {
+void applySets(core::model::Model& model, const std::vector<std::string>& sets) {
     for (const std::string& s : sets) {
         try {
             model.apply(core::io::parseAssignment(model, blocks::registry(), s));
@@ -114,23 +116,26 @@ std::vector<std::string> splitList(const std::string& s, char sep) {
     return out;
 }
 
-core::SimulationOptions simulationOptions(Args& args) {
-    core::SimulationOptions o;
+core::simulation::SimulationOptions simulationOptions(Args& args) {
+    core::simulation::SimulationOptions o;
     o.stopTime = args.number("--stop-time");
     o.relativeTolerance = args.number("--rtol");
     o.absoluteTolerance = args.number("--atol");
     o.outputInterval = args.number("--output-interval");
     const auto linearSolver = args.value("--linear-solver");
     if (const auto r = args.value("--reduce")) {
-        if (*r != "on" && *r != "off") throw UsageError("flag --reduce: expected on or off, got " + core::quoteText(*r));
+        if (*r != "on" && *r != "off")
+            throw UsageError("flag --reduce: expected on or off, got " + core::quoteText(*r));
         o.reduce = *r == "on";
     }
     if (const auto n = args.number("--max-steps")) {
-        if (*n < 1 || *n != std::floor(*n) || *n > 1e15) throw UsageError("flag --max-steps: expected a whole number >= 1, got " + core::formatNumber(*n));
+        if (*n < 1 || *n != std::floor(*n) || *n > 1e15)
+            throw UsageError("flag --max-steps: expected a whole number >= 1, got " + core::formatNumber(*n));
         o.maxSteps = static_cast<long>(*n);
     }
     if (const auto w = args.number("--max-wall")) {
-        if (!(*w > 0)) throw UsageError("flag --max-wall: expected a time in seconds > 0, got " + core::formatNumber(*w));
+        if (!(*w > 0))
+            throw UsageError("flag --max-wall: expected a time in seconds > 0, got " + core::formatNumber(*w));
         o.maxWallSeconds = *w;
     }
     if (const auto s = args.value("--signals")) {
@@ -139,19 +144,21 @@ core::SimulationOptions simulationOptions(Args& args) {
         if (o.signals.empty()) throw UsageError("--signals: expected a comma-separated list like stop1.x,stop1.f");
     }
     // the model's ranges; a flag's message leaves out what zero means
-    auto check = [](const std::optional<double>& x, const core::SettingRange& range, const char* flag) {
-        if (x && !range.ok(*x)) throw UsageError(std::string("flag ") + flag + ": " + range.rule + ", got " + core::formatNumber(*x));
+    auto check = [](const std::optional<double>& x, const core::model::SettingRange& range, const char* flag) {
+        if (x && !range.ok(*x))
+            throw UsageError(std::string("flag ") + flag + ": " + range.rule + ", got " + core::formatNumber(*x));
     };
-    check(o.stopTime, core::kStopTime, "--stop-time");
-    check(o.relativeTolerance, core::kRelativeTolerance, "--rtol");
-    check(o.absoluteTolerance, core::kAbsoluteTolerance, "--atol");
-    check(o.outputInterval, core::kOutputInterval, "--output-interval");
+    check(o.stopTime, core::model::kStopTime, "--stop-time");
+    check(o.relativeTolerance, core::model::kRelativeTolerance, "--rtol");
+    check(o.absoluteTolerance, core::model::kAbsoluteTolerance, "--atol");
+    check(o.outputInterval, core::model::kOutputInterval, "--output-interval");
     if (linearSolver) {
-        o.linearSolver = core::parseLinearSolver(*linearSolver);
+        o.linearSolver = core::model::parseLinearSolver(*linearSolver);
         if (!o.linearSolver)
-            throw UsageError("flag --linear-solver: expected " + core::linearSolverNames() + ", got " + core::quoteText(*linearSolver));
+            throw UsageError("flag --linear-solver: expected " + core::model::linearSolverNames() + ", got " +
+                             core::quoteText(*linearSolver));
     }
     return o;
 }
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

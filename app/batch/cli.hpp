@@ -26,7 +26,7 @@ public:
     // The next positional argument. Call it after every flag and value is taken, so that
     // flags may come before or after the positional arguments.
     std::string next(const char* what);
-    bool flag(const std::string& name);                 // --name present (consumed)
+    bool flag(const std::string& name);                         // --name present (consumed)
     std::vector<std::string> values(const std::string& name);   // every --name VALUE (or --name=VALUE)
     std::optional<std::string> value(const std::string& name);
     std::optional<double> number(const std::string& name);
@@ -38,11 +38,12 @@ private:
     std::size_t m_pos = 0;
 };
 
-core::Model loadModel(const std::string& path);
-void applySets(core::Model& model, const std::vector<std::string>& sets);
-core::SimulationOptions simulationOptions(Args& args);
+core::model::Model loadModel(const std::string& path);
+void applySets(core::model::Model& model, const std::vector<std::string>& sets);
+core::simulation::SimulationOptions simulationOptions(Args& args);
 // The model's settings with the flags applied; UsageError blaming the file or the flags.
-void checkSettings(const core::Model& model, const core::SimulationOptions& options, const std::string& path);
+void checkSettings(const core::model::Model& model, const core::simulation::SimulationOptions& options,
+                   const std::string& path);
 std::vector<std::string> splitList(const std::string& s, char sep);
 
 int runCommand(Args& args);
@@ -51,4 +52,4 @@ int validateCommand(Args& args);
 int variablesCommand(Args& args);
 int blocksCommand(Args& args);
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

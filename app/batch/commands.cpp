@@ -5,7 +5,7 @@
 #include "app/batch/progress.hpp"
 
 #include "blocks/registry.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/results/csv_sink.hpp"
 
 #include <QJsonArray>
@@ -45,7 +45,8 @@ public:
 
 void printSummary(std::ostream& out, const LastRow& last, const core::RunStats& s) {
     out << "simulated to t = " << core::formatNumber(last.time) << " s: " << s.steps << " steps, " << s.events
-        << " events, " << core::formatNumber(s.wallSeconds) << " s wall (" << s.unknowns << " unknowns, " << s.linearSolver << ")\n";
+        << " events, " << core::formatNumber(s.wallSeconds) << " s wall (" << s.unknowns << " unknowns, "
+        << s.linearSolver << ")\n";
     const std::size_t shown = std::min(last.columns.size(), last.values.size());
     for (std::size_t i = 0; i < shown; ++i)
         out << "  " << std::left << std::setw(28) << last.columns[i].name << " " << std::setw(14)
@@ -62,21 +63,23 @@ std::string describeRange(const core::ParamDesc& d) {
     return lo.empty() ? hi : (hi.empty() ? lo : lo + ", " + hi);
 }
 
-}  // namespace
+}   // namespace
 
 int runCommand(Args& args) {
     const auto out = args.value("--out");
     const auto events = args.value("--events");
     const auto sets = args.values("--set");
     const bool stats = args.flag("--stats");
-    core::SimulationOptions options = simulationOptions(args);
+    core::simulation::SimulationOptions options = simulationOptions(args);
     Progress progress(args);
     const std::string path = args.next("MODEL.endstop after 'run'");
     args.done();
     for (const auto& [flag, value] : {std::pair{"--out", out}, std::pair{"--events", events}})
-        if (value && value->empty()) throw UsageError(std::string("flag ") + flag + ": expected a file name or - (standard output), got an empty name");
+        if (value && value->empty())
+            throw UsageError(std::string("flag ") + flag +
+                             ": expected a file name or - (standard output), got an empty name");
 
-    core::Model model = loadModel(path);
+    core::model::Model model = loadModel(path);
     applySets(model, sets);
     checkSettings(model, options, path);
 
@@ -94,16 +97,18 @@ int runCommand(Args& args) {
     core::solver::RunControl control;
     control.cancel = interrupt.flag();
     if (progress.enabled()) {
-        const double stopTime = core::resolveSettings(model.simulation(), options).stopTime;
-        control.progress = [&progress, stopTime](double t, const core::RunStats& s) { progress.run(t, stopTime, s.steps, s.events); };
+        const double stopTime = core::simulation::resolveSettings(model.simulation(), options).stopTime;
+        control.progress = [&progress, stopTime](double t, const core::RunStats& s) {
+            progress.run(t, stopTime, s.steps, s.events);
+        };
     }
     int code = kOk;
     try {
-        core::simulate(model, blocks::registry(), options, tee, control);
+        core::simulation::simulate(model, blocks::registry(), options, tee, control);
     } catch (const core::SolverError& e) {   // also a run limit: the rows so far are written
         std::cerr << "endstop-batch: " << path << ": " << e.what() << "\n";
         code = kSimulationFailed;
-    } catch (const core::IoError& e) {       // a full disk: the previous file is left as it was
+    } catch (const core::IoError& e) {   // a full disk: the previous file is left as it was
         std::cerr << "endstop-batch: " << e.what() << " (a previous file of that name is unchanged)\n";
         return kSimulationFailed;
     } catch (const core::Error& e) {
@@ -111,8 +116,9 @@ int runCommand(Args& args) {
     }
     progress.finish();
     if (interrupt.signal() != 0) {
-        std::cerr << "endstop-batch: " << path << ": interrupted by " << interrupt.signalName() << " at t = "
-                  << core::formatNumber(last.stats.finalTime) << " s" << (out ? "; the rows computed so far were written" : "") << "\n";
+        std::cerr << "endstop-batch: " << path << ": interrupted by " << interrupt.signalName()
+                  << " at t = " << core::formatNumber(last.stats.finalTime) << " s"
+                  << (out ? "; the rows computed so far were written" : "") << "\n";
         if (stats) info << last.stats.toJson() << "\n";
         return 128 + interrupt.signal();
     }
@@ -128,12 +134,14 @@ int runCommand(Args& args) {
 int validateCommand(Args& args) {
     const std::string path = args.next("MODEL.endstop after 'validate'");
     args.done();
-    const core::Model model = loadModel(path);
-    const core::Diagnostics diags = core::validateModel(model, blocks::registry());
+    const core::model::Model model = loadModel(path);
+    const core::Diagnostics diags = core::simulation::validateModel(model, blocks::registry());
     for (const core::Diagnostic& d : diags)
-        (d.severity == core::Severity::Error ? std::cerr : std::cout) << path << ": " << core::toString(d.severity) << ": " << d.text() << "\n";
+        (d.severity == core::Severity::Error ? std::cerr : std::cout)
+            << path << ": " << core::toString(d.severity) << ": " << d.text() << "\n";
     if (core::hasErrors(diags)) return kBadInput;
-    std::cout << path << ": ok (" << model.blocks().size() << " blocks, " << model.connections().size() << " connections)\n";
+    std::cout << path << ": ok (" << model.blocks().size() << " blocks, " << model.connections().size()
+              << " connections)\n";
     return kOk;
 }
 
@@ -141,10 +149,10 @@ int variablesCommand(Args& args) {
     const bool json = args.flag("--json");
     const std::string path = args.next("MODEL.endstop after 'variables'");
     args.done();
-    const core::Model model = loadModel(path);
+    const core::model::Model model = loadModel(path);
     if (json) {   // for scripts: [{"name", "unit" (SI, "" when dimensionless), "description", "block", "variable"}]
         QJsonArray list;
-        for (const core::Column& c : core::recordableVariables(model, blocks::registry()))
+        for (const core::Column& c : core::simulation::recordableVariables(model, blocks::registry()))
             list.append(QJsonObject{{"name", QString::fromStdString(c.name)},
                                     {"unit", QString::fromStdString(c.unit)},
                                     {"description", QString::fromStdString(c.label)},
@@ -153,7 +161,7 @@ int variablesCommand(Args& args) {
         std::cout << QJsonDocument(list).toJson(QJsonDocument::Indented).toStdString() << std::flush;
         return std::cout ? kOk : kSimulationFailed;
     }
-    for (const core::Column& c : core::recordableVariables(model, blocks::registry()))
+    for (const core::Column& c : core::simulation::recordableVariables(model, blocks::registry()))
         std::cout << std::left << std::setw(30) << c.name << " " << std::setw(10) << c.unit << " " << c.label << "\n";
     return kOk;
 }
@@ -169,8 +177,10 @@ int blocksCommand(Args& args) {
             for (std::size_t i = 0; i < b.ports.size(); ++i) {
                 const core::PortDesc& p = b.ports[i];
                 const char* kind = p.kind == core::PortKind::Conserving ? core::toString(p.domain)
-                                   : p.kind == core::PortKind::Input    ? "input" : "output";
-                std::cout << (i ? ", " : "") << "`" << p.name << "` (" << kind << (p.visibleWhen ? ", conditional" : "") << ")";
+                                   : p.kind == core::PortKind::Input    ? "input"
+                                                                        : "output";
+                std::cout << (i ? ", " : "") << "`" << p.name << "` (" << kind << (p.visibleWhen ? ", conditional" : "")
+                          << ")";
             }
             std::cout << "\n\n";
             if (!b.params.empty()) {
@@ -179,7 +189,8 @@ int blocksCommand(Args& args) {
                     std::string when;
                     if (d.visibleWhen) {
                         when = d.visibleWhen->param + " ∈ {";
-                        for (std::size_t i = 0; i < d.visibleWhen->values.size(); ++i) when += (i ? ", " : "") + d.visibleWhen->values[i];
+                        for (std::size_t i = 0; i < d.visibleWhen->values.size(); ++i)
+                            when += (i ? ", " : "") + d.visibleWhen->values[i];
                         when += "}";
                     }
                     std::string range = describeRange(d);
@@ -193,7 +204,8 @@ int blocksCommand(Args& args) {
             std::cout << "Recorded: ";
             for (std::size_t i = 0; i < b.recorded.size(); ++i) {
                 const core::VarDesc& v = b.recorded[i];
-                std::cout << (i ? ", " : "") << "`" << v.name << "` (" << core::Unit::si(v.unit.dimension).display() << ")";
+                std::cout << (i ? ", " : "") << "`" << v.name << "` (" << core::Unit::si(v.unit.dimension).display()
+                          << ")";
             }
             std::cout << "\n\n";
             continue;
@@ -203,4 +215,4 @@ int blocksCommand(Args& args) {
     return kOk;
 }
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

@@ -26,19 +26,20 @@ struct Factor {
 
 struct Design {
     std::vector<Factor> factors;
-    std::vector<long> runs;                               // run ids, ascending
+    std::vector<long> runs;                              // run ids, ascending
     std::vector<std::vector<core::ParamValue>> values;   // values[i][f]: row i, factor f
     bool sampled = false;   // a random draw may fall outside a range: that run is bad_input, not the study
 
     std::size_t size() const { return runs.size(); }
-    core::Model modelOf(const core::Model& base, std::size_t row) const;
+    core::model::Model modelOf(const core::model::Model& base, std::size_t row) const;
     std::string describe(std::size_t row) const;   // "m.mass=2, F.value=4"
 };
 
 // Each throws UsageError naming the flag or the file, line and column at fault.
-Design gridDesign(const core::Model& model, const std::vector<std::string>& varyArgs);
-Design pointsDesign(const core::Model& model, const std::string& csvPath);
-Design sampleDesign(const core::Model& model, const std::vector<std::string>& sampleArgs, long count, std::uint64_t seed);
+Design gridDesign(const core::model::Model& model, const std::vector<std::string>& varyArgs);
+Design pointsDesign(const core::model::Model& model, const std::string& csvPath);
+Design sampleDesign(const core::model::Model& model, const std::vector<std::string>& sampleArgs, long count,
+                    std::uint64_t seed);
 
 struct Shard {
     long index = 0, count = 1;   // K, N
@@ -51,4 +52,4 @@ void keepShard(Design& design, const Shard& shard);
 // The design as a table `run,NAME.KEY,...` with SI values, which --points reads back unchanged.
 std::string designCsv(const Design& design);
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

@@ -16,7 +16,7 @@ extern "C" void onSignal(int sig) {
     g_cancel.store(true);
     std::signal(sig, SIG_DFL);   // a second Ctrl+C ends the process at once
 }
-}  // namespace
+}   // namespace
 
 InterruptGuard::InterruptGuard() {
     g_cancel = false;
@@ -34,4 +34,4 @@ const std::atomic<bool>* InterruptGuard::flag() const { return &g_cancel; }
 int InterruptGuard::signal() const { return g_signal.load(); }
 const char* InterruptGuard::signalName() const { return g_signal.load() == SIGINT ? "SIGINT" : "SIGTERM"; }
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

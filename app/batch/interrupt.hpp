@@ -20,4 +20,4 @@ public:
     const char* signalName() const;          // "SIGINT", "SIGTERM"
 };
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

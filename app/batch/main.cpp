@@ -2,7 +2,7 @@
 // endstop-batch: runs Endstop project files headless (README, "Headless batch tool"). Links no Qt Widgets.
 #include "app/batch/cli.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QCoreApplication>
 
@@ -29,7 +29,7 @@ exit codes: 0 ok, 1 simulation failed or a file could not be written, 2 bad inpu
             130/143 stopped by SIGINT/SIGTERM (the rows so far are written)
 )";
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);   // QSaveFile and friends want an application object

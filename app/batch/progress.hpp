@@ -27,9 +27,10 @@ private:
     double elapsed() const;
 
     bool m_enabled = false, m_terminal = false, m_pending = false;
-    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now(), m_shown = m_start;   // first line after a moment: a rate needs some time
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now(),
+                                          m_shown = m_start;   // first line after a moment: a rate needs some time
     std::string m_last;
     std::mutex m_mutex;
 };
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

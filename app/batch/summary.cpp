@@ -2,7 +2,7 @@
 #include "app/batch/summary.hpp"
 
 #include "app/batch/cli.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/text/csv.hpp"
 #include "core/units/unit.hpp"
 
@@ -21,9 +21,10 @@ namespace endstop::batch {
 namespace {
 const char* const kStats[] = {"wall_s", "steps", "events", "message"};
 const char* const kExtremes[] = {".final", ".min", ".max"};
-}  // namespace
+}   // namespace
 
-SummaryTable::SummaryTable(const Design& design, std::vector<core::Column> variables) : m_design(design), m_vars(std::move(variables)) {
+SummaryTable::SummaryTable(const Design& design, std::vector<core::Column> variables)
+    : m_design(design), m_vars(std::move(variables)) {
     m_header = "run,status";
     for (const Factor& f : design.factors) m_header += "," + core::csvField(f.name);
     for (const char* s : kStats) m_header += std::string(",") + s;
@@ -34,8 +35,8 @@ SummaryTable::SummaryTable(const Design& design, std::vector<core::Column> varia
 std::string SummaryTable::row(std::size_t designRow, const RunOutcome& o) const {
     std::string out = std::to_string(m_design.runs[designRow]) + "," + o.status;
     for (const core::ParamValue& v : m_design.values[designRow]) out += "," + core::csvField(core::toString(v));
-    out += "," + core::formatNumber(o.wallSeconds) + "," + std::to_string(o.stats.steps) + "," + std::to_string(o.stats.events) + "," +
-           core::csvField(o.message);
+    out += "," + core::formatNumber(o.wallSeconds) + "," + std::to_string(o.stats.steps) + "," +
+           std::to_string(o.stats.events) + "," + core::csvField(o.message);
     // a run records the study's columns unless one of its values changed the model's structure
     std::unordered_map<std::string_view, std::size_t> index;
     for (std::size_t i = 0; i < o.columns.size() && i < o.last.size(); ++i) index.emplace(o.columns[i].name, i);
@@ -46,7 +47,8 @@ std::string SummaryTable::row(std::size_t designRow, const RunOutcome& o) const 
             continue;
         }
         const std::size_t i = it->second;
-        out += "," + core::formatNumber(o.last[i]) + "," + core::formatNumber(o.lo[i]) + "," + core::formatNumber(o.hi[i]);
+        out +=
+            "," + core::formatNumber(o.last[i]) + "," + core::formatNumber(o.lo[i]) + "," + core::formatNumber(o.hi[i]);
     }
     return out + "\n";
 }
@@ -56,8 +58,12 @@ std::vector<core::ColumnInfo> SummaryTable::columnsInfo() const {
                                       {"status", "", "ok, failed, timeout (--max-wall or --max-steps) or bad_input"}};
     for (const Factor& f : m_design.factors) {
         const core::ParamDesc& d = f.target.desc;
-        const std::string unit = d.type == core::ParamType::Real && !d.anyDimension ? core::Unit::si(d.unit.dimension).display() : "";
-        out.push_back({f.name, unit, d.label + (f.target.block.empty() ? std::string(", a model parameter") : " of block " + f.target.block) + " (the varied value)"});
+        const std::string unit =
+            d.type == core::ParamType::Real && !d.anyDimension ? core::Unit::si(d.unit.dimension).display() : "";
+        out.push_back(
+            {f.name, unit,
+             d.label + (f.target.block.empty() ? std::string(", a model parameter") : " of block " + f.target.block) +
+                 " (the varied value)"});
     }
     out.push_back({"wall_s", "s", "Wall-clock time of the run"});
     out.push_back({"steps", "", "Solver steps"});
@@ -75,13 +81,16 @@ std::set<long> SummaryLog::finishedRuns(const std::string& path, const std::stri
     std::set<long> done;
     QFile file(QString::fromStdString(path));
     if (!file.exists()) return done;
-    if (!file.open(QIODevice::ReadOnly)) throw UsageError("--resume: cannot read '" + path + "': " + file.errorString().toStdString());
+    if (!file.open(QIODevice::ReadOnly))
+        throw UsageError("--resume: cannot read '" + path + "': " + file.errorString().toStdString());
     const QByteArray text = file.readAll();
     const qsizetype end = text.lastIndexOf('\n') + 1;   // a line cut by a kill is not a finished run
     const auto lines = splitList(std::string(text.constData(), static_cast<std::size_t>(end)), '\n');
     if (end == 0) return done;
     if (lines.front() != header)
-        throw UsageError("--resume: '" + path + "' belongs to another study (its header differs: other --vary, --points, --sample or --signals)");
+        throw UsageError(
+            "--resume: '" + path +
+            "' belongs to another study (its header differs: other --vary, --points, --sample or --signals)");
     for (std::size_t i = 1; i < lines.size(); ++i) {
         const std::string_view line = lines[i];
         long id = 0;
@@ -119,7 +128,8 @@ void SummaryLog::append(const std::string& row) {
 
 void SummaryLog::write(const std::string& bytes) {
     if (m_stdout) {   // one row at a time, as the runs end
-        if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0) fail(std::strerror(errno));
+        if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+            fail(std::strerror(errno));
         return;
     }
     if (m_fd < 0) fail("the summary was already closed");
@@ -144,4 +154,4 @@ void SummaryLog::fail(const std::string& reason) const {
     throw core::IoError("cannot write '" + (m_path.empty() ? std::string("standard output") : m_path) + "': " + reason);
 }
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

@@ -65,4 +65,4 @@ private:
     std::mutex m_mutex;
 };
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

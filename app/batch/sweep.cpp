@@ -10,7 +10,7 @@
 #include "app/batch/progress.hpp"
 #include "app/batch/summary.hpp"
 #include "blocks/registry.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/results/csv_sink.hpp"
 #include "core/text/quote.hpp"
 
@@ -75,39 +75,48 @@ StudyArgs studyArgs(Args& args) {
     a.resume = args.flag("--resume");
     a.summaryOnly = args.flag("--summary-only");
     const int sources = !a.vary.empty() + a.points.has_value() + !a.sample.empty();
-    if (sources == 0) throw UsageError("sweep needs a design: --vary NAME.KEY=V1,V2,..., --points design.csv or --sample NAME.KEY=normal:MEAN:SD --count N");
+    if (sources == 0)
+        throw UsageError(
+            "sweep needs a design: --vary NAME.KEY=V1,V2,..., --points design.csv or --sample NAME.KEY=normal:MEAN:SD "
+            "--count N");
     if (sources > 1) throw UsageError("sweep takes one design: --vary, --points or --sample, not several");
     if (a.sample.empty() && (a.count || a.seed)) throw UsageError("flags --count and --seed belong to --sample");
     if (!a.sample.empty() && !a.count) throw UsageError("--sample needs --count N (the number of runs)");
-    if (a.count && (*a.count != std::floor(*a.count))) throw UsageError("flag --count: expected a whole number, got " + core::formatNumber(*a.count));
-    if (a.resume && !a.outDir) throw UsageError("flag --resume needs --out DIR (the study's summary is read from there)");
+    if (a.count && (*a.count != std::floor(*a.count)))
+        throw UsageError("flag --count: expected a whole number, got " + core::formatNumber(*a.count));
+    if (a.resume && !a.outDir)
+        throw UsageError("flag --resume needs --out DIR (the study's summary is read from there)");
     if (a.outDir && a.outDir->empty()) throw UsageError("flag --out: expected a directory name, got an empty name");
     // range-checked as a double before the conversion (2147483648 must not wrap to a negative int)
     if (a.jobs && (*a.jobs < 1 || *a.jobs > kMaxJobs || *a.jobs != std::floor(*a.jobs)))
-        throw UsageError("flag --jobs: expected a whole number from 1 to " + core::formatNumber(kMaxJobs) + ", got " + core::formatNumber(*a.jobs));
+        throw UsageError("flag --jobs: expected a whole number from 1 to " + core::formatNumber(kMaxJobs) + ", got " +
+                         core::formatNumber(*a.jobs));
     return a;
 }
 
-Design makeDesign(const core::Model& base, const StudyArgs& a) {
+Design makeDesign(const core::model::Model& base, const StudyArgs& a) {
     if (!a.vary.empty()) return gridDesign(base, a.vary);
     if (a.points) return pointsDesign(base, *a.points);
     std::uint64_t seed = 1;
     if (a.seed) {
         const auto [p, ec] = std::from_chars(a.seed->data(), a.seed->data() + a.seed->size(), seed);
         if (ec != std::errc{} || p != a.seed->data() + a.seed->size() || a.seed->empty())
-            throw UsageError("flag --seed: expected a whole number from 0 to 18446744073709551615, got " + core::quoteText(*a.seed));
+            throw UsageError("flag --seed: expected a whole number from 0 to 18446744073709551615, got " +
+                             core::quoteText(*a.seed));
     }
     return sampleDesign(base, a.sample, static_cast<long>(std::clamp(*a.count, -1.0, 1e9)), seed);
 }
 
 // The columns every run records (the model's, narrowed by --signals), checked.
-std::vector<core::Column> studyColumns(const core::Model& base, const std::vector<std::string>& signals) {
-    std::vector<core::Column> all = core::recordableVariables(base, blocks::registry());
+std::vector<core::Column> studyColumns(const core::model::Model& base, const std::vector<std::string>& signals) {
+    std::vector<core::Column> all = core::simulation::recordableVariables(base, blocks::registry());
     if (signals.empty()) return all;
     for (const std::string& s : signals)
         if (std::none_of(all.begin(), all.end(), [&](const core::Column& c) { return c.name == s; }))
-            throw UsageError("--signals: unknown signal " + core::quoteText(s) + " (see endstop-batch variables MODEL)");
-    std::erase_if(all, [&](const core::Column& c) { return std::find(signals.begin(), signals.end(), c.name) == signals.end(); });
+            throw UsageError("--signals: unknown signal " + core::quoteText(s) +
+                             " (see endstop-batch variables MODEL)");
+    std::erase_if(
+        all, [&](const core::Column& c) { return std::find(signals.begin(), signals.end(), c.name) == signals.end(); });
     return all;
 }
 
@@ -115,13 +124,15 @@ std::vector<core::Column> studyColumns(const core::Model& base, const std::vecto
 // not a half-written study. A random draw outside a range is that run's bad_input instead. The
 // check builds every run's equations, so it runs on the study's threads; the first bad row in
 // design order is reported.
-void checkRows(const core::Model& base, const Design& d, const std::vector<std::size_t>& todo, int jobs, const std::string& path) {
+void checkRows(const core::model::Model& base, const Design& d, const std::vector<std::size_t>& todo, int jobs,
+               const std::string& path) {
     if (d.sampled) return;
     std::atomic<std::size_t> next{0}, firstBad{todo.size()};
     std::vector<std::string> why(todo.size());
     auto check = [&] {
         for (std::size_t k = next++; k < todo.size() && k < firstBad; k = next++)
-            for (const core::Diagnostic& diag : core::validateModel(d.modelOf(base, todo[k]), blocks::registry()))
+            for (const core::Diagnostic& diag :
+                 core::simulation::validateModel(d.modelOf(base, todo[k]), blocks::registry()))
                 if (diag.severity == core::Severity::Error) {
                     why[k] = diag.text();
                     for (std::size_t seen = firstBad; k < seen && !firstBad.compare_exchange_weak(seen, k);) {}
@@ -132,7 +143,8 @@ void checkRows(const core::Model& base, const Design& d, const std::vector<std::
     for (int i = 0; i < jobs; ++i) pool.emplace_back(check);
     for (std::thread& t : pool) t.join();
     if (const std::size_t k = firstBad; k < todo.size())
-        throw UsageError(path + ": run " + std::to_string(d.runs[todo[k]]) + " (" + d.describe(todo[k]) + "): " + why[k]);
+        throw UsageError(path + ": run " + std::to_string(d.runs[todo[k]]) + " (" + d.describe(todo[k]) +
+                         "): " + why[k]);
 }
 
 std::string runFile(const std::optional<std::string>& dir, long run, const char* suffix) {
@@ -142,8 +154,8 @@ std::string runFile(const std::optional<std::string>& dir, long run, const char*
     return QDir(QString::fromStdString(*dir)).filePath(name).toStdString();
 }
 
-RunOutcome runOne(const core::Model& m, const core::SimulationOptions& options, const core::solver::RunControl& control,
-                  const std::string& csvPath, const std::string& eventsPath) {
+RunOutcome runOne(const core::model::Model& m, const core::simulation::SimulationOptions& options,
+                  const core::solver::RunControl& control, const std::string& csvPath, const std::string& eventsPath) {
     RunOutcome o;
     const auto start = std::chrono::steady_clock::now();
     auto ended = [&o](const char* status, const std::exception& e) {   // the rows so far stay in o
@@ -154,7 +166,7 @@ RunOutcome runOne(const core::Model& m, const core::SimulationOptions& options, 
         core::CsvSink csv(csvPath, eventsPath);
         Extremes ext(o);
         core::TeeSink tee({&csv, &ext});
-        o.stats = core::simulate(m, blocks::registry(), options, tee, control);
+        o.stats = core::simulation::simulate(m, blocks::registry(), options, tee, control);
         o.status = o.stats.cancelled ? "" : "ok";   // a cancelled run did not end: --resume runs it again
     } catch (const core::RunLimitError& e) {
         ended("timeout", e);
@@ -162,7 +174,7 @@ RunOutcome runOne(const core::Model& m, const core::SimulationOptions& options, 
         ended("failed", e);
     } catch (const core::IoError& e) {   // its files could not be written
         ended("failed", e);
-    } catch (const core::Error& e) {     // a sampled value the model refuses
+    } catch (const core::Error& e) {   // a sampled value the model refuses
         ended("bad_input", e);
     } catch (const std::exception& e) {
         ended("failed", e);
@@ -177,16 +189,16 @@ struct Tally {
     std::string writeError;   // the first summary write that failed
 };
 
-}  // namespace
+}   // namespace
 
 int sweepCommand(Args& args) {
     const StudyArgs a = studyArgs(args);
-    const core::SimulationOptions options = simulationOptions(args);
+    const core::simulation::SimulationOptions options = simulationOptions(args);
     Progress progress(args);
     const std::string path = args.next("MODEL.endstop after 'sweep'");
     args.done();
 
-    core::Model base = loadModel(path);
+    core::model::Model base = loadModel(path);
     applySets(base, a.sets);
     checkSettings(base, options, path);
     Design design = makeDesign(base, a);
@@ -198,7 +210,8 @@ int sweepCommand(Args& args) {
     }
     const SummaryTable table(design, studyColumns(base, options.signals));
     const QDir dir(QString::fromStdString(a.outDir.value_or(".")));
-    const std::string summaryPath = a.outDir ? dir.filePath(QString::fromStdString("summary" + shard.suffix() + ".csv")).toStdString() : "";
+    const std::string summaryPath =
+        a.outDir ? dir.filePath(QString::fromStdString("summary" + shard.suffix() + ".csv")).toStdString() : "";
     const std::set<long> finished = a.resume ? SummaryLog::finishedRuns(summaryPath, table.header()) : std::set<long>{};
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < design.size(); ++i)
@@ -222,7 +235,8 @@ int sweepCommand(Args& args) {
             for (std::size_t k = next++; k < todo.size() && interrupt.signal() == 0 && !tally.writeFailed; k = next++) {
                 const std::size_t row = todo[k];
                 const long id = design.runs[row];
-                const RunOutcome o = runOne(design.modelOf(base, row), options, control, runFile(runDir, id, ""), runFile(runDir, id, "_events"));
+                const RunOutcome o = runOne(design.modelOf(base, row), options, control, runFile(runDir, id, ""),
+                                            runFile(runDir, id, "_events"));
                 if (o.status.empty()) continue;
                 try {
                     log.append(table.row(row, o));
@@ -235,7 +249,8 @@ int sweepCommand(Args& args) {
                 const long done = ++tally.done;
                 if (o.status != "ok") {
                     const std::lock_guard lock(errMutex);
-                    std::cerr << "endstop-batch: run " << id << ": " << o.status << " (" << design.describe(row) << "): " << o.message << "\n";
+                    std::cerr << "endstop-batch: run " << id << ": " << o.status << " (" << design.describe(row)
+                              << "): " << o.message << "\n";
                 }
                 progress.study(done, static_cast<long>(todo.size()), std::max(0L, done - ok));
             }
@@ -247,8 +262,11 @@ int sweepCommand(Args& args) {
         if (tally.writeFailed) throw core::IoError(tally.writeError);
         log.close();
         if (a.outDir) {
-            std::cout << (shard.all() ? "" : "shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ": ") << tally.done << " runs, "
-                      << tally.ok << " ok" << (finished.empty() ? "" : " (" + std::to_string(finished.size()) + " finished before)")
+            std::cout << (shard.all()
+                              ? ""
+                              : "shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) + ": ")
+                      << tally.done << " runs, " << tally.ok << " ok"
+                      << (finished.empty() ? "" : " (" + std::to_string(finished.size()) + " finished before)")
                       << "; results in " << *a.outDir << "/\n";
         }
         if (interrupt.signal() != 0) {
@@ -263,4 +281,4 @@ int sweepCommand(Args& args) {
     }
 }
 
-}  // namespace endstop::batch
+}   // namespace endstop::batch

@@ -48,8 +48,8 @@ QPixmap grabWithTooltip(endstop::gui::MainWindow& window, const QString& block) 
     return window.screen()->grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height());
 }
 
-void grabLater(endstop::gui::MainWindow& window, const QString& out, const QString& block, const QString& cursor, int delayMs,
-               const QString& tooltip = {}) {
+void grabLater(endstop::gui::MainWindow& window, const QString& out, const QString& block, const QString& cursor,
+               int delayMs, const QString& tooltip = {}) {
     QTimer::singleShot(delayMs, &window, [&window, out, block, cursor, tooltip] {
         bool ok = true;
         if (!cursor.isEmpty()) window.plots()->showCursor(cursor.toDouble(&ok));
@@ -69,7 +69,7 @@ void grabLater(endstop::gui::MainWindow& window, const QString& out, const QStri
 struct Shot {
     QString out, block, cursor, tooltip;
     bool run = false;
-    int runForMs = -1;                        // >= 0: grab this long after Run, finished or not
+    int runForMs = -1;                          // >= 0: grab this long after Run, finished or not
     endstop::gui::TuningRow* tuned = nullptr;   // with run: set to tuneValue after the first run
     QString tuneValue;
 };
@@ -78,7 +78,8 @@ struct Shot {
 void pinTuned(endstop::gui::MainWindow& window, const QString& spec, Shot& shot) {
     const QStringList target = spec.split('=');
     const QStringList nameKey = target.front().split('.');
-    if (nameKey.size() == 2 && window.tuning()->pin(nameKey[0], nameKey[1])) shot.tuned = window.tuning()->row(nameKey[0], nameKey[1]);
+    if (nameKey.size() == 2 && window.tuning()->pin(nameKey[0], nameKey[1]))
+        shot.tuned = window.tuning()->row(nameKey[0], nameKey[1]);
     if (target.size() == 2) shot.tuneValue = target[1];
 }
 
@@ -104,7 +105,7 @@ void schedule(endstop::gui::MainWindow& window, Shot shot) {
     });
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -122,12 +123,15 @@ int main(int argc, char** argv) {
     QCommandLineOption runFor("run-for", "take the screenshot this long after Run", "MS");
     QCommandLineOption cursor("cursor", "show the plot cursor at this time (screenshots)", "T");
     QCommandLineOption tooltip("tooltip", "show this block's canvas tooltip in the screenshot", "NAME");
-    QCommandLineOption tune("tune", "pin NAME.KEY to the tuning panel; with --run, set it to V after the first run", "NAME.KEY[=V]");
-    QCommandLineOption openSubsystem("open-subsystem", "show this subsystem instance's level, e.g. p.s1 (screenshots)", "PATH");
+    QCommandLineOption tune("tune", "pin NAME.KEY to the tuning panel; with --run, set it to V after the first run",
+                            "NAME.KEY[=V]");
+    QCommandLineOption openSubsystem("open-subsystem", "show this subsystem instance's level, e.g. p.s1 (screenshots)",
+                                     "PATH");
     cli.addOptions({screenshot, size, select, run, runFor, cursor, tooltip, tune, openSubsystem});
     cli.process(app);
     if (!cli.isSet(screenshot)) {
-        std::fprintf(stderr, "endstop-screenshot: --screenshot OUT.png is required (the application itself is endstop)\n");
+        std::fprintf(stderr,
+                     "endstop-screenshot: --screenshot OUT.png is required (the application itself is endstop)\n");
         return 2;
     }
 
@@ -141,8 +145,14 @@ int main(int argc, char** argv) {
     if (cli.isSet(openSubsystem) && !window.scene()->openLevel(cli.value(openSubsystem).split('.')))
         std::fprintf(stderr, "endstop: no subsystem instance %s\n", qPrintable(cli.value(openSubsystem)));
     if (cli.isSet(select)) window.scene()->selectBlocks({cli.value(select)});
-    Shot shot{cli.value(screenshot), cli.value(select), cli.value(cursor), cli.value(tooltip), cli.isSet(run) || cli.isSet(runFor),
-              cli.isSet(runFor) ? cli.value(runFor).toInt() : -1, nullptr, {}};
+    Shot shot{cli.value(screenshot),
+              cli.value(select),
+              cli.value(cursor),
+              cli.value(tooltip),
+              cli.isSet(run) || cli.isSet(runFor),
+              cli.isSet(runFor) ? cli.value(runFor).toInt() : -1,
+              nullptr,
+              {}};
     if (cli.isSet(tune)) pinTuned(window, cli.value(tune), shot);
     schedule(window, shot);
     const int rc = QApplication::exec();

@@ -23,29 +23,35 @@
 namespace endstop::blocks {
 
 namespace {
-constexpr int kFree = 3;   // after the FrictionMode values
+constexpr int kFree = 3;                    // after the FrictionMode values
 constexpr double kCfmAcceleration = 1e-9;   // SI acceleration error at the largest holding force
 constexpr double kEngageFraction = 1e-12;   // of fn_max
 // Event slots: the friction joint's (friction_lock.hpp), then the normal force's.
 enum Event : int { kNormalForce = kLockEvents, kEvents };
-}  // namespace
+}   // namespace
 
 class Clutch final : public core::BlockT<Clutch> {
 public:
     Clutch(const core::ParamValues& p, Domain d)
         : BlockT(info(d), p),
-          fnMax(real("fn_max", "Maximum normal force", "N", 0.0).atLeast(0)
+          fnMax(real("fn_max", "Maximum normal force", "N", 0.0)
+                    .atLeast(0)
                     .help("fn = fn_max * u; with 0 the block never engages")),
-          cgeo(real("cgeo", "Geometry constant", d == Domain::Rotational ? "m" : "", 1.0).above(0)
+          cgeo(real("cgeo", "Geometry constant", d == Domain::Rotational ? "m" : "", 1.0)
+                   .above(0)
                    .help(d == Domain::Rotational ? "effective friction radius times the number of friction surfaces"
                                                  : "friction force per unit of mu * fn")),
-          muSpeeds(vector("mu_speeds", "Friction table: relative speeds", names(d).velocity, {0.0}).atLeast(0)
+          muSpeeds(vector("mu_speeds", "Friction table: relative speeds", names(d).velocity, {0.0})
+                       .atLeast(0)
                        .group("Friction coefficient")),
-          muValues(vector("mu_values", "Friction table: coefficients", "", {0.5}).atLeast(0).group("Friction coefficient")),
+          muValues(
+              vector("mu_values", "Friction table: coefficients", "", {0.5}).atLeast(0).group("Friction coefficient")),
           peak(real("peak", "Peak factor (static / kinetic at rest)", "", 1.0).atLeast(1)),
-          vth(real("velocity_threshold", "Velocity threshold", names(d).velocity, 1e-4).above(0)
+          vth(real("velocity_threshold", "Velocity threshold", names(d).velocity, 1e-4)
+                  .above(0)
                   .help("set it well above the absolute tolerance")),
-          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           U(input("u", "Normalized normal force", "")),
           vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
           f(algebraic(names(d).f, std::string("Friction ") + names(d).flow, names(d).force).recorded()),
@@ -53,18 +59,22 @@ public:
           modeRec(computed("mode", "Mode: -1 backward, 0 locked, 1 forward, 2 free", "")),
           h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
           lock{discrete("mode", kFree, 4), discrete("direction", 1.0, 2), discrete("since", -1.0),
-               discrete("logged", -1.0), discrete("vetoed", -1.0), discrete("v_event", 0.0)},
+               discrete("logged", -1.0),   discrete("vetoed", -1.0),      discrete("v_event", 0.0)},
           switched(discrete("switched", -1.0)) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         switch (eq.mode(lock.mode)) {
-        case kFree: eq.residual(f) = eq[f]; break;
-        case kLocked: eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h]; break;
-        default: {
-            const double s = eq.mode(lock.dir) == kForward ? 1.0 : -1.0;
-            const S v = eq.across(R) - eq.across(C);
-            eq.residual(f) = eq[f] - s * real(cgeo) * mu(s * v) * (real(fnMax) * eq.input(U));
-        }
+            case kFree:
+                eq.residual(f) = eq[f];
+                break;
+            case kLocked:
+                eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
+                break;
+            default: {
+                const double s = eq.mode(lock.dir) == kForward ? 1.0 : -1.0;
+                const S v = eq.across(R) - eq.across(C);
+                eq.residual(f) = eq[f] - s * real(cgeo) * mu(s * v) * (real(fnMax) * eq.input(U));
+            }
         }
         eq.residual(h) = eq[h] - eq[f];
         eq.flowThrough(R, C, eq[f]);
@@ -93,8 +103,10 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         const bool rot = d == Domain::Rotational;
-        return {.typeId = rot ? "rotational.clutch" : "translational.brake", .typeVersion = 1,
-                .title = rot ? "Clutch" : "Brake", .category = names(d).category,
+        return {.typeId = rot ? "rotational.clutch" : "translational.brake",
+                .typeVersion = 1,
+                .title = rot ? "Clutch" : "Brake",
+                .category = names(d).category,
                 .help = std::string("Friction between R and C pressed by a normal force that follows the input u: free "
                                     "while the normal force is not positive, slides with a friction coefficient that "
                                     "depends on the relative speed, locks while the ") +
@@ -105,17 +117,17 @@ private:
         const std::vector<double>& xs = vec(muSpeeds);
         const std::vector<double>& ys = vec(muValues);
         if (xs.size() < 2 || ys.size() != xs.size()) return S(ys.empty() ? 0.0 : ys.front());
-        const auto upper = std::upper_bound(xs.begin() + 1, xs.end() - 1, ad::value(speed));
+        const auto upper = std::upper_bound(xs.begin() + 1, xs.end() - 1, core::ad::value(speed));
         const auto i = static_cast<std::size_t>(upper - xs.begin());
         const double slope = (ys[i] - ys[i - 1]) / (xs[i] - xs[i - 1]);
         return ys[i - 1] + slope * (speed - xs[i - 1]);
     }
     double normalForce(const core::Eq<double>& eq) const { return real(fnMax) * eq.input(U); }
-    double holdingLimit(const core::Eq<double>& eq) const { return real(peak) * real(cgeo) * mu(0.0) * normalForce(eq); }
-    double engageAbove() const { return kEngageFraction * real(fnMax); }
-    double cfm() const {
-        return kCfmAcceleration / std::max(real(peak) * real(cgeo) * mu(0.0) * real(fnMax), 1e-12);
+    double holdingLimit(const core::Eq<double>& eq) const {
+        return real(peak) * real(cgeo) * mu(0.0) * normalForce(eq);
     }
+    double engageAbove() const { return kEngageFraction * real(fnMax); }
+    double cfm() const { return kCfmAcceleration / std::max(real(peak) * real(cgeo) * mu(0.0) * real(fnMax), 1e-12); }
     double relVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
 
     void engage(core::EventCtx& ctx, bool log) const;
@@ -149,8 +161,10 @@ void Clutch::eventFunctions(const core::Eq<double>& eq, std::span<double> g) con
 void Clutch::onEvent(core::EventCtx& ctx, int which, int direction) const {
     const int m = ctx.mode(lock.mode);
     if (which == kNormalForce) {
-        if (m == kFree && direction == core::kRising) engage(ctx, true);
-        else if (m != kFree && direction == core::kFalling) disengage(ctx);
+        if (m == kFree && direction == core::kRising)
+            engage(ctx, true);
+        else if (m != kFree && direction == core::kFalling)
+            disengage(ctx);
         return;
     }
     if (m != kFree) lock.onEvent(ctx, which, direction, relVelocity(ctx.eq()));
@@ -160,8 +174,10 @@ void Clutch::settle(core::EventCtx& ctx) const {
     const core::Eq<double>& eq = ctx.eq();
     const double fn = normalForce(eq);
     if (ctx.discrete(lock.since) < 0) {   // the first settle after the consistent start
-        if (fn > engageAbove()) engage(ctx, false);
-        else lock.enter(ctx, kFree, relVelocity(eq));
+        if (fn > engageAbove())
+            engage(ctx, false);
+        else
+            lock.enter(ctx, kFree, relVelocity(eq));
         return;
     }
     const bool justSwitched = ctx.discrete(switched) == ctx.time();
@@ -198,7 +214,8 @@ void Clutch::validateMore(core::Diagnostics& out) const {
                                                   "), got " + std::to_string(ys.size())));
     for (std::size_t i = 1; i < xs.size(); ++i)
         if (!(xs[i] > xs[i - 1])) {
-            out.push_back(paramError("mu_speeds", "must be strictly increasing (element " + std::to_string(i + 1) + ")"));
+            out.push_back(
+                paramError("mu_speeds", "must be strictly increasing (element " + std::to_string(i + 1) + ")"));
             break;
         }
     if (real(fnMax) == 0.0) {
@@ -212,4 +229,4 @@ void addClutch(core::Registry& r) {
     r.addTwins<Clutch>({Domain::Rotational, Domain::Translational});   // the clutch first in the library
 }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -9,8 +9,10 @@ class Damper final : public core::BlockT<Damper> {
 public:
     Damper(const core::ParamValues& p, Domain d)
         : BlockT(info(d), p),
-          b(real("damping", "Damping coefficient", names(d).damping, d == Domain::Rotational ? 0.01 : 100.0).atLeast(0)),
-          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          b(real("damping", "Damping coefficient", names(d).damping, d == Domain::Rotational ? 0.01 : 100.0)
+                .atLeast(0)),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
           fRec(computed(names(d).f, std::string("Damper ") + names(d).flow, names(d).force)),
           pRec(computed("power", "Dissipated power", "W")) {}
@@ -29,7 +31,9 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {.typeId = typeId(d, "damper"), .typeVersion = 1, .title = std::string(names(d).category) + " Damper",
+        return {.typeId = typeId(d, "damper"),
+                .typeVersion = 1,
+                .title = std::string(names(d).category) + " Damper",
                 .category = names(d).category,
                 .help = "Ideal viscous damper between R and C: its force is proportional to the relative velocity."};
     }
@@ -38,8 +42,6 @@ private:
     const core::Computed vRec, fRec, pRec;
 };
 
-void addDamper(core::Registry& r) {
-    r.addTwins<Damper>();
-}
+void addDamper(core::Registry& r) { r.addTwins<Damper>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

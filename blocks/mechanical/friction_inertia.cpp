@@ -31,42 +31,68 @@ enum Stop { kFree = 0, kUpper = 1, kLower = 2 };
 enum class FrictionLaw { None, Stribeck };   // the choice frictionmode
 enum class EndStop { None, Elastic };        // the choice endstopmode
 double si(const char* unit, double value) { return core::Unit::parse(unit).toSI(value); }
-}  // namespace
+}   // namespace
 
 class FrictionInertia final : public core::BlockT<FrictionInertia> {
 public:
     explicit FrictionInertia(const core::ParamValues& p)
-        : BlockT({.typeId = "rotational.friction_inertia", .typeVersion = 1,
-                  .title = "Rotatory Mass with Friction and End Stops", .category = "Rotational",
-                  .help = "An inertia with Stribeck + stick/Coulomb friction and elastic end stops whose damping follows "
-                          "from a coefficient of restitution."},
-                 p),
-          phi0(real("phiinit", "Initial displacement", "deg", 0.0).atLeast(si("deg", -1e7)).atMost(si("deg", 1e7))
+        : BlockT(
+              {.typeId = "rotational.friction_inertia",
+               .typeVersion = 1,
+               .title = "Rotatory Mass with Friction and End Stops",
+               .category = "Rotational",
+               .help = "An inertia with Stribeck + stick/Coulomb friction and elastic end stops whose damping follows "
+                       "from a coefficient of restitution."},
+              p),
+          phi0(real("phiinit", "Initial displacement", "deg", 0.0)
+                   .atLeast(si("deg", -1e7))
+                   .atMost(si("deg", 1e7))
                    .group("Initial values")),
-          n0(real("nRPMinit", "Initial rotational speed", "rpm", 0.0).atLeast(si("rpm", -1e7)).atMost(si("rpm", 1e7))
+          n0(real("nRPMinit", "Initial rotational speed", "rpm", 0.0)
+                 .atLeast(si("rpm", -1e7))
+                 .atMost(si("rpm", 1e7))
                  .group("Initial values")),
           J(real("J", "Inertia", "kg*m^2", 0.1).atLeast(1e-8).atMost(1e9)),
           dvisc(real("dvisc", "Viscous damping", "N*m/rpm", si("N*m/rpm", 1e-3)).atLeast(0).atMost(si("N*m/rpm", 1e6))),
           frictionMode(choice("frictionmode", "Friction mode", "none",
                               {{"none", "No friction"}, {"stribeck", "Stribeck + stick/Coulomb friction"}})),
           epsn(real("epsn", "Numerical parameter for friction treatment", "rpm", si("rpm", 1e-3))
-                   .atLeast(si("rpm", 1e-6)).atMost(si("rpm", 1e6)).visibleWhen(frictionMode, {"stribeck"})),
-          tauinv(real("tauinv", "Inverse of time constant at stiction", "1/s", 1e3).atLeast(0).atMost(1e6)
+                   .atLeast(si("rpm", 1e-6))
+                   .atMost(si("rpm", 1e6))
+                   .visibleWhen(frictionMode, {"stribeck"})),
+          tauinv(real("tauinv", "Inverse of time constant at stiction", "1/s", 1e3)
+                     .atLeast(0)
+                     .atMost(1e6)
                      .visibleWhen(frictionMode, {"stribeck"})),
-          TStick(real("TStick", "Torque at stick friction", "N*m", 1.0).atLeast(1e-6).atMost(1e6)
+          TStick(real("TStick", "Torque at stick friction", "N*m", 1.0)
+                     .atLeast(1e-6)
+                     .atMost(1e6)
                      .visibleWhen(frictionMode, {"stribeck"})),
-          TCoulomb(real("TCoulomb", "Torque at Coulomb friction", "N*m", 0.9).atLeast(0).atMost(1e6)
+          TCoulomb(real("TCoulomb", "Torque at Coulomb friction", "N*m", 0.9)
+                       .atLeast(0)
+                       .atMost(1e6)
                        .visibleWhen(frictionMode, {"stribeck"})),
-          nStri(real("nStri", "Stribeck rotational speed", "rpm", si("rpm", 0.01)).atLeast(si("rpm", 1e-6))
-                    .atMost(si("rpm", 1e6)).visibleWhen(frictionMode, {"stribeck"})),
-          endstopMode(choice("endstopmode", "End stop mode", "none", {{"none", "No end stop"}, {"elastic", "Elastic"}})),
-          phimin(real("phimin", "Lower angular displacement limit", "deg", si("deg", -1e6)).atLeast(si("deg", -1e6))
-                     .atMost(si("deg", 1e6)).visibleWhen(endstopMode, {"elastic"})),
-          phimax(real("phimax", "Upper angular displacement limit", "deg", si("deg", 1e6)).atLeast(si("deg", -1e6))
-                     .atMost(si("deg", 1e6)).visibleWhen(endstopMode, {"elastic"})),
-          cstop(real("cstop", "Spring coefficient at displacement limit", "N*m/deg", si("N*m/deg", 1e6)).atLeast(0)
-                    .atMost(si("N*m/deg", 1e12)).visibleWhen(endstopMode, {"elastic"})),
-          kimpact(real("kimpact", "Coefficient of restitution", "", 0.5).atLeast(0).atMost(1)
+          nStri(real("nStri", "Stribeck rotational speed", "rpm", si("rpm", 0.01))
+                    .atLeast(si("rpm", 1e-6))
+                    .atMost(si("rpm", 1e6))
+                    .visibleWhen(frictionMode, {"stribeck"})),
+          endstopMode(
+              choice("endstopmode", "End stop mode", "none", {{"none", "No end stop"}, {"elastic", "Elastic"}})),
+          phimin(real("phimin", "Lower angular displacement limit", "deg", si("deg", -1e6))
+                     .atLeast(si("deg", -1e6))
+                     .atMost(si("deg", 1e6))
+                     .visibleWhen(endstopMode, {"elastic"})),
+          phimax(real("phimax", "Upper angular displacement limit", "deg", si("deg", 1e6))
+                     .atLeast(si("deg", -1e6))
+                     .atMost(si("deg", 1e6))
+                     .visibleWhen(endstopMode, {"elastic"})),
+          cstop(real("cstop", "Spring coefficient at displacement limit", "N*m/deg", si("N*m/deg", 1e6))
+                    .atLeast(0)
+                    .atMost(si("N*m/deg", 1e12))
+                    .visibleWhen(endstopMode, {"elastic"})),
+          kimpact(real("kimpact", "Coefficient of restitution", "", 0.5)
+                      .atLeast(0)
+                      .atMost(1)
                       .visibleWhen(endstopMode, {"elastic"})),
           F(conserving("F", core::Domain::Rotational, "Flange")),
           Text(input("Text", "Sum of external torques", "N*m").optional()),
@@ -77,7 +103,8 @@ public:
           modeRec(computed("mode", "DS_fr: 0 stick, 1 / -1 motion forward / reverse, 99 no friction", "")),
           stopRec(computed("endstop", "DS_endstop: 0 free, 1 upper stop, -1 lower stop", "")),
           tF(algebraic("t_flange", "Torque applied through the flange", "N*m")),
-          fr(discrete("DSfr", kStick, 3)), stop(discrete("DSendstop", kFree, 3)),
+          fr(discrete("DSfr", kStick, 3)),
+          stop(discrete("DSendstop", kFree, 3)),
           m_friction(is(frictionMode, "stribeck") ? FrictionLaw::Stribeck : FrictionLaw::None),
           m_endStop(is(endstopMode, "elastic") ? EndStop::Elastic : EndStop::None) {
         setInitial(outVar(phiOut), real(phi0));
@@ -106,9 +133,12 @@ public:
 
 private:
     enum Event : int {   // the event slots
-        kBreakForward = 0, kBreakReverse = 1,   // stick: the torque reaches +TStick / -TStick
-        kSlowed = 0, kStopped = 1,              // motion: s w falls to epsn / to 0
-        kUpperStop = 2, kLowerStop = 3,         // phi crosses phimax / phimin
+        kBreakForward = 0,
+        kBreakReverse = 1,   // stick: the torque reaches +TStick / -TStick
+        kSlowed = 0,
+        kStopped = 1,   // motion: s w falls to epsn / to 0
+        kUpperStop = 2,
+        kLowerStop = 3,   // phi crosses phimax / phimin
         kEvents = 4
     };
 
@@ -141,8 +171,10 @@ private:
     template <class S> S dissipated(const core::Eq<S>& eq, const S& w, const S& Tfric) const {
         const bool inStop = atStop(eq.mode(stop));
         S Pfr(0.0);
-        if (!stribeck()) Pfr = inStop ? S(0.0) : real(dvisc) * w * w;
-        else if (eq.mode(fr) != kStick) Pfr = abs(Tfric * w);
+        if (!stribeck())
+            Pfr = inStop ? S(0.0) : real(dvisc) * w * w;
+        else if (eq.mode(fr) != kStick)
+            Pfr = abs(Tfric * w);
         return Pfr + (inStop ? stopDamping() * w * w : S(0.0));
     }
     double externalTorque(const core::Eq<double>& eq) const {   // T_ext + T_stop, the stick test
@@ -189,17 +221,22 @@ void FrictionInertia::eventFunctions(const core::Eq<double>& eq, std::span<doubl
 void FrictionInertia::onEvent(core::EventCtx& ctx, int which, int direction) const {
     if (which < kUpperStop) {
         if (direction == core::kRising) return;   // every friction transition is a decreasing crossing
-        if (ctx.mode(fr) == kStick) setFriction(ctx, which == kBreakForward ? kForward : kReverse);
-        else setFriction(ctx, kStick);
+        if (ctx.mode(fr) == kStick)
+            setFriction(ctx, which == kBreakForward ? kForward : kReverse);
+        else
+            setFriction(ctx, kStick);
         return;
     }
     const int s = ctx.mode(stop);
     const bool upperCrossing = which == kUpperStop;
     const bool rising = direction == core::kRising;
     int next = s;
-    if (s == kFree) next = upperCrossing ? (rising ? kUpper : s) : (!rising ? kLower : s);
-    else if (s == kUpper && upperCrossing && !rising) next = kFree;
-    else if (s == kLower && !upperCrossing && rising) next = kFree;
+    if (s == kFree)
+        next = upperCrossing ? (rising ? kUpper : s) : (!rising ? kLower : s);
+    else if (s == kUpper && upperCrossing && !rising)
+        next = kFree;
+    else if (s == kLower && !upperCrossing && rising)
+        next = kFree;
     if (next == s) return;
     ctx.set(stop, next);
     ctx.log(core::EventKind::Bound, ctx.eq().across(F));
@@ -236,7 +273,8 @@ void FrictionInertia::validateMore(core::Diagnostics& out) const {
         d.severity = core::Severity::Warning;
         out.push_back(d);
     };
-    if (stribeck() && real(TStick) < real(TCoulomb)) warn("TStick", "should be >= TCoulomb (the model assumes TStick >= TCoulomb)");
+    if (stribeck() && real(TStick) < real(TCoulomb))
+        warn("TStick", "should be >= TCoulomb (the model assumes TStick >= TCoulomb)");
     if (!elastic()) return;
     if (!(real(phimin) < real(phimax))) warn("phimin", "should be < phimax (the model assumes phimin < phimax)");
     if (real(phi0) < real(phimin) || real(phi0) > real(phimax))
@@ -246,4 +284,4 @@ void FrictionInertia::validateMore(core::Diagnostics& out) const {
 
 void addFrictionInertia(core::Registry& r) { r.add<FrictionInertia>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

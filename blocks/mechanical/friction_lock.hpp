@@ -26,13 +26,16 @@
 namespace endstop::blocks {
 
 enum FrictionMode { kSliding = 0, kLocked = 1, kWait = 2 };   // a block may add modes after these
-enum LockDirection { kBackward = 0, kForward = 1 };            // the direction discrete: s = -1 / +1
+enum LockDirection { kBackward = 0, kForward = 1 };           // the direction discrete: s = -1 / +1
 
 // The two event slots; what each watches depends on the mode. A block may add slots after these.
 enum LockEvent : int {
-    kUpperLimit = 0, kLowerLimit = 1,   // locked: the holding force reaches a limit
-    kSlides = 0, kRelocks = 1,          // wait: s v rises to the threshold / falls to -threshold
-    kStops = 0, kIdle = 1,              // sliding: s v falls to zero; the other slot is unused
+    kUpperLimit = 0,
+    kLowerLimit = 1,   // locked: the holding force reaches a limit
+    kSlides = 0,
+    kRelocks = 1,   // wait: s v rises to the threshold / falls to -threshold
+    kStops = 0,
+    kIdle = 1,   // sliding: s v falls to zero; the other slot is unused
     kLockEvents = 2
 };
 
@@ -47,32 +50,45 @@ struct FrictionLock {
                         std::span<double> g) const {
         const double sv = sign(eq) * v;
         switch (eq.mode(mode)) {
-        case kLocked: g[kUpperLimit] = upper - f; g[kLowerLimit] = f - lower; break;
-        case kWait: g[kSlides] = vth - sv; g[kRelocks] = sv + vth; break;
-        default: g[kStops] = sv; g[kIdle] = 1.0;
+            case kLocked:
+                g[kUpperLimit] = upper - f;
+                g[kLowerLimit] = f - lower;
+                break;
+            case kWait:
+                g[kSlides] = vth - sv;
+                g[kRelocks] = sv + vth;
+                break;
+            default:
+                g[kStops] = sv;
+                g[kIdle] = 1.0;
         }
     }
     void onEvent(core::EventCtx& ctx, int which, int direction, double v) const {
         if (direction == core::kRising) return;
         switch (ctx.mode(mode)) {
-        case kLocked:
-            ctx.set(dir, which == kUpperLimit ? kForward : kBackward);
-            enter(ctx, kWait, v);
-            break;
-        case kWait:
-            if (which == kSlides) ctx.set(mode, kSliding);
-            else enter(ctx, kLocked, v);
-            break;
-        case kSliding:
-            if (which == kStops) enter(ctx, kLocked, v);
-            break;
-        default: break;
+            case kLocked:
+                ctx.set(dir, which == kUpperLimit ? kForward : kBackward);
+                enter(ctx, kWait, v);
+                break;
+            case kWait:
+                if (which == kSlides)
+                    ctx.set(mode, kSliding);
+                else
+                    enter(ctx, kLocked, v);
+                break;
+            case kSliding:
+                if (which == kStops) enter(ctx, kLocked, v);
+                break;
+            default:
+                break;
         }
     }
     // what settle() does in the friction modes; `a` is the relative acceleration v_R' - v_C'
     void settle(core::EventCtx& ctx, double f, double upper, double lower, double v, double a) const {
-        if (ctx.mode(mode) == kLocked) settleLocked(ctx, f, upper, lower, v);
-        else if (ctx.mode(mode) == kWait && ctx.discrete(since) == ctx.time()) settleWait(ctx, a);
+        if (ctx.mode(mode) == kLocked)
+            settleLocked(ctx, f, upper, lower, v);
+        else if (ctx.mode(mode) == kWait && ctx.discrete(since) == ctx.time())
+            settleWait(ctx, a);
     }
     // at rest (|v| <= vth): locked, else sliding in the direction of v with nothing to log
     void start(core::EventCtx& ctx, double v, double vth) const {
@@ -113,4 +129,4 @@ private:
     }
 };
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -42,11 +42,12 @@ enum Mode { kFree, kContactUpper, kContactLower, kReleaseUpper, kReleaseLower, k
 enum Clamp { kUnclamped, kClampLow, kClampHigh };
 constexpr int kBranches = 6;
 enum class ContactLaw { Smooth, FullUndamped, FullDamped, Restitution };   // the choice `model`
-enum Event : int {                    // the event slots
-    kUpperSide = 0, kLowerSide = 1,   // x reaches a bound; restitution: or the contact there releases
-    kRegionKink = 2,                  // stiffness laws: p reaches delta (smooth), p' crosses 0 (full_undamped)
-    kLowClampKink = 3,                // smooth: the damping reaches -K p
-    kHighClampKink = 4,               // smooth: the damping reaches +K p
+enum Event : int {                                                         // the event slots
+    kUpperSide = 0,
+    kLowerSide = 1,       // x reaches a bound; restitution: or the contact there releases
+    kRegionKink = 2,      // stiffness laws: p reaches delta (smooth), p' crosses 0 (full_undamped)
+    kLowClampKink = 3,    // smooth: the damping reaches -K p
+    kHighClampKink = 4,   // smooth: the damping reaches +K p
     kEvents = 5
 };
 
@@ -65,7 +66,9 @@ constexpr double kTiny = 1e-150;
 struct Defaults {
     double bound, stiffness, damping, transition;
 };
-Defaults defaults(Domain d) { return d == Domain::Rotational ? Defaults{0.1, 1e6, 0.01, 1e-3} : Defaults{0.1, 1e6, 150.0, 1e-4}; }
+Defaults defaults(Domain d) {
+    return d == Domain::Rotational ? Defaults{0.1, 1e6, 0.01, 1e-3} : Defaults{0.1, 1e6, 150.0, 1e-4};
+}
 
 template <class S> struct Contact {
     S force;   // F along the penetration
@@ -85,7 +88,7 @@ const char* const kHelp =
     "holding force pulls by more than release_threshold. mode: 0 free, 1 upper contact, 2 lower contact (3, 4 "
     "release and 5 impact are instantaneous).";
 
-}  // namespace
+}   // namespace
 
 class HardStop final : public core::BlockT<HardStop> {
 public:
@@ -94,8 +97,10 @@ public:
     template <class S> void equations(core::Eq<S>& eq) const {
         const S v = eq.across(R) - eq.across(C);
         eq.residual(x) = eq.der(x) - v;
-        if (m_law == ContactLaw::Restitution) restitutionRows(eq);
-        else stiffnessRows(eq, v);
+        if (m_law == ContactLaw::Restitution)
+            restitutionRows(eq);
+        else
+            stiffnessRows(eq, v);
         eq.flowThrough(R, C, eq[f]);
     }
 
@@ -114,8 +119,11 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {.typeId = typeId(d, "hard_stop"), .typeVersion = 1, .title = std::string(names(d).category) + " Hard Stop",
-                .category = names(d).category, .help = kHelp};
+        return {.typeId = typeId(d, "hard_stop"),
+                .typeVersion = 1,
+                .title = std::string(names(d).category) + " Hard Stop",
+                .category = names(d).category,
+                .help = kHelp};
     }
     void validateMore(core::Diagnostics& out) const override;
 
@@ -175,38 +183,58 @@ private:
 
 HardStop::HardStop(const core::ParamValues& p, Domain d)
     : BlockT(info(d), p),
-      gp(real("upper_bound", "Upper bound", names(d).position, defaults(d).bound).group("Bounds")
+      gp(real("upper_bound", "Upper bound", names(d).position, defaults(d).bound)
+             .group("Bounds")
              .help("Gap between the slider and the upper bound; negative: penetrating at the start")),
-      gn(real("lower_bound", "Lower bound", names(d).position, -defaults(d).bound).group("Bounds")
+      gn(real("lower_bound", "Lower bound", names(d).position, -defaults(d).bound)
+             .group("Bounds")
              .help("Gap between the slider and the lower bound; positive: penetrating at the start")),
       contactLaw(choice("model", "Hard stop model", "smooth",
-                   {{"smooth", "Stiffness and damping applied smoothly through transition region, damped rebound"},
-                    {"full_undamped", "Full stiffness and damping applied at bounds, undamped rebound"},
-                    {"full_damped", "Full stiffness and damping applied at bounds, damped rebound"},
-                    {"restitution", "Based on coefficient of restitution"}})
-                .group("Bounds")),
+                        {{"smooth", "Stiffness and damping applied smoothly through transition region, damped rebound"},
+                         {"full_undamped", "Full stiffness and damping applied at bounds, undamped rebound"},
+                         {"full_damped", "Full stiffness and damping applied at bounds, damped rebound"},
+                         {"restitution", "Based on coefficient of restitution"}})
+                     .group("Bounds")),
       kp(real("upper_stiffness", "Contact stiffness at upper bound", names(d).stiffness, defaults(d).stiffness)
-             .above(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
+             .above(0)
+             .group("Contact")
+             .visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       kn(real("lower_stiffness", "Contact stiffness at lower bound", names(d).stiffness, defaults(d).stiffness)
-             .above(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
+             .above(0)
+             .group("Contact")
+             .visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       dp(real("upper_damping", "Contact damping at upper bound", names(d).damping, defaults(d).damping)
-             .atLeast(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
+             .atLeast(0)
+             .group("Contact")
+             .visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       dn(real("lower_damping", "Contact damping at lower bound", names(d).damping, defaults(d).damping)
-             .atLeast(0).group("Contact").visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
+             .atLeast(0)
+             .group("Contact")
+             .visibleWhen(contactLaw, {"smooth", "full_undamped", "full_damped"})),
       delta(real("transition_region", "Transition region", names(d).position, defaults(d).transition)
-                .above(0).group("Contact").visibleWhen(contactLaw, {"smooth"})
+                .above(0)
+                .group("Contact")
+                .visibleWhen(contactLaw, {"smooth"})
                 .help("Penetration over which force and damping ramp in: s = u^2 (3 - 2u), u = min(p / delta, 1)")),
       e(real("restitution_coefficient", "Coefficient of restitution", "", 0.8)
-            .atLeast(0).atMost(1).group("Restitution").visibleWhen(contactLaw, {"restitution"})
+            .atLeast(0)
+            .atMost(1)
+            .group("Restitution")
+            .visibleWhen(contactLaw, {"restitution"})
             .help("Relative speed after an impact over the speed before it")),
       speedThreshold(real("static_speed_threshold", "Static contact speed threshold", names(d).velocity, 1e-3)
-                         .atLeast(0).group("Restitution").visibleWhen(contactLaw, {"restitution"})
+                         .atLeast(0)
+                         .group("Restitution")
+                         .visibleWhen(contactLaw, {"restitution"})
                          .help("Slower impacts end in static contact instead of a bounce; 0: always bounce")),
       releaseThreshold(real("release_threshold", std::string("Static contact release ") + names(d).flow + " threshold",
                             names(d).force, 1e-3)
-                           .atLeast(0).group("Restitution").visibleWhen(contactLaw, {"restitution"})
+                           .atLeast(0)
+                           .group("Restitution")
+                           .visibleWhen(contactLaw, {"restitution"})
                            .help("The contact is released when the force holding it pulls by more than this")),
-      R(conserving("R", d, "Slider")), C(conserving("C", d, "Case")),
+      R(conserving("R", d, "Slider")),
+      C(conserving("C", d, "Case")),
       x(state(names(d).x, "Slider position relative to the case", names(d).position).recorded().startsAt(0.0)),
       vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
       f(algebraic(names(d).f, std::string("Contact ") + names(d).flow, names(d).force).recorded()),
@@ -215,9 +243,16 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       energyRec(computed("energy_dissipated", "Energy dissipated (cumulative)", "J")),
       modeRec(computed("mode", "Mode (0 free, 1 upper contact, 2 lower contact)", "")),
       E(state("damping_energy", "Energy dissipated by contact damping", "J").quadrature()),
-      mode(discrete("mode", kFree, kModes)), branch(discrete("branch", 0, kBranches)), impacts(discrete("impacts")), loss(discrete("impact_loss")),
-      vBefore(discrete("v_before")), target(discrete("v_target")), side(discrete("side")),
-      refUpper(discrete("ref_upper", real(gp))), refLower(discrete("ref_lower", real(gn))), fastest(discrete("fastest")),
+      mode(discrete("mode", kFree, kModes)),
+      branch(discrete("branch", 0, kBranches)),
+      impacts(discrete("impacts")),
+      loss(discrete("impact_loss")),
+      vBefore(discrete("v_before")),
+      target(discrete("v_target")),
+      side(discrete("side")),
+      refUpper(discrete("ref_upper", real(gp))),
+      refLower(discrete("ref_lower", real(gn))),
+      fastest(discrete("fastest")),
       m_law(lawOf(key(contactLaw))) {}
 
 void HardStop::validateMore(core::Diagnostics& out) const {
@@ -289,9 +324,12 @@ void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
     if (m_law != ContactLaw::Restitution) return crossBound(ctx, which, direction);
     if (direction == core::kRising) return;   // every restitution event function falls through zero
     const int m = ctx.mode(mode);
-    if (m == kFree) hit(ctx, which == kUpperSide ? +1 : -1);
-    else if (m == kContactUpper && which == kUpperSide) release(ctx, +1);
-    else if (m == kContactLower && which == kLowerSide) release(ctx, -1);
+    if (m == kFree)
+        hit(ctx, which == kUpperSide ? +1 : -1);
+    else if (m == kContactUpper && which == kUpperSide)
+        release(ctx, +1);
+    else if (m == kContactLower && which == kLowerSide)
+        release(ctx, -1);
 }
 
 void HardStop::crossBound(EventCtx& ctx, int which, int direction) const {
@@ -325,16 +363,21 @@ void HardStop::settle(EventCtx& ctx) const {
         return;
     }
     switch (ctx.mode(mode)) {
-    case kImpact: afterImpact(ctx); break;
-    case kReleaseUpper:
-    case kReleaseLower: ctx.set(mode, kFree); break;
-    case kContactUpper:
-        if (ctx.eq()[f] < -real(releaseThreshold)) release(ctx, +1);
-        break;
-    case kContactLower:
-        if (ctx.eq()[f] > real(releaseThreshold)) release(ctx, -1);
-        break;
-    default: break;
+        case kImpact:
+            afterImpact(ctx);
+            break;
+        case kReleaseUpper:
+        case kReleaseLower:
+            ctx.set(mode, kFree);
+            break;
+        case kContactUpper:
+            if (ctx.eq()[f] < -real(releaseThreshold)) release(ctx, +1);
+            break;
+        case kContactLower:
+            if (ctx.eq()[f] > real(releaseThreshold)) release(ctx, -1);
+            break;
+        default:
+            break;
     }
 }
 
@@ -358,8 +401,10 @@ void HardStop::release(EventCtx& ctx, int s) const {
 // beyond the bound, so the event function starts on the free side.
 void HardStop::holdReference(EventCtx& ctx, int s) const {
     const double xv = ctx.eq()[x];
-    if (s > 0) ctx.set(refUpper, std::max(real(gp), xv));
-    else ctx.set(refLower, std::min(real(gn), xv));
+    if (s > 0)
+        ctx.set(refUpper, std::max(real(gp), xv));
+    else
+        ctx.set(refLower, std::min(real(gn), xv));
 }
 
 void HardStop::record(const core::Eq<double>& eq, std::span<double> out) const {
@@ -374,8 +419,6 @@ void HardStop::record(const core::Eq<double>& eq, std::span<double> out) const {
     out[static_cast<std::size_t>(modeRec.index)] = m;
 }
 
-void addHardStop(core::Registry& r) {
-    r.addTwins<HardStop>();
-}
+void addHardStop(core::Registry& r) { r.addTwins<HardStop>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -13,13 +13,18 @@ namespace endstop::blocks {
 class IdealGear final : public core::BlockT<IdealGear> {
 public:
     explicit IdealGear(const core::ParamValues& p)
-        : BlockT({.typeId = "rotational.ideal_gear", .typeVersion = 1, .title = "Ideal Gear", .category = "Rotational",
-                  .help = "A lossless gear between the flanges A and B: A turns ratio times as fast as B, and the power "
-                          "that enters at one flange leaves at the other."},
-                 p),
+        : BlockT(
+              {.typeId = "rotational.ideal_gear",
+               .typeVersion = 1,
+               .title = "Ideal Gear",
+               .category = "Rotational",
+               .help = "A lossless gear between the flanges A and B: A turns ratio times as fast as B, and the power "
+                       "that enters at one flange leaves at the other."},
+              p),
           ratio(real("ratio", "Transmission ratio (w_A / w_B)", "", 1.0)
                     .help("not 0; negative reverses the sense of rotation")),
-          A(conserving("A", Domain::Rotational, "Flange A")), B(conserving("B", Domain::Rotational, "Flange B")),
+          A(conserving("A", Domain::Rotational, "Flange A")),
+          B(conserving("B", Domain::Rotational, "Flange B")),
           wRec(computed("w", "Angular velocity at A", "rad/s")),
           t(algebraic("t", "Torque at A", "N*m").recorded()) {}
 
@@ -44,4 +49,4 @@ private:
 
 void addIdealGear(core::Registry& r) { r.add<IdealGear>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

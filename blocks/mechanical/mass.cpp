@@ -36,9 +36,15 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         if (d == Domain::Rotational)
-            return {.typeId = "rotational.inertia", .typeVersion = 1, .title = "Inertia", .category = "Rotational",
+            return {.typeId = "rotational.inertia",
+                    .typeVersion = 1,
+                    .title = "Inertia",
+                    .category = "Rotational",
                     .help = "A rotating rigid body: the torques on its port I change its angular velocity."};
-        return {.typeId = "translational.mass", .typeVersion = 1, .title = "Mass", .category = "Translational",
+        return {.typeId = "translational.mass",
+                .typeVersion = 1,
+                .title = "Mass",
+                .category = "Translational",
                 .help = "A rigid body: the forces on its port M change its velocity."};
     }
     const core::Param m, v0, x0;
@@ -48,8 +54,6 @@ private:
     const core::Computed aRec;
 };
 
-void addMass(core::Registry& r) {
-    r.addTwins<Mass>();
-}
+void addMass(core::Registry& r) { r.addTwins<Mass>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -22,36 +22,47 @@ enum class Form { Polynomial, Table };           // the choice parameterization
 enum class Symmetry { Symmetric, Asymmetric };   // the choice symmetry
 // Event slots: a polynomial's one watches the sign of x; a table has one per breakpoint.
 enum Event : int { kSign = 0 };
-}  // namespace
+}   // namespace
 
 class NonlinearSpring final : public core::BlockT<NonlinearSpring> {
 public:
     NonlinearSpring(const core::ParamValues& p, Domain d)
         : BlockT(info(d), p),
-          param(choice("parameterization", "Parameterization", "polynomial", {{"polynomial", "Polynomial"}, {"table", "Table lookup"}})),
-          symmetry(choice("symmetry", "Polynomial", "symmetric", {{"symmetric", "Symmetric"}, {"asymmetric", "Asymmetric"}})
-                       .visibleWhen(param, {"polynomial"})),
+          param(choice("parameterization", "Parameterization", "polynomial",
+                       {{"polynomial", "Polynomial"}, {"table", "Table lookup"}})),
+          symmetry(
+              choice("symmetry", "Polynomial", "symmetric", {{"symmetric", "Symmetric"}, {"asymmetric", "Asymmetric"}})
+                  .visibleWhen(param, {"polynomial"})),
           m_form(is(param, "table") ? Form::Table : Form::Polynomial),
           m_symmetry(is(symmetry, "symmetric") ? Symmetry::Symmetric : Symmetry::Asymmetric),
           coefficients(vector("coefficients", "Spring coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
-                           .visibleWhen(symmetry, {"symmetric"}).help(kCoefficientHelp)),
+                           .visibleWhen(symmetry, {"symmetric"})
+                           .help(kCoefficientHelp)),
           tension(vector("tension_coefficients", "Tension coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
-                      .visibleWhen(symmetry, {"asymmetric"}).help(kCoefficientHelp)),
-          compression(vector("compression_coefficients", "Compression coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
-                          .visibleWhen(symmetry, {"asymmetric"}).help(kCoefficientHelp)),
+                      .visibleWhen(symmetry, {"asymmetric"})
+                      .help(kCoefficientHelp)),
+          compression(
+              vector("compression_coefficients", "Compression coefficients [k1 .. k5]", "", {defaultK1(d), 0, 0, 0, 0})
+                  .visibleWhen(symmetry, {"asymmetric"})
+                  .help(kCoefficientHelp)),
           xs(vector("displacements", "Displacements", names(d).position, {0.0, 0.01, 0.02, 0.03})
-                 .visibleWhen(param, {"table"}).help("strictly increasing; (0, 0) is added if 0 is missing")),
+                 .visibleWhen(param, {"table"})
+                 .help("strictly increasing; (0, 0) is added if 0 is missing")),
           fs(vector("forces", "Forces", names(d).force, defaultForces(d)).visibleWhen(param, {"table"})),
-          interpolation(choice("interpolation", "Interpolation", "linear", {{"linear", "Linear"}, {"smooth", "Smooth (modified Akima)"}})
+          interpolation(choice("interpolation", "Interpolation", "linear",
+                               {{"linear", "Linear"}, {"smooth", "Smooth (modified Akima)"}})
                             .visibleWhen(param, {"table"})),
-          extrapolation(choice("extrapolation", "Extrapolation", "linear", {{"linear", "Linear"}, {"nearest", "Nearest"}})
-                            .visibleWhen(param, {"table"})),
+          extrapolation(
+              choice("extrapolation", "Extrapolation", "linear", {{"linear", "Linear"}, {"nearest", "Nearest"}})
+                  .visibleWhen(param, {"table"})),
           x0(real("initial_deformation", "Initial deformation", names(d).position, 0.0).group("Initial conditions")),
-          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           x(state(names(d).x, "Deformation", names(d).position).recorded().startsAt(real(x0))),
           fRec(computed(names(d).f, std::string("Spring ") + names(d).flow, names(d).force)),
-          table(m_form == Form::Table ? SpringTable(vec(xs), vec(fs), is(interpolation, "smooth"), is(extrapolation, "linear"))
-                                   : SpringTable()),
+          table(m_form == Form::Table
+                    ? SpringTable(vec(xs), vec(fs), is(interpolation, "smooth"), is(extrapolation, "linear"))
+                    : SpringTable()),
           region(discrete("region", 0.0, regionCount())) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
@@ -64,7 +75,10 @@ public:
         return needsSignEvent() ? 1 : 0;
     }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
-        if (m_form != Form::Table) { g[kSign] = eq[x]; return; }
+        if (m_form != Form::Table) {
+            g[kSign] = eq[x];
+            return;
+        }
         for (std::size_t i = 0; i < g.size(); ++i) g[i] = eq[x] - table.breakpoints()[i];
     }
     // crossing breakpoint i upwards enters region i + 1, downwards region i (the sign: 0 / 1)
@@ -80,10 +94,13 @@ public:
 private:
     static constexpr const char* kCoefficientHelp = "SI: k_i in N/m^i (N*m/rad^i); unused orders are 0";
     static core::BlockInfo info(Domain d) {
-        return {.typeId = typeId(d, "nonlinear_spring"), .typeVersion = 1,
-                .title = std::string(names(d).category) + " Nonlinear Spring", .category = names(d).category,
-                .help = "Spring with a nonlinear force-deformation curve: a 5th-order polynomial (symmetric or "
-                        "asymmetric) or a table lookup."};
+        return {.typeId = typeId(d, "nonlinear_spring"),
+                .typeVersion = 1,
+                .title = std::string(names(d).category) + " Nonlinear Spring",
+                .category = names(d).category,
+                .help =
+                    "Spring with a nonlinear force-deformation curve: a 5th-order polynomial (symmetric or "
+                    "asymmetric) or a table lookup."};
     }
     static double defaultK1(Domain d) { return d == Domain::Rotational ? 10.0 : 1000.0; }
     static std::vector<double> defaultForces(Domain d) {
@@ -136,15 +153,15 @@ private:
 void NonlinearSpring::validateMore(core::Diagnostics& out) const {
     if (m_form != Form::Table) {
         for (core::VecParam v : {coefficients, tension, compression})
-            if (vec(v).size() > 5) out.push_back(paramError(params()[static_cast<std::size_t>(v.index)].key, "at most 5 coefficients (k1 .. k5)"));
+            if (vec(v).size() > 5)
+                out.push_back(
+                    paramError(params()[static_cast<std::size_t>(v.index)].key, "at most 5 coefficients (k1 .. k5)"));
         return;
     }
     if (std::string e = SpringTable::check(vec(xs), vec(fs)); !e.empty())
         out.push_back(paramError(e.rfind("forces", 0) == 0 ? "forces" : "displacements", e));
 }
 
-void addNonlinearSpring(core::Registry& r) {
-    r.addTwins<NonlinearSpring>();
-}
+void addNonlinearSpring(core::Registry& r) { r.addTwins<NonlinearSpring>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -13,7 +13,8 @@ public:
     MotionSensor(const core::ParamValues& p, Domain d)
         : BlockT(info(d), p),
           x0(real("initial_position", "Initial position", names(d).position, 0.0).group("Initial conditions")),
-          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           X(output(names(d).x, "Relative position", names(d).position)),
           V(output(names(d).v, "Relative velocity", names(d).velocity)),
           A(output(d == Domain::Rotational ? "alpha" : "a", "Relative acceleration", names(d).acceleration)) {
@@ -29,8 +30,10 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {.typeId = typeId(d, "motion_sensor"), .typeVersion = 1,
-                .title = std::string("Ideal ") + names(d).category + " Motion Sensor", .category = names(d).category,
+        return {.typeId = typeId(d, "motion_sensor"),
+                .typeVersion = 1,
+                .title = std::string("Ideal ") + names(d).category + " Motion Sensor",
+                .category = names(d).category,
                 .help = "Measures the relative position, velocity and acceleration of R with respect to C."};
     }
     const core::Param x0;
@@ -40,7 +43,9 @@ private:
 class FlowSensor final : public core::BlockT<FlowSensor> {
 public:
     FlowSensor(const core::ParamValues& p, Domain d)
-        : BlockT(info(d), p), R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+        : BlockT(info(d), p),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           F(output(names(d).f, std::string("Measured ") + names(d).flow, names(d).force)) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
@@ -52,15 +57,15 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         const bool rot = d == Domain::Rotational;
-        return {.typeId = rot ? "rotational.torque_sensor" : "translational.force_sensor", .typeVersion = 1,
-                .title = rot ? "Ideal Torque Sensor" : "Ideal Force Sensor", .category = names(d).category,
+        return {.typeId = rot ? "rotational.torque_sensor" : "translational.force_sensor",
+                .typeVersion = 1,
+                .title = rot ? "Ideal Torque Sensor" : "Ideal Force Sensor",
+                .category = names(d).category,
                 .help = std::string("A rigid link from R to C that outputs the ") + names(d).flow + " it transmits."};
     }
     const core::Port R, C, F;
 };
 
-void addSensors(core::Registry& r) {
-    r.addTwins<MotionSensor, FlowSensor>();
-}
+void addSensors(core::Registry& r) { r.addTwins<MotionSensor, FlowSensor>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -10,7 +10,9 @@ namespace endstop::blocks {
 class FlowSource final : public core::BlockT<FlowSource> {
 public:
     FlowSource(const core::ParamValues& p, Domain d)
-        : BlockT(info(d), p), R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+        : BlockT(info(d), p),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           S(input("S", std::string("Applied ") + names(d).flow, names(d).force)),
           fRec(computed(names(d).f, std::string("Applied ") + names(d).flow, names(d).force)) {}
 
@@ -26,8 +28,10 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         const bool rot = d == Domain::Rotational;
-        return {.typeId = rot ? "rotational.torque_source" : "translational.force_source", .typeVersion = 1,
-                .title = rot ? "Ideal Torque Source" : "Ideal Force Source", .category = names(d).category,
+        return {.typeId = rot ? "rotational.torque_source" : "translational.force_source",
+                .typeVersion = 1,
+                .title = rot ? "Ideal Torque Source" : "Ideal Force Source",
+                .category = names(d).category,
                 .help = std::string("Applies the signal S as a ") + names(d).flow + " pushing R forward and C back."};
     }
     const core::Port R, C, S;
@@ -37,7 +41,9 @@ private:
 class AcrossSource final : public core::BlockT<AcrossSource> {
 public:
     AcrossSource(const core::ParamValues& p, Domain d)
-        : BlockT(info(d), p), R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+        : BlockT(info(d), p),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           S(input("S", "Imposed velocity", names(d).velocity)),
           vRec(computed(names(d).v, "Velocity", names(d).velocity)),
           f(algebraic(names(d).f, std::string("Source ") + names(d).flow, names(d).force).recorded()) {}
@@ -53,18 +59,18 @@ public:
 private:
     static core::BlockInfo info(Domain d) {
         const bool rot = d == Domain::Rotational;
-        return {.typeId = rot ? "rotational.speed_source" : "translational.velocity_source", .typeVersion = 1,
-                .title = rot ? "Ideal Angular Velocity Source" : "Ideal Velocity Source", .category = names(d).category,
-                .help = std::string("Imposes the signal S as the velocity of R relative to C, whatever ") + names(d).flow +
-                        " it takes."};
+        return {.typeId = rot ? "rotational.speed_source" : "translational.velocity_source",
+                .typeVersion = 1,
+                .title = rot ? "Ideal Angular Velocity Source" : "Ideal Velocity Source",
+                .category = names(d).category,
+                .help = std::string("Imposes the signal S as the velocity of R relative to C, whatever ") +
+                        names(d).flow + " it takes."};
     }
     const core::Port R, C, S;
     const core::Computed vRec;
     const core::Var f;
 };
 
-void addSources(core::Registry& r) {
-    r.addTwins<FlowSource, AcrossSource>();
-}
+void addSources(core::Registry& r) { r.addTwins<FlowSource, AcrossSource>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -10,9 +10,11 @@ class Spring final : public core::BlockT<Spring> {
 public:
     Spring(const core::ParamValues& p, Domain d)
         : BlockT(info(d), p),
-          k(real("stiffness", "Spring stiffness", names(d).stiffness, d == Domain::Rotational ? 10.0 : 1000.0).atLeast(0)),
+          k(real("stiffness", "Spring stiffness", names(d).stiffness, d == Domain::Rotational ? 10.0 : 1000.0)
+                .atLeast(0)),
           x0(real("initial_deformation", "Initial deformation", names(d).position, 0.0).group("Initial conditions")),
-          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           x(state(names(d).x, "Deformation", names(d).position).recorded().startsAt(real(x0))),
           fRec(computed(names(d).f, std::string("Spring ") + names(d).flow, names(d).force)) {}
 
@@ -28,7 +30,9 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {.typeId = typeId(d, "spring"), .typeVersion = 1, .title = std::string(names(d).category) + " Spring",
+        return {.typeId = typeId(d, "spring"),
+                .typeVersion = 1,
+                .title = std::string(names(d).category) + " Spring",
                 .category = names(d).category,
                 .help = "Ideal linear spring between R and C: its force is proportional to its deformation."};
     }
@@ -38,8 +42,6 @@ private:
     const core::Computed fRec;
 };
 
-void addSpring(core::Registry& r) {
-    r.addTwins<Spring>();
-}
+void addSpring(core::Registry& r) { r.addTwins<Spring>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

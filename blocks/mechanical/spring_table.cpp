@@ -8,7 +8,7 @@ namespace endstop::blocks {
 
 namespace {
 std::size_t at(long i) { return static_cast<std::size_t>(i); }
-}  // namespace
+}   // namespace
 
 SpringTable::SpringTable(std::vector<double> x, std::vector<double> f, bool smooth, bool linearExtrapolation)
     : m_smooth(smooth), m_linear(linearExtrapolation) {
@@ -28,7 +28,8 @@ std::string SpringTable::check(const std::vector<double>& x, const std::vector<d
         return "forces must have as many elements as displacements (" + std::to_string(x.size()) + "), got " +
                std::to_string(f.size());
     for (std::size_t i = 1; i < x.size(); ++i)
-        if (!(x[i] > x[i - 1])) return "displacements must be strictly increasing (element " + std::to_string(i + 1) + ")";
+        if (!(x[i] > x[i - 1]))
+            return "displacements must be strictly increasing (element " + std::to_string(i + 1) + ")";
     const bool hasOrigin = std::find(x.begin(), x.end(), 0.0) != x.end();
     if (x.size() + (hasOrigin ? 0 : 1) < 2) return "displacements need a point besides the origin";
     return {};
@@ -68,4 +69,4 @@ void SpringTable::slopes() {
     }
 }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

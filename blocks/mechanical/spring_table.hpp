@@ -50,4 +50,4 @@ private:
     bool m_linear = true;
 };
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -21,10 +21,10 @@
 namespace endstop::blocks {
 
 namespace {
-constexpr double kCfmAcceleration = 1e-9;   // SI acceleration error at the breakaway force
+constexpr double kCfmAcceleration = 1e-9;        // SI acceleration error at the breakaway force
 enum class LimitsFrom { Parameters, Signals };   // the choice limits_from
 enum class KineticLaw { Coulomb, Stribeck };     // the choice kinetic_model
-}  // namespace
+}   // namespace
 
 class Stiction final : public core::BlockT<Stiction> {
 public:
@@ -32,20 +32,27 @@ public:
         : BlockT(info(d), p),
           limitsFrom(choice("limits_from", "Friction limits from", "parameters",
                             {{"parameters", "Parameters"}, {"signals", "Input signals FK, FSf, FSr"}})),
-          fsPos(real("breakaway_positive", "Breakaway force, positive direction", names(d).force, scale(d)).above(0)
+          fsPos(real("breakaway_positive", "Breakaway force, positive direction", names(d).force, scale(d))
+                    .above(0)
                     .visibleWhen(limitsFrom, {"parameters"})),
-          fsNeg(real("breakaway_negative", "Breakaway force, negative direction", names(d).force, -scale(d)).below(0)
+          fsNeg(real("breakaway_negative", "Breakaway force, negative direction", names(d).force, -scale(d))
+                    .below(0)
                     .visibleWhen(limitsFrom, {"parameters"})),
-          fk(real("kinetic_friction", "Kinetic friction", names(d).force, 0.8 * scale(d)).atLeast(0)
-                 .visibleWhen(limitsFrom, {"parameters"}).help("magnitude; opposes the relative motion")),
+          fk(real("kinetic_friction", "Kinetic friction", names(d).force, 0.8 * scale(d))
+                 .atLeast(0)
+                 .visibleWhen(limitsFrom, {"parameters"})
+                 .help("magnitude; opposes the relative motion")),
           kineticModel(choice("kinetic_model", "Kinetic friction model", "coulomb",
                               {{"coulomb", "Coulomb"}, {"stribeck", "Stribeck (decays from breakaway to kinetic)"}})),
-          vS(real("stribeck_velocity", "Stribeck velocity", names(d).velocity, 0.01).above(0)
+          vS(real("stribeck_velocity", "Stribeck velocity", names(d).velocity, 0.01)
+                 .above(0)
                  .visibleWhen(kineticModel, {"stribeck"})),
           cv(real("viscous_coefficient", "Viscous friction coefficient", names(d).damping, 0.0).atLeast(0)),
-          vth(real("velocity_threshold", "Velocity threshold", names(d).velocity, 1e-4).above(0)
+          vth(real("velocity_threshold", "Velocity threshold", names(d).velocity, 1e-4)
+                  .above(0)
                   .help("set it well above the absolute tolerance")),
-          R(conserving("R", d, "R")), C(conserving("C", d, "C")),
+          R(conserving("R", d, "R")),
+          C(conserving("C", d, "C")),
           FK(input("FK", "Kinetic friction", names(d).force).visibleWhen(limitsFrom, {"signals"})),
           FSf(input("FSf", "Lower static limit (< 0)", names(d).force).visibleWhen(limitsFrom, {"signals"})),
           FSr(input("FSr", "Upper static limit (> 0)", names(d).force).visibleWhen(limitsFrom, {"signals"})),
@@ -54,14 +61,16 @@ public:
           h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
           modeRec(computed("mode", "Mode: 0 unlocked, 1 locked, 2 wait", "")),
           lock{discrete("mode", kSliding, 3), discrete("direction", 1.0, 2), discrete("since", -1.0),
-               discrete("logged", -1.0), discrete("vetoed", -1.0), discrete("v_event", 0.0)},
+               discrete("logged", -1.0),      discrete("vetoed", -1.0),      discrete("v_event", 0.0)},
           m_limitsFrom(is(limitsFrom, "signals") ? LimitsFrom::Signals : LimitsFrom::Parameters),
           m_law(is(kineticModel, "stribeck") ? KineticLaw::Stribeck : KineticLaw::Coulomb) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         const S v = eq.across(R) - eq.across(C);
-        if (eq.mode(lock.mode) == kLocked) eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
-        else eq.residual(f) = eq[f] - kinetic(eq, v);
+        if (eq.mode(lock.mode) == kLocked)
+            eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
+        else
+            eq.residual(f) = eq[f] - kinetic(eq, v);
         eq.residual(h) = eq[h] - eq[f];
         eq.flowThrough(R, C, eq[f]);
     }
@@ -93,8 +102,9 @@ public:
     }
     void validateMore(core::Diagnostics& out) const override {
         if (!fromSignals() && real(fk) > std::min(real(fsPos), -real(fsNeg))) {
-            core::Diagnostic w = paramError("kinetic_friction", "is above a breakaway force: the joint will hold up to the "
-                                                                "kinetic friction instead");
+            core::Diagnostic w = paramError("kinetic_friction",
+                                            "is above a breakaway force: the joint will hold up to the "
+                                            "kinetic friction instead");
             w.severity = core::Severity::Warning;
             out.push_back(w);
         }
@@ -102,10 +112,13 @@ public:
 
 private:
     static core::BlockInfo info(Domain d) {
-        return {.typeId = typeId(d, "stiction"), .typeVersion = 1, .title = std::string(names(d).category) + " Stiction",
+        return {.typeId = typeId(d, "stiction"),
+                .typeVersion = 1,
+                .title = std::string(names(d).category) + " Stiction",
                 .category = names(d).category,
-                .help = "Static and kinetic friction between R and C: locks when the relative velocity reaches zero and "
-                        "the holding force is inside the breakaway limits, unlocks when it leaves them."};
+                .help =
+                    "Static and kinetic friction between R and C: locks when the relative velocity reaches zero and "
+                    "the holding force is inside the breakaway limits, unlocks when it leaves them."};
     }
     static double scale(Domain d) { return d == Domain::Rotational ? 1.0 : 10.0; }
     double cfm() const { return kCfmAcceleration / std::max(real(fsPos), -real(fsNeg)); }
@@ -129,7 +142,8 @@ private:
         const S fkin = fromSignals() ? eq.input(FK) : S(real(fk));
         S magnitude = fkin;
         if (m_law == KineticLaw::Stribeck) {
-            const S fs = fromSignals() ? (s > 0 ? eq.input(FSr) : -eq.input(FSf)) : S(s > 0 ? real(fsPos) : -real(fsNeg));
+            const S fs =
+                fromSignals() ? (s > 0 ? eq.input(FSr) : -eq.input(FSf)) : S(s > 0 ? real(fsPos) : -real(fsNeg));
             magnitude = fkin + (fs - fkin) * exp(-s * v / real(vS));
         }
         return s * magnitude + real(cv) * v;
@@ -148,8 +162,6 @@ private:
     const KineticLaw m_law;
 };
 
-void addStiction(core::Registry& r) {
-    r.addTwins<Stiction>();
-}
+void addStiction(core::Registry& r) { r.addTwins<Stiction>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -11,11 +11,15 @@ namespace endstop::blocks {
 class WheelAxle final : public core::BlockT<WheelAxle> {
 public:
     explicit WheelAxle(const core::ParamValues& p)
-        : BlockT({.typeId = "mechanical.wheel_axle", .typeVersion = 1, .title = "Wheel and Axle", .category = "Mechanical",
+        : BlockT({.typeId = "mechanical.wheel_axle",
+                  .typeVersion = 1,
+                  .title = "Wheel and Axle",
+                  .category = "Mechanical",
                   .help = "Converts rotation at the axle A to translation at the rim P, rolling without slip or loss."},
                  p),
           r(real("radius", "Wheel radius", "m", 0.1).above(0)),
-          A(conserving("A", Domain::Rotational, "Axle")), P(conserving("P", Domain::Translational, "Rim")),
+          A(conserving("A", Domain::Rotational, "Axle")),
+          P(conserving("P", Domain::Translational, "Rim")),
           tRec(computed("t", "Axle torque", "N*m")),
           f(algebraic("f", "Rim force", "N").recorded()) {}
 
@@ -37,4 +41,4 @@ private:
 
 void addWheelAxle(core::Registry& r) { r.add<WheelAxle>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

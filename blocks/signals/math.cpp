@@ -10,10 +10,18 @@ namespace endstop::blocks {
 class Gain final : public core::BlockT<Gain> {
 public:
     explicit Gain(const core::ParamValues& p)
-        : BlockT({.typeId = "signal.gain", .typeVersion = 1, .title = "Gain", .category = "Signals",
-                  .help = "Multiplies its input by a constant."}, p),
-          k(real("gain", "Gain", "", 1.0).anyUnit()), u(input("u", "Input", "")), y(output("y", "Output", "").recorded()) {}
-    template <class S> void equations(core::Eq<S>& eq) const { eq.residual(outVar(y)) = eq[outVar(y)] - real(k) * eq.input(u); }
+        : BlockT({.typeId = "signal.gain",
+                  .typeVersion = 1,
+                  .title = "Gain",
+                  .category = "Signals",
+                  .help = "Multiplies its input by a constant."},
+                 p),
+          k(real("gain", "Gain", "", 1.0).anyUnit()),
+          u(input("u", "Input", "")),
+          y(output("y", "Output", "").recorded()) {}
+    template <class S> void equations(core::Eq<S>& eq) const {
+        eq.residual(outVar(y)) = eq[outVar(y)] - real(k) * eq.input(u);
+    }
 
 private:
     const core::Param k;
@@ -23,8 +31,12 @@ private:
 class Sum final : public core::BlockT<Sum> {
 public:
     explicit Sum(const core::ParamValues& p)
-        : BlockT({.typeId = "signal.sum", .typeVersion = 1, .title = "Sum", .category = "Signals",
-                  .help = "Adds and subtracts its inputs."}, p),
+        : BlockT({.typeId = "signal.sum",
+                  .typeVersion = 1,
+                  .title = "Sum",
+                  .category = "Signals",
+                  .help = "Adds and subtracts its inputs."},
+                 p),
           signs(text("signs", "List of signs", "++").help("one '+' or '-' per input, e.g. \"+-\"")) {
         const std::string& s = text(signs);
         for (std::size_t i = 0; i < s.size() && i < kMaxInputs; ++i)
@@ -40,7 +52,8 @@ public:
     void validateMore(core::Diagnostics& out) const override {
         const std::string& s = text(signs);
         if (s.empty() || s.size() > kMaxInputs || s.find_first_not_of("+-") != std::string::npos)
-            out.push_back(paramError("signs", "expected 1 to " + std::to_string(kMaxInputs) + " characters '+' or '-', got \"" + s + "\""));
+            out.push_back(paramError(
+                "signs", "expected 1 to " + std::to_string(kMaxInputs) + " characters '+' or '-', got \"" + s + "\""));
     }
 
 private:
@@ -55,4 +68,4 @@ void addSignalMath(core::Registry& r) {
     r.add<Sum>();
 }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -14,17 +14,23 @@ namespace endstop::blocks {
 
 namespace {
 enum Side { kBelow = 0, kBetween = 1, kAbove = 2 };
-}  // namespace
+}   // namespace
 
 class Limiter final : public core::BlockT<Limiter> {
 public:
     explicit Limiter(const core::ParamValues& p)
-        : BlockT({.typeId = "signal.limiter", .typeVersion = 1, .title = "Limiter", .category = "Signals",
-                  .help = "Passes its input, clamped to [lower_limit, upper_limit]."}, p),
+        : BlockT({.typeId = "signal.limiter",
+                  .typeVersion = 1,
+                  .title = "Limiter",
+                  .category = "Signals",
+                  .help = "Passes its input, clamped to [lower_limit, upper_limit]."},
+                 p),
           upper(real("upper_limit", "Upper limit", "", 1.0).anyUnit()),
           lower(real("lower_limit", "Lower limit", "", -1.0).anyUnit()),
-          u(input("u", "Input", "")), y(output("y", "Output", "").recorded()),
-          side(discrete("side", kBetween, 3)), started(discrete("started", 0.0)) {}
+          u(input("u", "Input", "")),
+          y(output("y", "Output", "").recorded()),
+          side(discrete("side", kBetween, 3)),
+          started(discrete("started", 0.0)) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         const int m = eq.mode(side);
@@ -38,8 +44,10 @@ public:
         g[kUpperLimit] = real(upper) - eq.input(u);
     }
     void onEvent(core::EventCtx& ctx, int which, int direction) const override {
-        if (direction == core::kFalling) ctx.set(side, which == kLowerLimit ? kBelow : kAbove);
-        else ctx.set(side, kBetween);
+        if (direction == core::kFalling)
+            ctx.set(side, which == kLowerLimit ? kBelow : kAbove);
+        else
+            ctx.set(side, kBetween);
     }
     bool hasSettle() const override { return true; }
     void settle(core::EventCtx& ctx) const override {
@@ -50,7 +58,8 @@ public:
     }
     void validateMore(core::Diagnostics& out) const override {
         if (real(lower) > real(upper))
-            out.push_back(paramError("lower_limit", "must be <= upper_limit (" + core::formatNumber(real(upper)) + ")"));
+            out.push_back(
+                paramError("lower_limit", "must be <= upper_limit (" + core::formatNumber(real(upper)) + ")"));
     }
 
 private:
@@ -63,10 +72,16 @@ private:
 class Abs final : public core::BlockT<Abs> {
 public:
     explicit Abs(const core::ParamValues& p)
-        : BlockT({.typeId = "signal.abs", .typeVersion = 1, .title = "Absolute Value", .category = "Signals",
-                  .help = "The magnitude of its input."}, p),
-          u(input("u", "Input", "")), y(output("y", "Output", "").recorded()),
-          negative(discrete("negative", 0.0, 2)), started(discrete("started", 0.0)) {}
+        : BlockT({.typeId = "signal.abs",
+                  .typeVersion = 1,
+                  .title = "Absolute Value",
+                  .category = "Signals",
+                  .help = "The magnitude of its input."},
+                 p),
+          u(input("u", "Input", "")),
+          y(output("y", "Output", "").recorded()),
+          negative(discrete("negative", 0.0, 2)),
+          started(discrete("started", 0.0)) {}
 
     template <class S> void equations(core::Eq<S>& eq) const {
         eq.residual(outVar(y)) = eq[outVar(y)] - (eq.mode(negative) ? -eq.input(u) : eq.input(u));
@@ -92,9 +107,15 @@ private:
 class Product final : public core::BlockT<Product> {
 public:
     explicit Product(const core::ParamValues& p)
-        : BlockT({.typeId = "signal.product", .typeVersion = 1, .title = "Product", .category = "Signals",
-                  .help = "Multiplies its two inputs."}, p),
-          u1(input("u1", "Input 1", "")), u2(input("u2", "Input 2", "")), y(output("y", "Output", "").recorded()) {}
+        : BlockT({.typeId = "signal.product",
+                  .typeVersion = 1,
+                  .title = "Product",
+                  .category = "Signals",
+                  .help = "Multiplies its two inputs."},
+                 p),
+          u1(input("u1", "Input 1", "")),
+          u2(input("u2", "Input 2", "")),
+          y(output("y", "Output", "").recorded()) {}
     template <class S> void equations(core::Eq<S>& eq) const {
         eq.residual(outVar(y)) = eq[outVar(y)] - eq.input(u1) * eq.input(u2);
     }
@@ -106,10 +127,15 @@ private:
 class Integrator final : public core::BlockT<Integrator> {
 public:
     explicit Integrator(const core::ParamValues& p)
-        : BlockT({.typeId = "signal.integrator", .typeVersion = 1, .title = "Integrator", .category = "Signals",
-                  .help = "Integrates its input over time, starting from initial_value."}, p),
+        : BlockT({.typeId = "signal.integrator",
+                  .typeVersion = 1,
+                  .title = "Integrator",
+                  .category = "Signals",
+                  .help = "Integrates its input over time, starting from initial_value."},
+                 p),
           y0(real("initial_value", "Initial value", "", 0.0).anyUnit()),
-          u(input("u", "Input", "")), y(output("y", "Output", "").recorded()) {
+          u(input("u", "Input", "")),
+          y(output("y", "Output", "").recorded()) {
         setInitial(outVar(y), real(y0));
     }
     template <class S> void equations(core::Eq<S>& eq) const {
@@ -128,4 +154,4 @@ void addSignalNonlinear(core::Registry& r) {
     r.add<Integrator>();
 }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

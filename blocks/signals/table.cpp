@@ -12,18 +12,24 @@ namespace endstop::blocks {
 
 namespace {
 enum class Interpolation { Linear, Hold };   // the choice interpolation
-}  // namespace
+}   // namespace
 
 class Table final : public core::BlockT<Table> {
 public:
     explicit Table(const core::ParamValues& p)
-        : BlockT({.typeId = "signal.table", .typeVersion = 1, .title = "Time Table", .category = "Signals",
-                  .help = "Piecewise linear or piecewise constant signal of time."}, p),
+        : BlockT({.typeId = "signal.table",
+                  .typeVersion = 1,
+                  .title = "Time Table",
+                  .category = "Signals",
+                  .help = "Piecewise linear or piecewise constant signal of time."},
+                 p),
           times(vector("times", "Breakpoint times", "s", {0.0, 1.0})),
           values(vector("values", "Values", "", {0.0, 1.0})),
-          interpolation(choice("interpolation", "Interpolation", "linear", {{"linear", "Linear"}, {"hold", "Hold (zero order)"}})),
+          interpolation(choice("interpolation", "Interpolation", "linear",
+                               {{"linear", "Linear"}, {"hold", "Hold (zero order)"}})),
           m_interpolation(is(interpolation, "hold") ? Interpolation::Hold : Interpolation::Linear),
-          y(output("y", "Output", "").recorded()), segment(discrete("segment", 0.0)) {}
+          y(output("y", "Output", "").recorded()),
+          segment(discrete("segment", 0.0)) {}
 
     // segment: -1 before the first breakpoint, i in [0, n-1) inside, n-1 after the last
     template <class S> void equations(core::Eq<S>& eq) const {
@@ -32,10 +38,13 @@ public:
         const int n = static_cast<int>(std::min(T.size(), V.size()));
         const int i = eq.mode(segment);
         S out(V.empty() ? 0.0 : V.front());
-        if (n > 0 && i >= n - 1) out = S(V[static_cast<std::size_t>(n - 1)]);
+        if (n > 0 && i >= n - 1)
+            out = S(V[static_cast<std::size_t>(n - 1)]);
         else if (i >= 0 && n > 1) {
             const auto a = static_cast<std::size_t>(i);
-            out = m_interpolation == Interpolation::Hold ? S(V[a]) : V[a] + (eq.time() - T[a]) * ((V[a + 1] - V[a]) / (T[a + 1] - T[a]));
+            out = m_interpolation == Interpolation::Hold
+                      ? S(V[a])
+                      : V[a] + (eq.time() - T[a]) * ((V[a + 1] - V[a]) / (T[a + 1] - T[a]));
         }
         eq.residual(outVar(y)) = eq[outVar(y)] - out;
     }
@@ -54,11 +63,12 @@ public:
         const auto& T = vec(times);
         if (T.empty()) out.push_back(paramError("times", "needs at least one breakpoint"));
         if (T.size() != vec(values).size())
-            out.push_back(paramError("values", "must have as many elements as times (" + std::to_string(T.size()) + "), got " +
-                                                   std::to_string(vec(values).size())));
+            out.push_back(paramError("values", "must have as many elements as times (" + std::to_string(T.size()) +
+                                                   "), got " + std::to_string(vec(values).size())));
         for (std::size_t i = 1; i < T.size(); ++i)
             if (!(T[i] > T[i - 1])) {
-                out.push_back(paramError("times", "must be strictly increasing (element " + std::to_string(i + 1) + ")"));
+                out.push_back(
+                    paramError("times", "must be strictly increasing (element " + std::to_string(i + 1) + ")"));
                 break;
             }
     }
@@ -73,4 +83,4 @@ private:
 
 void addTable(core::Registry& r) { r.add<Table>(); }
 
-}  // namespace endstop::blocks
+}   // namespace endstop::blocks

@@ -18,7 +18,7 @@
 #include <bitset>
 #include <cmath>
 
-namespace endstop::ad {
+namespace endstop::core::ad {
 
 // ---- double ----------------------------------------------------------------------------------
 inline double value(double x) { return x; }
@@ -26,8 +26,7 @@ using std::abs, std::sin, std::cos, std::exp, std::log, std::sqrt, std::tanh, st
 inline double sign(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }
 
 // ---- Grad<N> ---------------------------------------------------------------------------------
-template <int N>
-struct Grad {
+template <int N> struct Grad {
     double v = 0.0;
     std::array<double, N> d{};
 
@@ -38,8 +37,16 @@ struct Grad {
         g.d[static_cast<std::size_t>(dir)] = weight;
         return g;
     }
-    Grad& operator+=(const Grad& o) { v += o.v; for (int i = 0; i < N; ++i) d[i] += o.d[i]; return *this; }
-    Grad& operator-=(const Grad& o) { v -= o.v; for (int i = 0; i < N; ++i) d[i] -= o.d[i]; return *this; }
+    Grad& operator+=(const Grad& o) {
+        v += o.v;
+        for (int i = 0; i < N; ++i) d[i] += o.d[i];
+        return *this;
+    }
+    Grad& operator-=(const Grad& o) {
+        v -= o.v;
+        for (int i = 0; i < N; ++i) d[i] -= o.d[i];
+        return *this;
+    }
     Grad& operator*=(const Grad& o) {
         for (int i = 0; i < N; ++i) d[i] = d[i] * o.v + v * o.d[i];
         v *= o.v;
@@ -60,18 +67,33 @@ template <int N> Grad<N> chain(const Grad<N>& x, double fx, double dfx) {
 template <int N> double value(const Grad<N>& x) { return x.v; }
 
 // ---- Tan<T> ----------------------------------------------------------------------------------
-template <class T>
-struct Tan {
+template <class T> struct Tan {
     T v{};
     T dt{};
 
     Tan() = default;
     Tan(double x) : v(x), dt(0.0) {}   // NOLINT
     Tan(T x, T t) : v(std::move(x)), dt(std::move(t)) {}
-    Tan& operator+=(const Tan& o) { v += o.v; dt += o.dt; return *this; }
-    Tan& operator-=(const Tan& o) { v -= o.v; dt -= o.dt; return *this; }
-    Tan& operator*=(const Tan& o) { dt = dt * o.v + v * o.dt; v *= o.v; return *this; }
-    Tan& operator/=(const Tan& o) { dt = (dt - v / o.v * o.dt) / o.v; v /= o.v; return *this; }
+    Tan& operator+=(const Tan& o) {
+        v += o.v;
+        dt += o.dt;
+        return *this;
+    }
+    Tan& operator-=(const Tan& o) {
+        v -= o.v;
+        dt -= o.dt;
+        return *this;
+    }
+    Tan& operator*=(const Tan& o) {
+        dt = dt * o.v + v * o.dt;
+        v *= o.v;
+        return *this;
+    }
+    Tan& operator/=(const Tan& o) {
+        dt = (dt - v / o.v * o.dt) / o.v;
+        v /= o.v;
+        return *this;
+    }
 };
 template <class T> Tan<T> chain(const Tan<T>& x, const T& fx, const T& dfx) { return {fx, dfx * x.dt}; }
 template <class T> double value(const Tan<T>& x) { return value(x.v); }
@@ -136,7 +158,11 @@ inline double value(const Sym& x) {   // a branch on the time may switch coeffic
 }
 
 // ---- arithmetic shared by the three types ----------------------------------------------------
-template <class X> concept Active = requires(X x) { x.v; } && !std::is_arithmetic_v<X>;
+template <class X>
+concept Active = requires(X x) {
+    x.v;
+}
+&&!std::is_arithmetic_v<X>;
 
 template <Active X> X operator+(X a, const X& b) { return a += b; }
 template <Active X> X operator-(X a, const X& b) { return a -= b; }
@@ -167,13 +193,19 @@ template <Active X> bool operator<=(double a, const X& b) { return a <= value(b)
 template <Active X> bool operator>=(double a, const X& b) { return a >= value(b); }
 
 // ---- elementary functions: f(x) with f'(x), lifted through chain() ---------------------------
-#define ENDSTOP_AD_UNARY(name, fexpr, dexpr)                                                      \
-    template <int N> Grad<N> name(const Grad<N>& x) { const double u = x.v; return chain(x, fexpr, dexpr); } \
-    inline Sym name(const Sym& x) { const double u = x.v; return chain(x, fexpr, 0.0); }        \
-    template <class T> Tan<T> name(const Tan<T>& x) {                                            \
-        using std::sin, std::cos, std::exp, std::sqrt, std::tanh;                                \
-        const T& u = x.v;                                                                        \
-        return chain(x, T(fexpr), T(dexpr));                                                     \
+#define ENDSTOP_AD_UNARY(name, fexpr, dexpr)                      \
+    template <int N> Grad<N> name(const Grad<N>& x) {             \
+        const double u = x.v;                                     \
+        return chain(x, fexpr, dexpr);                            \
+    }                                                             \
+    inline Sym name(const Sym& x) {                               \
+        const double u = x.v;                                     \
+        return chain(x, fexpr, 0.0);                              \
+    }                                                             \
+    template <class T> Tan<T> name(const Tan<T>& x) {             \
+        using std::sin, std::cos, std::exp, std::sqrt, std::tanh; \
+        const T& u = x.v;                                         \
+        return chain(x, T(fexpr), T(dexpr));                      \
     }
 ENDSTOP_AD_UNARY(sin, sin(u), cos(u))
 ENDSTOP_AD_UNARY(cos, cos(u), -sin(u))
@@ -211,4 +243,4 @@ inline double min(double a, double b) { return std::min(a, b); }
 inline double max(double a, double b) { return std::max(a, b); }
 inline double clamp(double x, double lo, double hi) { return std::min(std::max(x, lo), hi); }
 
-}  // namespace endstop::ad
+}   // namespace endstop::core::ad

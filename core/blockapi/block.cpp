@@ -17,8 +17,7 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 // value tried, so the cache is emptied when it grows large (blocks keep their own reference).
 class ShapeCache {
 public:
-    template <class Shape>
-    std::shared_ptr<Shape> find(const std::string& key) {
+    template <class Shape> std::shared_ptr<Shape> find(const std::string& key) {
         std::lock_guard lock(m_mutex);
         const auto it = m_shapes.find(key);
         return it == m_shapes.end() ? nullptr : std::static_pointer_cast<Shape>(it->second);
@@ -40,7 +39,7 @@ ShapeCache& shapes() {
     return *c;
 }
 
-}  // namespace
+}   // namespace
 
 Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>()) {
     std::string key = info.typeId;
@@ -112,9 +111,10 @@ ParamValue Block::resolved(const ParamDesc& d) const {
 void Block::checkType(int index) {
     const ParamDesc& d = m_shape->params[at(index)];
     ParamValue v = resolved(d);
-    const bool ok = (d.type == ParamType::Real && std::holds_alternative<double>(v)) ||
-                    (d.type == ParamType::Vector && std::holds_alternative<std::vector<double>>(v)) ||
-                    ((d.type == ParamType::Choice || d.type == ParamType::Text) && std::holds_alternative<std::string>(v));
+    const bool ok =
+        (d.type == ParamType::Real && std::holds_alternative<double>(v)) ||
+        (d.type == ParamType::Vector && std::holds_alternative<std::vector<double>>(v)) ||
+        ((d.type == ParamType::Choice || d.type == ParamType::Text) && std::holds_alternative<std::string>(v));
     if (!ok) {
         static constexpr const char* kExpected[] = {"a number", "a vector like [0 0.01 0.02]", "a choice key", "text"};
         fail(d.key, std::string("expected ") + kExpected[static_cast<int>(d.type)] + ", got " + toString(v));
@@ -139,7 +139,8 @@ void Block::storeValue(int index, ParamValue v) {
     if (i < kInlineReals) {
         m_reals[i] = x;
     } else {
-        if (m_moreReals.size() <= i - kInlineReals) m_moreReals.resize(i - kInlineReals + 1, std::numeric_limits<double>::quiet_NaN());
+        if (m_moreReals.size() <= i - kInlineReals)
+            m_moreReals.resize(i - kInlineReals + 1, std::numeric_limits<double>::quiet_NaN());
         m_moreReals[i - kInlineReals] = x;
     }
     m_values[i] = std::move(v);
@@ -147,7 +148,8 @@ void Block::storeValue(int index, ParamValue v) {
 
 // isVisible() on this block's resolved values, without building the map
 bool Block::visible(const std::optional<Visibility>& rule) const {
-    return isVisibleBy(rule, m_shape->params, [&](std::size_t i) { return i < m_values.size() ? &m_values[i] : nullptr; });
+    return isVisibleBy(rule, m_shape->params,
+                       [&](std::size_t i) { return i < m_values.size() ? &m_values[i] : nullptr; });
 }
 
 // ---- validation ------------------------------------------------------------------------------
@@ -167,7 +169,8 @@ Diagnostic Block::paramError(const std::string& key, std::string message) const 
 Diagnostics Block::validate() const {
     Diagnostics out = m_i->buildErrors;
     for (const auto& [key, value] : m_i->given) {
-        const bool known = std::any_of(m_shape->params.begin(), m_shape->params.end(), [&](const ParamDesc& d) { return d.key == key; });
+        const bool known = std::any_of(m_shape->params.begin(), m_shape->params.end(),
+                                       [&](const ParamDesc& d) { return d.key == key; });
         if (!known) out.push_back(paramError(key, "unknown parameter for block type " + m_shape->info.typeId));
     }
     for (std::size_t i = 0; i < m_shape->params.size() && i < m_values.size(); ++i) {
@@ -179,4 +182,4 @@ Diagnostics Block::validate() const {
     return out;
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -30,7 +30,7 @@ namespace endstop::core {
 
 using Jet = ad::Grad<8>;   // directions per Jacobian pass; larger blocks take several passes
 
-struct RecordedVar {   // a recorded variable in declaration order
+struct RecordedVar {         // a recorded variable in declaration order
     bool computed = false;   // true: Block::record() fills it; false: an own variable
     int index = -1;          // into computed() or vars()
 };
@@ -130,7 +130,8 @@ protected:
     ParamBuilder real(std::string_view key, std::string_view label, std::string_view unit, double def);
     Builder<Choice> choice(std::string_view key, std::string_view label, std::string_view def,
                            std::initializer_list<ChoiceView> options);
-    Builder<VecParam> vector(std::string_view key, std::string_view label, std::string_view unit, std::vector<double> def);
+    Builder<VecParam> vector(std::string_view key, std::string_view label, std::string_view unit,
+                             std::vector<double> def);
     Builder<TextParam> text(std::string_view key, std::string_view label, std::string_view def);
     PortBuilder conserving(std::string_view name, Domain d, std::string_view label);
     PortBuilder input(std::string_view name, std::string_view label, std::string_view unit);
@@ -159,17 +160,18 @@ private:
     bool visible(const std::optional<Visibility>& rule) const;
     ParamDesc& paramAt(int index);
     Visibility visibility(Choice c, std::initializer_list<const char*> values) const;
-    int declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit, ParamValue def);
+    int declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit,
+                     ParamValue def);
     int declarePort(std::string_view name, std::string_view label, PortKind kind, Domain d, std::string_view unit);
     int declareVar(std::string_view name, std::string_view label, std::string_view unit, VarKind kind);
 
     std::shared_ptr<Shape> m_shape;   // written only while building (not shared)
     bool m_shared = false;            // m_shape came from the cache: declarations only count
     std::unique_ptr<Instance> m_i;
-    std::vector<ParamValue> m_values;                // resolved values by parameter index
+    std::vector<ParamValue> m_values;   // resolved values by parameter index
     static constexpr std::size_t kInlineReals = 14;
-    std::vector<double> m_moreReals;                 // real parameters from index kInlineReals on
-    std::array<double, kInlineReals> m_reals{};      // real parameters by index (NaN for the other kinds)
+    std::vector<double> m_moreReals;              // real parameters from index kInlineReals on
+    std::array<double, kInlineReals> m_reals{};   // real parameters by index (NaN for the other kinds)
 };
 
 // ---- declaration builders: the chained options of a declaration (core/blockapi/block_declare.cpp)
@@ -236,8 +238,7 @@ private:
 
 // ---- CRTP glue -------------------------------------------------------------------------------
 
-template <class D>
-class BlockT : public Block {
+template <class D> class BlockT : public Block {
 public:
     using Block::Block;
     void eval(Eq<double>& e) const override { self().equations(e); }
@@ -259,4 +260,4 @@ private:
     }
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

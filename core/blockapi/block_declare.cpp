@@ -38,7 +38,7 @@ PortDesc& scratchPort() {
     return scratch;
 }
 
-}  // namespace
+}   // namespace
 
 ParamDesc& Block::paramAt(int index) { return building() ? m_shape->params[at(index)] : scratchParam(); }
 
@@ -50,7 +50,8 @@ Visibility Block::visibility(Choice c, std::initializer_list<const char*> values
 
 // ---- parameters --------------------------------------------------------------------------------
 
-int Block::declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit, ParamValue def) {
+int Block::declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit,
+                        ParamValue def) {
     const int index = m_i->params++;
     if (building()) {
         ParamDesc d;
@@ -73,11 +74,13 @@ Block::Builder<Choice> Block::choice(std::string_view key, std::string_view labe
                                      std::initializer_list<ChoiceView> options) {
     const int index = declareParam(key, label, ParamType::Choice, {}, std::string(def));
     if (building())
-        for (const ChoiceView& o : options) m_shape->params.back().choices.push_back({std::string(o.key), std::string(o.label)});
+        for (const ChoiceView& o : options)
+            m_shape->params.back().choices.push_back({std::string(o.key), std::string(o.label)});
     return {*this, index};
 }
 
-Block::Builder<VecParam> Block::vector(std::string_view key, std::string_view label, std::string_view unit, std::vector<double> def) {
+Block::Builder<VecParam> Block::vector(std::string_view key, std::string_view label, std::string_view unit,
+                                       std::vector<double> def) {
     return {*this, declareParam(key, label, ParamType::Vector, unit, std::move(def))};
 }
 
@@ -91,8 +94,13 @@ int Block::declarePort(std::string_view name, std::string_view label, PortKind k
     const int index = m_i->ports++;
     m_i->portPresent.push_back(true);
     if (building()) {
-        PortDesc p{std::string(name), std::string(label), kind, d,
-                   kind == PortKind::Conserving ? acrossUnit(d) : unitOf(unit), false, {}};
+        PortDesc p{std::string(name),
+                   std::string(label),
+                   kind,
+                   d,
+                   kind == PortKind::Conserving ? acrossUnit(d) : unitOf(unit),
+                   false,
+                   {}};
         m_shape->ports.push_back(std::move(p));
         m_shape->outputVar.push_back(-1);
     }
@@ -147,19 +155,53 @@ Discrete Block::discrete(std::string_view name, double initial, int modes) {
 }
 
 void Block::startAcross(Port p, double value, double weight) { m_i->initialAcross.push_back({p, value, weight}); }
-void Block::makeReference() { if (building()) m_shape->grounds = true; }
+void Block::makeReference() {
+    if (building()) m_shape->grounds = true;
+}
 void Block::setInitial(Var v, double value) { m_i->initial[at(v.index)] = value; }
 
 // ---- builders ----------------------------------------------------------------------------------
 
-Block::ParamBuilder& Block::ParamBuilder::above(double x) { auto& d = m_b.paramAt(m_i); d.min = x; d.minExclusive = true; return *this; }
-Block::ParamBuilder& Block::ParamBuilder::atLeast(double x) { auto& d = m_b.paramAt(m_i); d.min = x; d.minExclusive = false; return *this; }
-Block::ParamBuilder& Block::ParamBuilder::below(double x) { auto& d = m_b.paramAt(m_i); d.max = x; d.maxExclusive = true; return *this; }
-Block::ParamBuilder& Block::ParamBuilder::atMost(double x) { auto& d = m_b.paramAt(m_i); d.max = x; d.maxExclusive = false; return *this; }
-Block::ParamBuilder& Block::ParamBuilder::group(std::string_view g) { if (m_b.building()) m_b.paramAt(m_i).group = g; return *this; }
-Block::ParamBuilder& Block::ParamBuilder::help(std::string_view h) { if (m_b.building()) m_b.paramAt(m_i).help = h; return *this; }
-Block::ParamBuilder& Block::ParamBuilder::structural() { m_b.paramAt(m_i).tunable = false; return *this; }
-Block::ParamBuilder& Block::ParamBuilder::anyUnit() { m_b.paramAt(m_i).anyDimension = true; return *this; }
+Block::ParamBuilder& Block::ParamBuilder::above(double x) {
+    auto& d = m_b.paramAt(m_i);
+    d.min = x;
+    d.minExclusive = true;
+    return *this;
+}
+Block::ParamBuilder& Block::ParamBuilder::atLeast(double x) {
+    auto& d = m_b.paramAt(m_i);
+    d.min = x;
+    d.minExclusive = false;
+    return *this;
+}
+Block::ParamBuilder& Block::ParamBuilder::below(double x) {
+    auto& d = m_b.paramAt(m_i);
+    d.max = x;
+    d.maxExclusive = true;
+    return *this;
+}
+Block::ParamBuilder& Block::ParamBuilder::atMost(double x) {
+    auto& d = m_b.paramAt(m_i);
+    d.max = x;
+    d.maxExclusive = false;
+    return *this;
+}
+Block::ParamBuilder& Block::ParamBuilder::group(std::string_view g) {
+    if (m_b.building()) m_b.paramAt(m_i).group = g;
+    return *this;
+}
+Block::ParamBuilder& Block::ParamBuilder::help(std::string_view h) {
+    if (m_b.building()) m_b.paramAt(m_i).help = h;
+    return *this;
+}
+Block::ParamBuilder& Block::ParamBuilder::structural() {
+    m_b.paramAt(m_i).tunable = false;
+    return *this;
+}
+Block::ParamBuilder& Block::ParamBuilder::anyUnit() {
+    m_b.paramAt(m_i).anyDimension = true;
+    return *this;
+}
 
 Block::ParamBuilder& Block::ParamBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {
     if (m_b.building()) m_b.paramAt(m_i).visibleWhen = m_b.visibility(c, values);
@@ -179,7 +221,8 @@ template <class H> Block::Builder<H>& Block::Builder<H>::help(std::string_view h
     if (m_b.building()) m_b.paramAt(m_i).help = h;
     return *this;
 }
-template <class H> Block::Builder<H>& Block::Builder<H>::visibleWhen(Choice c, std::initializer_list<const char*> values) {
+template <class H>
+Block::Builder<H>& Block::Builder<H>::visibleWhen(Choice c, std::initializer_list<const char*> values) {
     if (m_b.building()) m_b.paramAt(m_i).visibleWhen = m_b.visibility(c, values);
     return *this;
 }
@@ -254,4 +297,4 @@ Block::PortBuilder::operator Port() const {
     return Port{m_i, conserving, present, m_b.m_shape->outputVar[at(m_i)]};
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

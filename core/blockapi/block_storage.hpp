@@ -37,4 +37,4 @@ struct Block::Instance {
     int params = 0, ports = 0, vars = 0, computed = 0, discretes = 0, conserving = 0;   // declared so far
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -10,33 +10,48 @@ namespace endstop::core {
 
 const char* toString(Domain d) {
     switch (d) {
-    case Domain::Translational: return "translational";
-    case Domain::Rotational: return "rotational";
-    case Domain::Signal: return "signal";
+        case Domain::Translational:
+            return "translational";
+        case Domain::Rotational:
+            return "rotational";
+        case Domain::Signal:
+            return "signal";
     }
     return "?";
 }
 
 const char* toString(Severity s) {
     switch (s) {
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+        case Severity::Info:
+            return "info";
+        case Severity::Warning:
+            return "warning";
+        case Severity::Error:
+            return "error";
     }
     return "?";
 }
 
 const char* toString(EventKind k) {
     switch (k) {
-    case EventKind::Impact: return "impact";
-    case EventKind::Contact: return "contact";
-    case EventKind::Release: return "release";
-    case EventKind::Lock: return "lock";
-    case EventKind::Unlock: return "unlock";
-    case EventKind::Bound: return "bound";
-    case EventKind::Time: return "time";
-    case EventKind::Engage: return "engage";
-    case EventKind::Disengage: return "disengage";
+        case EventKind::Impact:
+            return "impact";
+        case EventKind::Contact:
+            return "contact";
+        case EventKind::Release:
+            return "release";
+        case EventKind::Lock:
+            return "lock";
+        case EventKind::Unlock:
+            return "unlock";
+        case EventKind::Bound:
+            return "bound";
+        case EventKind::Time:
+            return "time";
+        case EventKind::Engage:
+            return "engage";
+        case EventKind::Disengage:
+            return "disengage";
     }
     return "?";
 }
@@ -54,14 +69,17 @@ std::string toString(const ParamValue& v) {
 std::string ParamDesc::rangeError(double x) const {
     const std::string u = unit.symbol.empty() ? "" : " " + Unit::si(unit.dimension).display();
     if (minExclusive ? !(x > min) : !(x >= min))
-        return std::string("must be ") + (minExclusive ? "> " : ">= ") + formatNumber(min) + u + ", got " + formatNumber(x) + u;
+        return std::string("must be ") + (minExclusive ? "> " : ">= ") + formatNumber(min) + u + ", got " +
+               formatNumber(x) + u;
     if (maxExclusive ? !(x < max) : !(x <= max))
-        return std::string("must be ") + (maxExclusive ? "< " : "<= ") + formatNumber(max) + u + ", got " + formatNumber(x) + u;
+        return std::string("must be ") + (maxExclusive ? "< " : "<= ") + formatNumber(max) + u + ", got " +
+               formatNumber(x) + u;
     return {};
 }
 
 std::string ParamDesc::valueError(const ParamValue& v) const {
-    if (const double* x = std::get_if<double>(&v)) return std::isfinite(*x) ? rangeError(*x) : "must be a finite number";
+    if (const double* x = std::get_if<double>(&v))
+        return std::isfinite(*x) ? rangeError(*x) : "must be a finite number";
     if (const auto* xs = std::get_if<std::vector<double>>(&v))
         for (double element : *xs) {
             if (!std::isfinite(element)) return "all elements must be finite";
@@ -73,7 +91,8 @@ std::string ParamDesc::valueError(const ParamValue& v) const {
 bool isVisible(const std::optional<Visibility>& rule, const ParamValues& values, const std::vector<ParamDesc>& params) {
     return isVisibleBy(rule, params, [&](std::size_t i) -> const ParamValue* {
         const auto it = values.find(params[i].key);
-        return it != values.end() && std::holds_alternative<std::string>(it->second) ? &it->second : &params[i].defaultValue;
+        return it != values.end() && std::holds_alternative<std::string>(it->second) ? &it->second
+                                                                                     : &params[i].defaultValue;
     });
 }
 
@@ -100,4 +119,4 @@ bool hasErrors(const Diagnostics& d) {
     return std::any_of(d.begin(), d.end(), [](const Diagnostic& x) { return x.severity == Severity::Error; });
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

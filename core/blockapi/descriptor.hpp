@@ -28,7 +28,7 @@ using ParamValues = std::map<std::string, ParamValue>;
 std::string toString(const ParamValue& v);   // "0.1", "[0 0.01]", "smooth"
 
 struct BlockInfo {
-    std::string typeId;     // file format: never rename
+    std::string typeId;   // file format: never rename
     int typeVersion = 1;
     std::string title;      // "Translational Hard Stop"
     std::string category;   // "Translational", "Rotational", "Signals", ...
@@ -63,7 +63,7 @@ struct ParamDesc {
     std::string group = "Parameters";
     std::string help;
     ParamType type = ParamType::Real;
-    Unit unit;                     // declared (display) unit; values are stored in SI
+    Unit unit;   // declared (display) unit; values are stored in SI
     ParamValue defaultValue = 0.0;
     std::vector<ChoiceOption> choices;
     double min = -std::numeric_limits<double>::infinity();
@@ -71,8 +71,8 @@ struct ParamDesc {
     bool minExclusive = false;
     bool maxExclusive = false;
     std::optional<Visibility> visibleWhen;
-    bool tunable = true;           // numeric and changes no structure
-    bool anyDimension = false;     // signals: any unit is accepted and converted to SI
+    bool tunable = true;         // numeric and changes no structure
+    bool anyDimension = false;   // signals: any unit is accepted and converted to SI
 
     // "" if `x` (SI) is inside the range, else the reason, e.g. "must be > 0"
     std::string rangeError(double x) const;
@@ -88,7 +88,7 @@ enum class VarKind {
 };
 
 struct VarDesc {
-    std::string name;    // "x", "f", "power"
+    std::string name;   // "x", "f", "power"
     std::string label;
     Unit unit;
     VarKind kind = VarKind::Algebraic;
@@ -99,13 +99,15 @@ struct VarDesc {
 struct DiscreteDesc {
     std::string name;   // "mode", "impacts"
     double initial = 0.0;
-    int modes = 0;      // > 0: equations branch on it and it takes the values 0..modes-1
+    int modes = 0;   // > 0: equations branch on it and it takes the values 0..modes-1
 };
 
 // Can a wire join two ports? Conserving ports of one domain, or two signal ports (an input and
 // an output, or inputs sharing a net). Two outputs on one net are the topology's concern.
 bool connectable(PortKind ka, Domain da, PortKind kb, Domain db);
-inline bool connectable(const PortDesc& a, const PortDesc& b) { return connectable(a.kind, a.domain, b.kind, b.domain); }
+inline bool connectable(const PortDesc& a, const PortDesc& b) {
+    return connectable(a.kind, a.domain, b.kind, b.domain);
+}
 // "cannot connect m.R (translational) to j.R (rotational): different domains"
 std::string differentDomains(std::string_view a, Domain da, std::string_view b, Domain db);
 
@@ -125,7 +127,6 @@ bool isVisibleBy(const std::optional<Visibility>& rule, const std::vector<ParamD
 }
 
 // The rule over values as a model holds them: a parameter absent (or not a key) takes its default.
-bool isVisible(const std::optional<Visibility>& rule, const ParamValues& values,
-               const std::vector<ParamDesc>& params);
+bool isVisible(const std::optional<Visibility>& rule, const ParamValues& values, const std::vector<ParamDesc>& params);
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -26,4 +26,4 @@ using Diagnostics = std::vector<Diagnostic>;
 
 bool hasErrors(const Diagnostics& d);
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -13,20 +13,18 @@
 
 namespace endstop::core {
 
-template <class S>
-struct EqData {
-    std::span<const S> y;              // per local slot
-    std::span<const S> yp;             // per local slot: the time derivative
-    std::span<const int> portSlot;     // per port: slot of its node / source output, -1 if none
-    std::span<const int> varSlot;      // per own variable
-    std::span<const double> discrete;  // per discrete state
-    std::span<S> residual;             // per own variable: its row
-    std::span<S> through;              // per conserving port: flow into the block
+template <class S> struct EqData {
+    std::span<const S> y;               // per local slot
+    std::span<const S> yp;              // per local slot: the time derivative
+    std::span<const int> portSlot;      // per port: slot of its node / source output, -1 if none
+    std::span<const int> varSlot;       // per own variable
+    std::span<const double> discrete;   // per discrete state
+    std::span<S> residual;              // per own variable: its row
+    std::span<S> through;               // per conserving port: flow into the block
     S time{};
 };
 
-template <class S>
-class Eq {
+template <class S> class Eq {
 public:
     explicit Eq(EqData<S>& d) : m_d(d) {}
 
@@ -60,4 +58,4 @@ private:
     EqData<S>& m_d;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

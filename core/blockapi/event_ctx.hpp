@@ -27,8 +27,8 @@ struct EventRecord {
 
 class EventCtx {
 public:
-    EventCtx(const Eq<double>& eq, std::span<double> discrete, std::string_view block,
-             std::vector<EventRecord>& log, std::span<const double> impulses = {})
+    EventCtx(const Eq<double>& eq, std::span<double> discrete, std::string_view block, std::vector<EventRecord>& log,
+             std::span<const double> impulses = {})
         : m_eq(eq), m_discrete(discrete), m_block(block), m_log(log), m_impulses(impulses) {}
 
     const Eq<double>& eq() const { return m_eq; }
@@ -37,11 +37,12 @@ public:
     int mode(Discrete d) const { return static_cast<int>(discrete(d)); }
     void set(Discrete d, double value) {
         double& slot = m_discrete[static_cast<std::size_t>(d.index)];
-        if (slot != value) { slot = value; m_changed = true; }
+        if (slot != value) {
+            slot = value;
+            m_changed = true;
+        }
     }
-    void log(EventKind kind, double velocity) {
-        m_log.push_back({time(), std::string(m_block), kind, velocity});
-    }
+    void log(EventKind kind, double velocity) { m_log.push_back({time(), std::string(m_block), kind, velocity}); }
     bool changed() const { return m_changed; }
     // The impulse (time integral of the force over the instant, same sign as the force) that the
     // own constraint force v carried in the projection just before this settle(); 0 if none.
@@ -59,4 +60,4 @@ private:
     bool m_changed = false;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

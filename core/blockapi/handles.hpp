@@ -8,14 +8,28 @@ struct Port {
     int index = -1;
     int conserving = -1;   // among the conserving ports, -1 for signals
     bool present = true;
-    int var = -1;          // an output port: the own variable that carries its value
+    int var = -1;   // an output port: the own variable that carries its value
 };
-struct Param { int index = -1; };
-struct Choice { int index = -1; };
-struct VecParam { int index = -1; };
-struct TextParam { int index = -1; };
-struct Var { int index = -1; };
-struct Computed { int index = -1; };
-struct Discrete { int index = -1; };
+struct Param {
+    int index = -1;
+};
+struct Choice {
+    int index = -1;
+};
+struct VecParam {
+    int index = -1;
+};
+struct TextParam {
+    int index = -1;
+};
+struct Var {
+    int index = -1;
+};
+struct Computed {
+    int index = -1;
+};
+struct Discrete {
+    int index = -1;
+};
 
-}  // namespace endstop::core
+}   // namespace endstop::core

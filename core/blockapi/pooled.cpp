@@ -56,9 +56,9 @@ Pool& pool() {
     return *p;
 }
 
-}  // namespace
+}   // namespace
 
 void* Pooled::operator new(std::size_t size) { return pool().allocate(size); }
 void Pooled::operator delete(void* p, std::size_t size) noexcept { pool().release(p, size); }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -14,4 +14,4 @@ public:
     static void operator delete(void* p, std::size_t size) noexcept;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/blockapi/registry.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace endstop::core {
 
@@ -64,4 +64,4 @@ std::string BlockDescription::portList() const {
     return s.empty() ? "none" : s;
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -39,8 +39,7 @@ struct BlockType {
 
 class Registry {
 public:
-    template <class B>
-    void add(std::function<void(int, ParamValues&)> migrate = {}) {
+    template <class B> void add(std::function<void(int, ParamValues&)> migrate = {}) {
         add([](const ParamValues& p) -> std::unique_ptr<Block> { return std::make_unique<B>(p); }, std::move(migrate));
     }
     // A factory, for one class serving several types (the rotational twin of a translational block)
@@ -77,4 +76,4 @@ private:
     std::vector<BlockType> m_types;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

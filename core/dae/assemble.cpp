@@ -5,7 +5,7 @@
 // errors in describe.cpp (assemble_stages.hpp lists them all).
 #include "core/dae/assemble_stages.hpp"
 #include "core/dae/evaluator.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 
@@ -32,7 +32,7 @@ std::vector<int> unknownsOf(const BindingDraft& b, const std::vector<int>& slots
     return out;
 }
 
-}  // namespace
+}   // namespace
 
 // topology ⇒ unknowns, rows and a draft binding per block. Numbers unknowns and rows block by
 // block and binds every block to its slots and rows.
@@ -41,7 +41,7 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
     std::vector<int> nodeRow(s.topo.nodes.size(), -1);
     std::vector<std::vector<int>> ownUnknown(s.topo.blocks.size());
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
-        const TopoBlock& tb = s.topo.blocks[bi];
+        const graph::TopoBlock& tb = s.topo.blocks[bi];
         for (std::size_t p = 0; p < tb.portNode.size(); ++p) {
             const int n = tb.portNode[p];
             if (n < 0 || s.topo.nodes[at(n)].grounded || s.nodeUnknown[at(n)] >= 0) continue;
@@ -59,7 +59,7 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
     int discrete = 0, events = 0;
     std::vector<BindingDraft> drafts(s.topo.blocks.size());
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
-        const TopoBlock& tb = s.topo.blocks[bi];
+        const graph::TopoBlock& tb = s.topo.blocks[bi];
         const Block& blk = *tb.block;
         BindingDraft& b = drafts[bi];
         auto slotOf = [&](int unknown) {
@@ -86,7 +86,7 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
         }
         for (std::size_t p = 0; p < blk.ports().size(); ++p)
             if (b.portSlot[p] == -2) {
-                const PortAt src = tb.source[p];
+                const graph::PortAt src = tb.source[p];
                 b.portSlot[p] = slotOf(ownUnknown[at(src.block)][at(src.port)]);
             }
         b.baseSlots = static_cast<int>(b.slot.size());
@@ -115,7 +115,9 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         p.add(b.portRow);
     }
     for (const BindingDraft& b : drafts)
-        for (const std::vector<int>* v : {&b.slot, &b.derSlot, &b.portSlot, &b.varSlot, &b.ownDiff, &b.portDiff, &b.jac}) p.add(*v);
+        for (const std::vector<int>* v :
+             {&b.slot, &b.derSlot, &b.portSlot, &b.varSlot, &b.ownDiff, &b.portDiff, &b.jac})
+            p.add(*v);
     s.bindings.assign(drafts.size(), Binding{});
     s.eventBlocks.clear();
     const std::size_t hot = 4 * drafts.size();
@@ -154,7 +156,7 @@ void initialValues(DaeSystem& s) {
     s.y0.assign(at(s.size()), 0.0);
     std::vector<double> momentum(s.topo.nodes.size(), 0.0), weight(s.topo.nodes.size(), 0.0);
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
-        const TopoBlock& tb = s.topo.blocks[bi];
+        const graph::TopoBlock& tb = s.topo.blocks[bi];
         const Binding& b = s.bindings[bi];
         for (std::size_t v = 0; v < b.varSlot.size(); ++v)
             s.y0[at(b.slot[at(b.varSlot[v])])] = tb.block->initialValue(static_cast<int>(v));
@@ -180,7 +182,8 @@ void initModes(DaeSystem& s) {
         const Block& blk = *s.topo.blocks[bi].block;
         if (blk.discretes().empty()) continue;
         ev.withEq(static_cast<int>(bi), st, [&](const Eq<double>& eq) {
-            EventCtx ctx(eq, std::span<double>(s.discrete0.data() + s.bindings[bi].discreteOffset, blk.discretes().size()),
+            EventCtx ctx(eq,
+                         std::span<double>(s.discrete0.data() + s.bindings[bi].discreteOffset, blk.discretes().size()),
                          s.topo.blocks[bi].name, ignored);
             blk.initModes(ctx);
         });
@@ -194,9 +197,9 @@ void findImpulsive(DaeSystem& s) {
             s.impulsiveBlocks.push_back(static_cast<int>(bi));
 }
 
-}  // namespace
+}   // namespace
 
-DaeSystem assemble(Topology topo) {
+DaeSystem assemble(graph::Topology topo) {
     DaeSystem s;
     s.topo = std::move(topo);
     std::vector<BindingDraft> drafts = layOut(s);   // topology ⇒ unknowns, rows, bindings
@@ -213,10 +216,13 @@ DaeSystem assemble(Topology topo) {
     try {
         red = pantelides(all);   // structure ⇒ rows to differentiate
     } catch (const IndexTooHigh& e) {
-        throw TopologyError(Diagnostics{{Severity::Error, s.blockOfRow(e.row()), {}, {},
-                                         "solving the " + s.describeRow(e.row()) +
-                                             " needs equations differentiated twice (index above 2)",
-                                         "avoid feeding an acceleration back into a velocity constraint"}});
+        throw TopologyError(Diagnostics{
+            {Severity::Error,
+             s.blockOfRow(e.row()),
+             {},
+             {},
+             "solving the " + s.describeRow(e.row()) + " needs equations differentiated twice (index above 2)",
+             "avoid feeding an acceleration back into a velocity constraint"}});
     }
     chooseDummies(s, drafts, red, all);   // differentiated rows ⇒ dummy derivatives
     pack(s, drafts);
@@ -227,4 +233,4 @@ DaeSystem assemble(Topology topo) {
     return s;
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -40,4 +40,4 @@ void checkNodeContinuity(const DaeSystem& s);
 // block structures and bindings ⇒ the Jacobian pattern and each draft's Jacobian map
 void buildPattern(DaeSystem& s, std::vector<BindingDraft>& drafts);
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

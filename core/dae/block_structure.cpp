@@ -57,7 +57,8 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
             const int self = b.varSlot[v];
             if (std::any_of(inc[v].begin(), inc[v].end(), [&](const auto& e) { return e.first == self; })) continue;
             for (std::size_t p = 0; p < b.portRow.size(); ++p)
-                if (b.portRow[p] >= 0 && std::count(inc[nv + p].begin(), inc[nv + p].end(), std::pair{self, 0})) force[v] = 1;
+                if (b.portRow[p] >= 0 && std::count(inc[nv + p].begin(), inc[nv + p].end(), std::pair{self, 0}))
+                    force[v] = 1;
         }
         st.anyConstraintForce = st.anyConstraintForce || std::count(force.begin(), force.end(), 1) > 0;
         st.constraintForce.push_back(std::move(force));
@@ -78,7 +79,8 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
         return d;
     };
     const auto first = derivatives(st.perMode.front());
-    for (const LocalIncidence& inc : st.perMode) st.derivativesChange = st.derivativesChange || derivatives(inc) != first;
+    for (const LocalIncidence& inc : st.perMode)
+        st.derivativesChange = st.derivativesChange || derivatives(inc) != first;
     return st;
 }
 
@@ -96,11 +98,12 @@ void addLocal(const DaeSystem& s, int bi, const LocalIncidence& inc, Incidence& 
     }
 }
 
-}  // namespace
+}   // namespace
 
 int BlockStructure::combination(std::span<const double> discrete) const {
     int c = 0;
-    for (std::size_t i = modeDiscretes.size(); i-- > 0;) c = c * radix[i] + static_cast<int>(discrete[at(modeDiscretes[i])]);
+    for (std::size_t i = modeDiscretes.size(); i-- > 0;)
+        c = c * radix[i] + static_cast<int>(discrete[at(modeDiscretes[i])]);
     return c;
 }
 
@@ -110,7 +113,8 @@ void analyseBlocks(DaeSystem& s) {
     std::map<std::string, int> known;
     s.structureOf.assign(s.topo.blocks.size(), -1);
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
-        const auto [it, fresh] = known.emplace(signature(s, static_cast<int>(bi)), static_cast<int>(s.structures.size()));
+        const auto [it, fresh] =
+            known.emplace(signature(s, static_cast<int>(bi)), static_cast<int>(s.structures.size()));
         if (fresh) s.structures.push_back(analyse(s, ev, static_cast<int>(bi), disc));
         s.structureOf[bi] = it->second;
     }
@@ -146,7 +150,8 @@ void differentialMask(const DaeSystem& s, const double* discrete, std::vector<do
         const Binding& b = s.bindings[bi];
         const BlockStructure& st = s.structures[at(s.structureOf[bi])];
         const Block& blk = *s.topo.blocks[bi].block;
-        const LocalIncidence& inc = st.perMode[at(st.combination({discrete + b.discreteOffset, blk.discretes().size()}))];
+        const LocalIncidence& inc =
+            st.perMode[at(st.combination({discrete + b.discreteOffset, blk.discretes().size()}))];
         const std::size_t nv = b.ownRow.size();
         for (std::size_t r = 0; r < inc.size(); ++r) {
             if (globalRow(b, r) < 0) continue;
@@ -165,10 +170,11 @@ std::vector<int> constraintForces(const DaeSystem& s, int bi, const double* disc
     std::vector<int> out;
     if (!st.anyConstraintForce) return out;
     const Block& blk = *s.topo.blocks[at(bi)].block;
-    const auto& force = st.constraintForce[at(st.combination({discrete + s.bindings[at(bi)].discreteOffset, blk.discretes().size()}))];
+    const auto& force =
+        st.constraintForce[at(st.combination({discrete + s.bindings[at(bi)].discreteOffset, blk.discretes().size()}))];
     for (std::size_t v = 0; v < force.size(); ++v)
         if (force[v]) out.push_back(static_cast<int>(v));
     return out;
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

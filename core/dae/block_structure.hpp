@@ -24,16 +24,16 @@ struct DaeSystem;
 using LocalIncidence = std::vector<std::vector<std::pair<int, int>>>;
 
 struct BlockStructure {
-    std::vector<int> modeDiscretes;          // indices of the block's discretes that are modes
-    std::vector<int> radix;                  // their numbers of values
-    std::vector<LocalIncidence> perMode;     // by combination index
-    LocalIncidence all;                      // union over the combinations
+    std::vector<int> modeDiscretes;                   // indices of the block's discretes that are modes
+    std::vector<int> radix;                           // their numbers of values
+    std::vector<LocalIncidence> perMode;              // by combination index
+    LocalIncidence all;                               // union over the combinations
     std::vector<std::vector<char>> constraintForce;   // [combination][own variable]
     bool anyConstraintForce = false;
-    bool derivativesChange = false;          // some combination changes where y' enters
+    bool derivativesChange = false;   // some combination changes where y' enters
     // Whether the equations are linear in the slots in a mode (masses, springs, dampers, a full
     // stiffness stop in each region): their Jacobian is then constant while the discrete state is.
-    std::vector<char> linear;   // [combination]
+    std::vector<char> linear;        // [combination]
     std::vector<RowForm> rowForms;   // per own variable: its row as a linear form (row_forms.hpp)
     std::vector<char> eventReads;    // per local slot: read by the event functions (row_forms.hpp)
 
@@ -52,4 +52,4 @@ void differentialMask(const DaeSystem& sys, const double* discrete, std::vector<
 // The block's own variables that are constraint forces in the modes of `discrete`.
 std::vector<int> constraintForces(const DaeSystem& sys, int block, const double* discrete);
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

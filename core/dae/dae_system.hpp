@@ -55,22 +55,22 @@ struct Binding {
     // Without dummy derivatives a block's Eq<double> reads the global y and y' in place through
     // portUnknown and varUnknown, with no copy into scratch slots.
     bool direct = false;
-    bool tangent = false;                 // some row is differentiated: evaluate with Tan<>
+    bool tangent = false;                        // some row is differentiated: evaluate with Tan<>
     int discreteOffset = 0, discreteCount = 0;   // into the discrete state vector
-    std::span<const int> portUnknown;     // per port: unknown, or -1
-    std::span<const int> varUnknown;      // per own variable: unknown
-    std::span<const int> ownRow;          // per own variable: its row (numbered like its unknown)
-    std::span<const int> portRow;         // per conserving port: the node's balance row, or -1
+    std::span<const int> portUnknown;            // per port: unknown, or -1
+    std::span<const int> varUnknown;             // per own variable: unknown
+    std::span<const int> ownRow;                 // per own variable: its row (numbered like its unknown)
+    std::span<const int> portRow;                // per conserving port: the node's balance row, or -1
 
-    int eventOffset = 0, events = 0;      // into the event function vector
+    int eventOffset = 0, events = 0;   // into the event function vector
     int baseSlots = 0;
-    std::span<const int> slot;            // local slot -> unknown
-    std::span<const int> derSlot;         // per base slot: local slot of its dummy derivative, or -1
-    std::span<const int> portSlot;        // per port: local slot, or -1 (reference node, hidden, open input)
-    std::span<const int> varSlot;         // per own variable: local slot
-    std::span<const int> ownDiff;         // per own variable: row of its derivative, or -1
-    std::span<const int> portDiff;        // per conserving port: row of the balance's derivative, or -1
-    std::span<const int> jac;             // [local row][slot] -> index into the CSC values, or -1
+    std::span<const int> slot;       // local slot -> unknown
+    std::span<const int> derSlot;    // per base slot: local slot of its dummy derivative, or -1
+    std::span<const int> portSlot;   // per port: local slot, or -1 (reference node, hidden, open input)
+    std::span<const int> varSlot;    // per own variable: local slot
+    std::span<const int> ownDiff;    // per own variable: row of its derivative, or -1
+    std::span<const int> portDiff;   // per conserving port: row of the balance's derivative, or -1
+    std::span<const int> jac;        // [local row][slot] -> index into the CSC values, or -1
 
     int localRows() const {
         return static_cast<int>(ownRow.size() + portRow.size() + ownDiff.size() + portDiff.size());
@@ -88,18 +88,18 @@ struct Pattern {   // compressed sparse columns
 };
 
 struct DaeSystem {
-    Topology topo;
+    graph::Topology topo;
     std::vector<Unknown> unknowns;
     std::vector<Row> rows;
-    std::vector<Binding> bindings;      // per block, viewing index
-    std::vector<int> index;             // the bindings' index arrays, packed (see Binding)
-    std::vector<int> nodeUnknown;       // per node, -1 if grounded
-    std::vector<int> dummyOf;           // per unknown: its dummy derivative, or -1
-    std::vector<double> y0;             // initial values (differential ones matter)
-    std::vector<double> discrete0;      // initial discrete state
+    std::vector<Binding> bindings;   // per block, viewing index
+    std::vector<int> index;          // the bindings' index arrays, packed (see Binding)
+    std::vector<int> nodeUnknown;    // per node, -1 if grounded
+    std::vector<int> dummyOf;        // per unknown: its dummy derivative, or -1
+    std::vector<double> y0;          // initial values (differential ones matter)
+    std::vector<double> discrete0;   // initial discrete state
     int eventCount = 0;
-    Pattern pattern;                    // union over all modes
-    std::vector<int> impulsiveBlocks;   // blocks with constraint forces that may carry impulses
+    Pattern pattern;                          // union over all modes
+    std::vector<int> impulsiveBlocks;         // blocks with constraint forces that may carry impulses
     std::vector<BlockStructure> structures;   // distinct block structures (block_structure.hpp)
     std::vector<int> structureOf;             // per block: its structure
     std::vector<int> eventBlocks;             // blocks with event functions
@@ -114,12 +114,12 @@ struct DaeSystem {
     int size() const { return static_cast<int>(unknowns.size()); }
     std::string describeUnknown(int u) const;   // "velocity of node {m.M, k.R}", "x of spring1"
     std::string describeRow(int r) const;
-    std::string blockOfUnknown(int u) const;    // a block to point the user at
+    std::string blockOfUnknown(int u) const;   // a block to point the user at
     std::string blockOfRow(int r) const;
 };
 
 // Builds the system from a topology (consumed). Throws TopologyError naming blocks and ports if
 // the system is structurally singular or needs more index reduction than supported.
-DaeSystem assemble(Topology topo);
+DaeSystem assemble(graph::Topology topo);
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -4,7 +4,7 @@
 // every mode of every block.
 #include "core/dae/assemble_stages.hpp"
 #include "core/dae/evaluator.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +29,7 @@ void derivativeUse(const DaeSystem& s, int bi, const LocalIncidence& inc, std::v
     }
 }
 
-}  // namespace
+}   // namespace
 
 // differentiated rows ⇒ dummy derivatives. Picks, for the rows Pantelides differentiates, the
 // unknowns whose derivatives become dummies (the gradient of the differentiated rows at y0 must
@@ -67,7 +67,8 @@ void chooseDummies(DaeSystem& s, std::vector<BindingDraft>& drafts, const Reduct
         for (const auto& [u, o] : row) origOrder[at(u)] = std::max(origOrder[at(u)], o);
     std::vector<int> candidates;
     for (const auto& [u, col] : columns) candidates.push_back(u);
-    std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) { return origOrder[at(a)] < origOrder[at(b)]; });
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [&](int a, int b) { return origOrder[at(a)] < origOrder[at(b)]; });
 
     std::vector<std::vector<double>> basis;   // orthonormal, modified Gram-Schmidt
     std::vector<int> chosen;
@@ -91,7 +92,10 @@ void chooseDummies(DaeSystem& s, std::vector<BindingDraft>& drafts, const Reduct
     if (chosen.size() < k) {
         std::string rows;
         for (int r : red.differentiated) rows += (rows.empty() ? "" : "; ") + s.describeRow(r);
-        throw TopologyError(Diagnostics{{Severity::Error, s.blockOfRow(red.differentiated.front()), {}, {},
+        throw TopologyError(Diagnostics{{Severity::Error,
+                                         s.blockOfRow(red.differentiated.front()),
+                                         {},
+                                         {},
                                          "the constraints " + rows + " are redundant (their Jacobian is singular)",
                                          "remove one of the rigid connections"}});
     }
@@ -115,9 +119,15 @@ void chooseDummies(DaeSystem& s, std::vector<BindingDraft>& drafts, const Reduct
             b.slot.push_back(du);
         }
         for (std::size_t v = 0; v < b.ownRow.size(); ++v)
-            if (auto it = diffRow.find(b.ownRow[v]); it != diffRow.end()) { b.ownDiff[v] = it->second; b.tangent = true; }
+            if (auto it = diffRow.find(b.ownRow[v]); it != diffRow.end()) {
+                b.ownDiff[v] = it->second;
+                b.tangent = true;
+            }
         for (std::size_t p = 0; p < b.portRow.size(); ++p)
-            if (auto it = diffRow.find(b.portRow[p]); it != diffRow.end()) { b.portDiff[p] = it->second; b.tangent = true; }
+            if (auto it = diffRow.find(b.portRow[p]); it != diffRow.end()) {
+                b.portDiff[p] = it->second;
+                b.tangent = true;
+            }
     }
 }
 
@@ -133,7 +143,8 @@ void checkNodeContinuity(const DaeSystem& s) {
     std::vector<std::pair<int, int>> use, initial;
     auto combinationOf = [&](std::size_t bi) {
         const BlockStructure& st = s.structures[at(s.structureOf[bi])];
-        return st.combination({s.discrete0.data() + s.bindings[bi].discreteOffset, s.topo.blocks[bi].block->discretes().size()});
+        return st.combination(
+            {s.discrete0.data() + s.bindings[bi].discreteOffset, s.topo.blocks[bi].block->discretes().size()});
     };
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
         derivativeUse(s, static_cast<int>(bi), s.structures[at(s.structureOf[bi])].perMode[at(combinationOf(bi))], use);
@@ -142,7 +153,7 @@ void checkNodeContinuity(const DaeSystem& s) {
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
         const BlockStructure& st = s.structures[at(s.structureOf[bi])];
         if (!st.derivativesChange) continue;
-        const TopoBlock& tb = s.topo.blocks[bi];
+        const graph::TopoBlock& tb = s.topo.blocks[bi];
         derivativeUse(s, static_cast<int>(bi), st.perMode[at(combinationOf(bi))], initial);
         for (const LocalIncidence& mode : st.perMode) {
             derivativeUse(s, static_cast<int>(bi), mode, use);
@@ -153,13 +164,17 @@ void checkNodeContinuity(const DaeSystem& s) {
                 for (const auto& [v, k] : initial) c -= v == u ? k : 0;
                 for (const auto& [v, k] : use) c += v == u ? k : 0;
                 if ((c > 0) == (count[at(u)] > 0)) continue;
-                throw TopologyError(Diagnostics{{Severity::Error, tb.name, {}, {},
-                                                 tb.name + " switches modes at node " + s.topo.describe(s.topo.nodes[at(n)]) +
-                                                     ", which has no inertia of its own: its velocity cannot stay continuous across the events",
-                                                 "put a mass (inertia) at that node"}});
+                throw TopologyError(Diagnostics{
+                    {Severity::Error,
+                     tb.name,
+                     {},
+                     {},
+                     tb.name + " switches modes at node " + s.topo.describe(s.topo.nodes[at(n)]) +
+                         ", which has no inertia of its own: its velocity cannot stay continuous across the events",
+                     "put a mass (inertia) at that node"}});
             }
         }
     }
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -29,7 +29,7 @@ struct JacobianSeed {
     }
 };
 
-}  // namespace
+}   // namespace
 
 Evaluator::Evaluator(const DaeSystem& sys) : m_sys(sys) {
     std::size_t vars = 1, ports = 1;
@@ -44,8 +44,13 @@ Evaluator::Evaluator(const DaeSystem& sys) : m_sys(sys) {
 Eq<double> Evaluator::doubleEq(std::size_t block, const State& s) {
     const Binding& b = m_sys.bindings[block];
     if (!b.direct || !s.yp) {
-        return prepare(m_d, static_cast<int>(block), s, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                       [](double t) { return t; });
+        return prepare(
+            m_d, static_cast<int>(block), s,
+            [](int, double y, double d, double& yo, double& dout) {
+                yo = y;
+                dout = d;
+            },
+            [](double t) { return t; });
     }
     const std::size_t n = static_cast<std::size_t>(m_sys.size());
     std::fill_n(m_res.begin(), b.varUnknown.size(), 0.0);
@@ -103,12 +108,15 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
             if (b.portRow[p] >= 0) F[b.portRow[p]] += thr[p];
         return;
     }
-    Eq<Tan<double>> eq = prepare(m_t, static_cast<int>(bi), s,
-                                 [](int, double y, double d, Tan<double>& yo, Tan<double>& dout) {
-                                     yo = {y, d};
-                                     dout = {d, 0.0};
-                                 },
-                                 [](double t) { return Tan<double>{t, 1.0}; });
+    Eq<Tan<double>> eq = prepare(
+        m_t, static_cast<int>(bi), s,
+        [](int, double y, double d, Tan<double>& yo, Tan<double>& dout) {
+            yo = {y, d};
+            dout = {d, 0.0};
+        },
+        [](double t) {
+            return Tan<double>{t, 1.0};
+        });
     b.block->eval(eq);
     for (std::size_t v = 0; v < b.ownRow.size(); ++v) {
         F[b.ownRow[v]] = m_t.res[v].v;
@@ -169,22 +177,29 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
             });
         };
         if (!b.tangent) {
-            Eq<Jet> eq = prepare(m_j, block, s,
-                                 [&](int k, double y, double d, Jet& yo, Jet& dout) { yo = seed.y(k, y); dout = seed.der(k, d); },
-                                 [](double t) { return Jet(t); });
+            Eq<Jet> eq = prepare(
+                m_j, block, s,
+                [&](int k, double y, double d, Jet& yo, Jet& dout) {
+                    yo = seed.y(k, y);
+                    dout = seed.der(k, d);
+                },
+                [](double t) { return Jet(t); });
             blk.eval(eq);
             for (int v = 0; v < nv; ++v) scatter(v, m_j.res[at(v)]);
             for (int p = 0; p < np; ++p)
                 if (b.portRow[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)]);
             return;
         }
-        Eq<Tan<Jet>> eq = prepare(m_tj, block, s,
-                                  [&](int k, double y, double d, Tan<Jet>& yo, Tan<Jet>& dout) {
-                                      const Jet jd = seed.der(k, d);
-                                      yo = {seed.y(k, y), jd};
-                                      dout = {jd, Jet(0.0)};
-                                  },
-                                  [](double t) { return Tan<Jet>{Jet(t), Jet(1.0)}; });
+        Eq<Tan<Jet>> eq = prepare(
+            m_tj, block, s,
+            [&](int k, double y, double d, Tan<Jet>& yo, Tan<Jet>& dout) {
+                const Jet jd = seed.der(k, d);
+                yo = {seed.y(k, y), jd};
+                dout = {jd, Jet(0.0)};
+            },
+            [](double t) {
+                return Tan<Jet>{Jet(t), Jet(1.0)};
+            });
         blk.eval(eq);
         for (int v = 0; v < nv; ++v) {
             scatter(v, m_tj.res[at(v)].v);
@@ -223,15 +238,16 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
     const Block& blk = *m_sys.topo.blocks[at(block)].block;
     if (2 * b.slot.size() > static_cast<std::size_t>(Sym::kMaxInputs))
         throw std::length_error("block has more than 64 connections");
-    Eq<Sym> eq = prepare(m_s, block, s,
-                         [&](int k, double y, double d, Sym& yo, Sym& dout) {
-                             yo = Sym(y);
-                             yo.deps.set(at(2 * k));
-                             dout = Sym(d);
-                             const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
-                             dout.deps.set(ds >= 0 ? at(2 * ds) : at(2 * k + 1));
-                         },
-                         [](double t) { return Sym::ofTime(t); });
+    Eq<Sym> eq = prepare(
+        m_s, block, s,
+        [&](int k, double y, double d, Sym& yo, Sym& dout) {
+            yo = Sym(y);
+            yo.deps.set(at(2 * k));
+            dout = Sym(d);
+            const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
+            dout.deps.set(ds >= 0 ? at(2 * ds) : at(2 * k + 1));
+        },
+        [](double t) { return Sym::ofTime(t); });
     Sym::valueInspected() = false;
     blk.eval(eq);
     if (linear) {
@@ -257,12 +273,13 @@ std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, co
     const int ns = static_cast<int>(b.slot.size());
     std::vector<std::tuple<int, int, double>> out;
     forEachJetPass(ns, [&](const JetPass& pass) {
-        Eq<Jet> eq = prepare(m_j, block, s,
-                             [&](int k, double y, double d, Jet& yo, Jet& dout) {
-                                 yo = pass.seed(y, k);
-                                 dout = Jet(d);
-                             },
-                             [](double t) { return Jet(t); });
+        Eq<Jet> eq = prepare(
+            m_j, block, s,
+            [&](int k, double y, double d, Jet& yo, Jet& dout) {
+                yo = pass.seed(y, k);
+                dout = Jet(d);
+            },
+            [](double t) { return Jet(t); });
         blk.eval(eq);
         auto take = [&](int localRow, const Jet& g) {
             pass.derivatives(g, [&](int k, double d) {
@@ -276,4 +293,4 @@ std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, co
     return out;
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -17,8 +17,7 @@
 
 namespace endstop::core::dae {
 
-template <class S>
-struct Workspace {
+template <class S> struct Workspace {
     std::vector<S> y, yp, res, thr;
     EqData<S> data;
 };
@@ -76,12 +75,12 @@ private:
     // every residual; else through the scratch slots (prepare).
     Eq<double> doubleEq(std::size_t block, const State& s);
     void blockResidual(std::size_t block, const State& s, double* F, double* fusedY);   // adds into F
-    void blockJacobian(int block, const State& s, double cj, double* values);   // adds into values
+    void blockJacobian(int block, const State& s, double cj, double* values);           // adds into values
     void rebuildLinear(const State& s);
     void applyFused(std::size_t block, double* res, double* thr, double* y);
 
     const DaeSystem& m_sys;
-    std::vector<double> m_res, m_thr, m_delta;   // the rows of doubles()' fast path
+    std::vector<double> m_res, m_thr, m_delta;         // the rows of doubles()' fast path
     std::vector<std::vector<FusedExplicit>> m_fused;   // per block, or empty
     Workspace<double> m_d;
     Workspace<ad::Tan<double>> m_t;
@@ -122,4 +121,4 @@ Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed
     return Eq<S>(w.data);
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -20,7 +20,7 @@ int globalRow(const BindingDraft& b, int lr) {
     return b.portDiff[at(lr - 2 * nv - np)];
 }
 
-}  // namespace
+}   // namespace
 
 // structures and dummies ⇒ Jacobian pattern and each block's Jacobian map. Sparsity: the union over
 // every mode (BlockStructure::all), with dummy derivatives and the rows' time derivatives.
@@ -53,7 +53,8 @@ void buildPattern(DaeSystem& s, std::vector<BindingDraft>& drafts) {
     s.pattern = Pattern::fromColumns(colRows);
     for (BindingDraft& b : drafts) {
         const int ns = static_cast<int>(b.slot.size());
-        const int localRows = static_cast<int>(b.ownRow.size() + b.portRow.size() + b.ownDiff.size() + b.portDiff.size());
+        const int localRows =
+            static_cast<int>(b.ownRow.size() + b.portRow.size() + b.ownDiff.size() + b.portDiff.size());
         b.jac.assign(at(localRows * ns), -1);
         for (int lr = 0; lr < localRows; ++lr) {
             const int row = globalRow(b, lr);
@@ -83,4 +84,4 @@ int Pattern::find(int row, int col) const {
     return it != last && *it == row ? static_cast<int>(it - rowIdx.begin()) : -1;
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -144,7 +144,8 @@ private:
     bool quadrature(const Candidate& c, ReductionPlan& r) const {
         const Block& blk = *m_s.bindings[at(c.block)].block;
         const double a = c.form->self1;
-        if (!blk.vars()[at(c.var)].quadrature || m_occ[at(c.unknown)].elsewhere || c.form->self0 != 0.0 || !std::isfinite(a) || a == 0.0)
+        if (!blk.vars()[at(c.var)].quadrature || m_occ[at(c.unknown)].elsewhere || c.form->self0 != 0.0 ||
+            !std::isfinite(a) || a == 0.0)
             return false;
         r.fate[at(c.unknown)] = Fate::Quadrature;
         r.quadratures.push_back({c.unknown, c.block, c.var, a, {}});
@@ -154,7 +155,9 @@ private:
     void explicitCandidate(const Candidate& c) {
         const Block& blk = *m_s.bindings[at(c.block)].block;
         const double a = c.form->self0;
-        if (blk.vars()[at(c.var)].kind != VarKind::Algebraic || m_occ[at(c.unknown)].rate || !std::isfinite(a) || a == 0.0) return;
+        if (blk.vars()[at(c.var)].kind != VarKind::Algebraic || m_occ[at(c.unknown)].rate || !std::isfinite(a) ||
+            a == 0.0)
+            return;
         m_explicit.emplace(c.unknown, ReductionPlan::Derived{c.unknown, c.block, c.var, a, {}});
     }
 
@@ -210,7 +213,7 @@ ReductionPlan keepAll(const DaeSystem& s) {
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 ReductionPlan planReduction(const DaeSystem& sys, bool enabled) {
     if (!enabled || sys.size() == 0) return keepAll(sys);
@@ -219,4 +222,4 @@ ReductionPlan planReduction(const DaeSystem& sys, bool enabled) {
     return r;
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

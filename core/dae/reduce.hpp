@@ -43,9 +43,9 @@ struct ReductionPlan {
         std::vector<int> reads;     // the explicit variables its row reads
     };
 
-    std::vector<Fate> fate;           // per unknown
-    std::vector<int> reducedIndex;    // per unknown: index in the reduced system, -1 if eliminated
-    std::vector<int> kept;            // reduced index -> unknown
+    std::vector<Fate> fate;          // per unknown
+    std::vector<int> reducedIndex;   // per unknown: index in the reduced system, -1 if eliminated
+    std::vector<int> kept;           // reduced index -> unknown
     std::vector<Combination> combinations;
     std::vector<Derived> explicits;   // in dependency order
     std::vector<Derived> quadratures;
@@ -57,4 +57,4 @@ struct ReductionPlan {
 // What the stage decides for sys; with enabled false (or nothing to gain) every unknown is kept.
 ReductionPlan planReduction(const DaeSystem& sys, bool enabled = true);
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

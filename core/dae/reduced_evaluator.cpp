@@ -13,7 +13,7 @@ namespace {
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 using Fate = ReductionPlan::Fate;
 
-}  // namespace
+}   // namespace
 
 ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red)
     : m_sys(sys), m_red(red), m_ev(sys), m_identity(red.eliminated() == 0) {
@@ -185,14 +185,16 @@ void ReducedEvaluator::compile() {
         if (m_red.fate[at(u)] == Fate::Kept) expansion[at(u)].emplace_back(m_red.reducedIndex[at(u)], one);
     for (const ReductionPlan::Combination& c : m_red.combinations)
         for (const ReductionPlan::Term& t : c.terms) {
-            expansion[at(c.unknown)].emplace_back(m_red.reducedIndex[at(t.unknown)], nnz + static_cast<int>(constants.size()));
+            expansion[at(c.unknown)].emplace_back(m_red.reducedIndex[at(t.unknown)],
+                                                  nnz + static_cast<int>(constants.size()));
             constants.push_back(t.coefficient);
         }
     // the entries of every explicit row and of every kept row, from the column-major pattern
     std::map<int, std::vector<std::pair<int, int>>> explicitRow;   // row -> (value index, column)
     for (int u = 0; u < full.n; ++u)
         for (int k = full.colPtr[at(u)]; k < full.colPtr[at(u + 1)]; ++k)
-            if (m_red.fate[at(full.rowIdx[at(k)])] == Fate::Explicit) explicitRow[full.rowIdx[at(k)]].emplace_back(k, u);
+            if (m_red.fate[at(full.rowIdx[at(k)])] == Fate::Explicit)
+                explicitRow[full.rowIdx[at(k)]].emplace_back(k, u);
     int dyn = nnz + static_cast<int>(constants.size());
     for (const ReductionPlan::Derived& e : m_red.explicits) {
         Segment g{static_cast<int>(m_chain.size()), 0, dyn, 0, -1};
@@ -234,4 +236,4 @@ void ReducedEvaluator::compile() {
         }
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -44,8 +44,8 @@ private:
     struct Instruction {
         int dst, a, b;   // dst += S[a] * S[b]
     };
-    struct Segment {   // one explicit variable's derivatives
-        int first, last;     // instructions
+    struct Segment {       // one explicit variable's derivatives
+        int first, last;   // instructions
         int dynFirst, dynLast, diagonal;
     };
     void expandInto(const State& reduced, double* y, double* yp, const std::vector<int>& explicits);
@@ -59,7 +59,7 @@ private:
     bool m_identity = false;
     std::vector<double> m_y, m_yp, m_F;
     std::vector<int> m_all, m_forEvents, m_forQuadratures;   // positions in the plan's explicits
-    std::vector<int> m_beforeResidual;   // those not fused into the residual pass (evaluator.hpp)
+    std::vector<int> m_beforeResidual;                       // those not fused into the residual pass (evaluator.hpp)
     // the combinations, flat: unknown, offset and terms [first, next first)
     std::vector<int> m_combUnknown, m_combFirst, m_termUnknown;
     std::vector<double> m_combOffset, m_termCoefficient;
@@ -69,4 +69,4 @@ private:
     std::vector<Segment> m_segments;
 };
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

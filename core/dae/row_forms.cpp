@@ -14,14 +14,15 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-constexpr int kSamples = 4;        // pseudo-random states per mode combination
+constexpr int kSamples = 4;   // pseudo-random states per mode combination
 constexpr int kMaxCombinations = 256;
 
 // One evaluation: per own row, its value and its derivative along every (slot, order).
 struct Sample {
-    std::vector<double> value;                 // per own row
-    std::vector<std::vector<double>> grad;     // per local row (own, then ports): 2 * slots entries, (k, 0) at 2k, (k, 1) at 2k + 1
-    std::vector<double> point;                 // 2 * slots: the slot values and rates
+    std::vector<double> value;   // per own row
+    std::vector<std::vector<double>>
+        grad;                    // per local row (own, then ports): 2 * slots entries, (k, 0) at 2k, (k, 1) at 2k + 1
+    std::vector<double> point;   // 2 * slots: the slot values and rates
 };
 
 Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
@@ -36,20 +37,22 @@ Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
     // two directions per slot: its value at 2k, its rate at 2k + 1
     forEachJetPass(2 * ns, [&](const JetPass& pass) {
         Workspace<Jet>& w = ev.jets();
-        Eq<Jet> eq = ev.prepare(w, bi, st,
-                                [&](int k, double y, double d, Jet& yo, Jet& dout) {
-                                    yo = pass.seed(y, 2 * k);
-                                    dout = pass.seed(d, 2 * k + 1);
-                                    out.point[at(2 * k)] = y;
-                                    out.point[at(2 * k + 1)] = d;
-                                },
-                                [](double t) { return Jet(t); });
+        Eq<Jet> eq = ev.prepare(
+            w, bi, st,
+            [&](int k, double y, double d, Jet& yo, Jet& dout) {
+                yo = pass.seed(y, 2 * k);
+                dout = pass.seed(d, 2 * k + 1);
+                out.point[at(2 * k)] = y;
+                out.point[at(2 * k + 1)] = d;
+            },
+            [](double t) { return Jet(t); });
         blk.eval(eq);
         for (int v = 0; v < nv; ++v) {
             out.value[at(v)] = w.res[at(v)].v;
             pass.derivatives(w.res[at(v)], [&](int dir, double g) { out.grad[at(v)][at(dir)] = g; });
         }
-        for (int p = 0; p < np; ++p) pass.derivatives(w.thr[at(p)], [&](int dir, double g) { out.grad[at(nv + p)][at(dir)] = g; });
+        for (int p = 0; p < np; ++p)
+            pass.derivatives(w.thr[at(p)], [&](int dir, double g) { out.grad[at(nv + p)][at(dir)] = g; });
     });
     return out;
 }
@@ -58,8 +61,7 @@ bool same(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std:
 
 // Calls f(state) at kSamples pseudo-random states in every combination of the block's modes;
 // false if there are too many combinations to try.
-template <class F>
-bool forEachSample(const DaeSystem& s, int bi, std::vector<double>& disc, F&& f) {
+template <class F> bool forEachSample(const DaeSystem& s, int bi, std::vector<double>& disc, F&& f) {
     const Binding& b = s.bindings[at(bi)];
     const Block& blk = *b.block;
     std::vector<int> modeDiscretes, radix;
@@ -98,7 +100,7 @@ bool forEachSample(const DaeSystem& s, int bi, std::vector<double>& disc, F&& f)
     return true;
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
     const Binding& b = s.bindings[at(bi)];
@@ -108,8 +110,13 @@ std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, s
     if (ne == 0) return reads;
     std::vector<double> g0(ne), g1(ne);
     auto events = [&](const State& st, std::vector<double>& g) {
-        const Eq<double> eq = ev.prepare(ev.doubles(), bi, st, [](int, double y, double d, double& yo, double& dout) { yo = y; dout = d; },
-                                         [](double t) { return t; });
+        const Eq<double> eq = ev.prepare(
+            ev.doubles(), bi, st,
+            [](int, double y, double d, double& yo, double& dout) {
+                yo = y;
+                dout = d;
+            },
+            [](double t) { return t; });
         blk.eventFunctions(eq, g);
     };
     const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>& y, auto& draw) {
@@ -131,9 +138,8 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
     const std::size_t nv = b.ownRow.size();
     std::vector<RowForm> forms(nv);
     std::vector<Sample> samples;
-    const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>&, auto&) {
-        samples.push_back(evaluate(s, ev, bi, st));
-    });
+    const bool sampled = forEachSample(
+        s, bi, disc, [&](const State& st, std::vector<double>&, auto&) { samples.push_back(evaluate(s, ev, bi, st)); });
     if (!sampled || samples.empty()) return forms;   // keep everything
     const std::size_t width = 2 * b.slot.size();
     for (std::size_t v = 0; v < nv; ++v) {
@@ -162,7 +168,8 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
         for (std::size_t r = 0; r < rows; ++r) {
             const double c = samples.front().grad[r][2 * self];
             bool fixed = std::isfinite(c);
-            for (const Sample& smp : samples) fixed = fixed && same(smp.grad[r][2 * self], c) && smp.grad[r][2 * self + 1] == 0.0;
+            for (const Sample& smp : samples)
+                fixed = fixed && same(smp.grad[r][2 * self], c) && smp.grad[r][2 * self + 1] == 0.0;
             f.in[r] = fixed ? c : std::numeric_limits<double>::quiet_NaN();
         }
         if (!f.linear) continue;
@@ -172,4 +179,4 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
     return forms;
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

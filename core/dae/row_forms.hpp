@@ -40,4 +40,4 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
 // state of some mode combination (so an explicit variable there must be up to date for them).
 std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc);
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

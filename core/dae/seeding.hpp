@@ -19,12 +19,8 @@
 namespace endstop::core::dae {
 
 // The number of directions of a forward-mode scalar, read off its type.
-template <class J>
-struct JetWidth;
-template <int N>
-struct JetWidth<ad::Grad<N>> {
-    static constexpr int value = N;
-};
+template <class J> struct JetWidth;
+template <int N> struct JetWidth<ad::Grad<N>> { static constexpr int value = N; };
 inline constexpr int kJetDirections = JetWidth<Jet>::value;
 
 // One pass over the directions [first, first + kJetDirections) of `count`.
@@ -38,8 +34,7 @@ public:
         return contains(direction) ? Jet::seed(v, direction - m_first, weight) : Jet(v);
     }
     // f(direction, derivative) for every direction of this pass, zeros included
-    template <class F>
-    void derivatives(const Jet& g, F&& f) const {
+    template <class F> void derivatives(const Jet& g, F&& f) const {
         const int width = std::min(kJetDirections, m_count - m_first);
         for (int j = 0; j < width; ++j) f(m_first + j, g.d[static_cast<std::size_t>(j)]);
     }
@@ -48,9 +43,8 @@ private:
     int m_first, m_count;
 };
 
-template <class F>
-void forEachJetPass(int directions, F&& pass) {
+template <class F> void forEachJetPass(int directions, F&& pass) {
     for (int first = 0; first < directions; first += kJetDirections) pass(JetPass(first, directions));
 }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -20,9 +20,17 @@ std::vector<int> warmStart(const Incidence& inc) {
     std::vector<int> rowOf(at(inc.vars), -1), varOf(at(nRows), -1), mark(at(nRows), -1);
     for (int r = 0; r < nRows; ++r) {
         for (const auto& [v, o] : inc.rows[at(r)])
-            if (rowOf[at(v)] < 0) { rowOf[at(v)] = r; varOf[at(r)] = v; break; }
+            if (rowOf[at(v)] < 0) {
+                rowOf[at(v)] = r;
+                varOf[at(r)] = v;
+                break;
+            }
     }
-    struct Frame { int row; int via; std::size_t next; };
+    struct Frame {
+        int row;
+        int via;
+        std::size_t next;
+    };
     std::vector<Frame> stack;
     for (int root = 0; root < nRows; ++root) {
         if (varOf[at(root)] >= 0) continue;
@@ -33,7 +41,10 @@ std::vector<int> warmStart(const Incidence& inc) {
             const auto& row = inc.rows[at(f.row)];
             int freeVar = -1;
             for (const auto& [v, o] : row)
-                if (rowOf[at(v)] < 0) { freeVar = v; break; }
+                if (rowOf[at(v)] < 0) {
+                    freeVar = v;
+                    break;
+                }
             if (freeVar >= 0) {   // augment along the stack
                 int v = freeVar;
                 for (std::size_t k = stack.size(); k-- > 0;) {
@@ -62,11 +73,10 @@ std::vector<int> warmStart(const Incidence& inc) {
     return varOf;
 }
 
-template <typename Graph, typename MateMap>
-struct KeepMatching {   // the mate map already holds warmStart()'s matching
+template <typename Graph, typename MateMap> struct KeepMatching {   // the mate map already holds warmStart()'s matching
     static void find_matching(const Graph&, MateMap) {}
 };
-}  // namespace
+}   // namespace
 
 std::optional<Singularity> findSingularity(const Incidence& inc) {
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
@@ -98,7 +108,10 @@ std::optional<Singularity> findSingularity(const Incidence& inc) {
     std::vector<char> rowSeen(at(nRows)), varSeen(at(inc.vars));
     std::vector<int> stack;
     for (int r = 0; r < nRows; ++r)
-        if (mate[at(r)] == none) { stack.push_back(r); rowSeen[at(r)] = 1; }
+        if (mate[at(r)] == none) {
+            stack.push_back(r);
+            rowSeen[at(r)] = 1;
+        }
     while (!stack.empty()) {
         const int r = stack.back();
         stack.pop_back();
@@ -114,7 +127,10 @@ std::optional<Singularity> findSingularity(const Incidence& inc) {
     for (int r = 0; r < nRows; ++r)
         for (const auto& [v, order] : inc.rows[at(r)]) rowsOfVar[at(v)].push_back(r);
     for (int v = 0; v < inc.vars; ++v)
-        if (mate[at(nRows + v)] == none) { stack.push_back(v); varSeen[at(v)] = 1; }
+        if (mate[at(nRows + v)] == none) {
+            stack.push_back(v);
+            varSeen[at(v)] = 1;
+        }
     while (!stack.empty()) {
         const int v = stack.back();
         stack.pop_back();
@@ -172,7 +188,11 @@ private:
 
     // Depth-first search for an augmenting path from row `root`, iterative (chains are deep).
     bool augment(int root) {
-        struct Frame { int row; int via; std::size_t next; };
+        struct Frame {
+            int row;
+            int via;
+            std::size_t next;
+        };
         std::vector<Frame> stack{{root, -1, 0}};
         colour(m_rowMark, root);
         m_colouredRows.assign(1, root);
@@ -245,8 +265,8 @@ private:
     int m_root = 0;   // the original row being matched
 };
 
-}  // namespace
+}   // namespace
 
 Reduction pantelides(const Incidence& inc) { return Pantelides(inc).run(); }
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

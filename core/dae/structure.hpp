@@ -38,16 +38,16 @@ struct Reduction {
 
 class IndexTooHigh : public std::runtime_error {
 public:
-    IndexTooHigh(int row, int var)
-        : std::runtime_error("index too high"), m_row(row), m_var(var) {}
+    IndexTooHigh(int row, int var) : std::runtime_error("index too high"), m_row(row), m_var(var) {}
     // the original row whose matching needs a second differentiation (of itself or of the rows
     // it leads to): the constraint that makes the index too high
     int row() const { return m_row; }
     int var() const { return m_var; }
+
 private:
     int m_row, m_var;
 };
 
 Reduction pantelides(const Incidence& inc);   // throws IndexTooHigh
 
-}  // namespace endstop::core::dae
+}   // namespace endstop::core::dae

@@ -22,21 +22,25 @@ struct FuncInfo {
     bool variadic;   // min, max: two or more arguments; the others take one
 };
 
-constexpr std::array<FuncInfo, 9> kFunctions{{{"sqrt", Func::Sqrt, false}, {"exp", Func::Exp, false},
-                                               {"log", Func::Log, false},   {"sin", Func::Sin, false},
-                                               {"cos", Func::Cos, false},   {"tan", Func::Tan, false},
-                                               {"abs", Func::Abs, false},   {"min", Func::Min, true},
-                                               {"max", Func::Max, true}}};
+constexpr std::array<FuncInfo, 9> kFunctions{{{"sqrt", Func::Sqrt, false},
+                                              {"exp", Func::Exp, false},
+                                              {"log", Func::Log, false},
+                                              {"sin", Func::Sin, false},
+                                              {"cos", Func::Cos, false},
+                                              {"tan", Func::Tan, false},
+                                              {"abs", Func::Abs, false},
+                                              {"min", Func::Min, true},
+                                              {"max", Func::Max, true}}};
 
 struct Node {
     enum class Kind { Literal, Pi, Name, Negate, Chain, Power, Call };
     Kind kind = Kind::Literal;
-    Value value;                                // Literal, in SI
-    std::string name;                           // Name; the function of a Call
-    Func func = Func::Abs;                      // Call
-    std::vector<std::unique_ptr<Node>> args;    // Negate: 1, Power: base and exponent, Chain, Call: n
-    std::string ops;                            // Chain: ops[i] joins args[i] (i >= 1) to the left
-    bool parenthesized = false;                 // written as '(' expr ')'
+    Value value;                               // Literal, in SI
+    std::string name;                          // Name; the function of a Call
+    Func func = Func::Abs;                     // Call
+    std::vector<std::unique_ptr<Node>> args;   // Negate: 1, Power: base and exponent, Chain, Call: n
+    std::string ops;                           // Chain: ops[i] joins args[i] (i >= 1) to the left
+    bool parenthesized = false;                // written as '(' expr ')'
 };
 using NodePtr = std::unique_ptr<Node>;
 
@@ -52,7 +56,7 @@ using lexing::isNameStart;
 using lexing::isSpace;
 using lexing::isUnitChar;
 
-}  // namespace
+}   // namespace
 
 struct Expression::Tree {
     std::string text;
@@ -195,8 +199,7 @@ private:
         const std::size_t count = n->args.size();
         if (!f.variadic && count != 1)
             fail(start, std::string(f.name) + " takes 1 argument, got " + std::to_string(count));
-        if (f.variadic && count < 2)
-            fail(start, std::string(f.name) + " takes 2 or more arguments, got 1");
+        if (f.variadic && count < 2) fail(start, std::string(f.name) + " takes 2 or more arguments, got 1");
         return n;
     }
 
@@ -253,15 +256,15 @@ Value binary(char op, const Value& a, const Value& b) {
     const std::string what = std::string("'") + op + "' of ";
     const std::string numbers = what + formatNumber(a.si) + " and " + formatNumber(b.si);
     switch (op) {
-    case '+':
-    case '-':
-        if (a.dim != b.dim) throw ExprError(what + dims(a, b) + ": dimensions differ");
-        return {finite(op == '+' ? a.si + b.si : a.si - b.si, numbers), a.dim};
-    case '*':
-        return {finite(a.si * b.si, numbers), inRange(Dimension::multiply(a.dim, b.dim), what + dims(a, b))};
-    default:
-        if (b.si == 0.0) throw ExprError("division by zero");
-        return {finite(a.si / b.si, numbers), inRange(Dimension::divide(a.dim, b.dim), what + dims(a, b))};
+        case '+':
+        case '-':
+            if (a.dim != b.dim) throw ExprError(what + dims(a, b) + ": dimensions differ");
+            return {finite(op == '+' ? a.si + b.si : a.si - b.si, numbers), a.dim};
+        case '*':
+            return {finite(a.si * b.si, numbers), inRange(Dimension::multiply(a.dim, b.dim), what + dims(a, b))};
+        default:
+            if (b.si == 0.0) throw ExprError("division by zero");
+            return {finite(a.si / b.si, numbers), inRange(Dimension::divide(a.dim, b.dim), what + dims(a, b))};
     }
 }
 
@@ -299,12 +302,18 @@ Value elementary(Func f, const std::string& name, const Value& x) {
     if (f == Func::Log && x.si <= 0) throw ExprError("log of a non-positive number (" + formatNumber(x.si) + ")");
     const std::string what = name + " of " + formatNumber(x.si);
     switch (f) {
-    case Func::Exp: return {finite(std::exp(x.si), what), {}};
-    case Func::Log: return {std::log(x.si), {}};
-    case Func::Sin: return {std::sin(x.si), {}};
-    case Func::Cos: return {std::cos(x.si), {}};
-    case Func::Tan: return {finite(std::tan(x.si), what), {}};
-    default: return {std::abs(x.si), x.dim};
+        case Func::Exp:
+            return {finite(std::exp(x.si), what), {}};
+        case Func::Log:
+            return {std::log(x.si), {}};
+        case Func::Sin:
+            return {std::sin(x.si), {}};
+        case Func::Cos:
+            return {std::cos(x.si), {}};
+        case Func::Tan:
+            return {finite(std::tan(x.si), what), {}};
+        default:
+            return {std::abs(x.si), x.dim};
     }
 }
 
@@ -332,16 +341,22 @@ Value lookUp(const std::string& name, const Lookup& lookup) {
 // Recursion follows the tree, whose depth the parser bounded (kMaxDepth); chains are loops.
 Value evaluateNode(const Node& n, const Lookup& lookup) {
     switch (n.kind) {
-    case Node::Kind::Literal: return n.value;
-    case Node::Kind::Pi: return {std::numbers::pi, {}};
-    case Node::Kind::Name: return lookUp(n.name, lookup);
-    case Node::Kind::Negate: {
-        const Value v = evaluateNode(*n.args.front(), lookup);
-        return {-v.si, v.dim};
-    }
-    case Node::Kind::Power: return power(evaluateNode(*n.args[0], lookup), evaluateNode(*n.args[1], lookup));
-    case Node::Kind::Call: return evaluateCall(n, lookup);
-    case Node::Kind::Chain: break;
+        case Node::Kind::Literal:
+            return n.value;
+        case Node::Kind::Pi:
+            return {std::numbers::pi, {}};
+        case Node::Kind::Name:
+            return lookUp(n.name, lookup);
+        case Node::Kind::Negate: {
+            const Value v = evaluateNode(*n.args.front(), lookup);
+            return {-v.si, v.dim};
+        }
+        case Node::Kind::Power:
+            return power(evaluateNode(*n.args[0], lookup), evaluateNode(*n.args[1], lookup));
+        case Node::Kind::Call:
+            return evaluateCall(n, lookup);
+        case Node::Kind::Chain:
+            break;
     }
     Value acc = evaluateNode(*n.args.front(), lookup);
     for (std::size_t i = 1; i < n.args.size(); ++i) acc = binary(n.ops[i], acc, evaluateNode(*n.args[i], lookup));
@@ -350,7 +365,7 @@ Value evaluateNode(const Node& n, const Lookup& lookup) {
 
 bool isPlainLiteral(const Node& n) { return n.kind == Node::Kind::Literal && !n.parenthesized; }
 
-}  // namespace
+}   // namespace
 
 Expression Expression::parse(std::string_view text) {
     auto tree = std::make_shared<Tree>();
@@ -359,8 +374,8 @@ Expression Expression::parse(std::string_view text) {
     tree->root = parser.parse();
     tree->names = parser.takeNames();
     const Node& root = *tree->root;
-    tree->plain = isPlainLiteral(root) || (root.kind == Node::Kind::Negate && !root.parenthesized &&
-                                           isPlainLiteral(*root.args.front()));
+    tree->plain = isPlainLiteral(root) ||
+                  (root.kind == Node::Kind::Negate && !root.parenthesized && isPlainLiteral(*root.args.front()));
     return Expression(std::move(tree));
 }
 
@@ -380,4 +395,4 @@ Value evaluateAs(std::string_view text, const Dimension& expected, const Lookup&
     return v;
 }
 
-}  // namespace endstop::core::expr
+}   // namespace endstop::core::expr

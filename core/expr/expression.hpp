@@ -98,4 +98,4 @@ private:
 // "has dimension <got>, expected <expected>" (Dimension::toString) otherwise.
 Value evaluateAs(std::string_view text, const Dimension& expected, const Lookup& lookup);
 
-}  // namespace endstop::core::expr
+}   // namespace endstop::core::expr

@@ -44,7 +44,7 @@ std::vector<std::size_t> runEnds(std::string_view text, std::size_t p) {
     return ends;
 }
 
-}  // namespace
+}   // namespace
 
 std::size_t numberEnd(std::string_view text, std::size_t p) {
     while (p < text.size() && isDigit(text[p])) ++p;
@@ -69,10 +69,9 @@ std::optional<UnitSuffix> unitSuffix(std::string_view text, std::size_t p) {
             if (isSpace(c)) c = ' ';   // Unit::parse knows ' ' and '\t' only
         try {
             return UnitSuffix{start, *end, Unit::parse(candidate)};
-        } catch (const UnitError&) {
-        }
+        } catch (const UnitError&) {}
     }
     return UnitSuffix{start, ends.front(), std::nullopt};
 }
 
-}  // namespace endstop::core::expr::lexing
+}   // namespace endstop::core::expr::lexing

@@ -32,4 +32,4 @@ struct UnitSuffix {
 };
 std::optional<UnitSuffix> unitSuffix(std::string_view text, std::size_t p);
 
-}  // namespace endstop::core::expr::lexing
+}   // namespace endstop::core::expr::lexing

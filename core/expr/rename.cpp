@@ -39,7 +39,7 @@ bool isFunction(std::string_view name) {
     return false;
 }
 
-}  // namespace
+}   // namespace
 
 std::string renameName(std::string_view text, std::string_view from, std::string_view to) {
     std::string out;
@@ -71,4 +71,4 @@ bool refersTo(std::string_view expression, std::string_view name) {
     return renameName(expression, name, std::string(name) + "\x01") != expression;
 }
 
-}  // namespace endstop::core::expr
+}   // namespace endstop::core::expr

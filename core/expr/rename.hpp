@@ -20,4 +20,4 @@ std::string renameName(std::string_view expression, std::string_view from, std::
 // true if renameName would change something: the expression refers to `name`
 bool refersTo(std::string_view expression, std::string_view name);
 
-}  // namespace endstop::core::expr
+}   // namespace endstop::core::expr

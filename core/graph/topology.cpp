@@ -3,7 +3,7 @@
 
 #include "core/model/flatten.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
@@ -11,7 +11,7 @@
 #include <map>
 #include <unordered_map>
 
-namespace endstop::core {
+namespace endstop::core::graph {
 
 namespace {
 
@@ -37,7 +37,7 @@ PortIndex indexPorts(const std::vector<TopoBlock>& blocks) {
     return idx;
 }
 
-}  // namespace
+}   // namespace
 
 std::string Topology::portName(PortAt p) const {
     const TopoBlock& b = blocks[static_cast<std::size_t>(p.block)];
@@ -56,22 +56,25 @@ int Topology::blockIndex(std::string_view name) const {
     return -1;
 }
 
-Topology buildTopology(const Model& model, const Registry& registry) {
-    if (model.hierarchical()) return buildFlatTopology(flatten(model, registry), registry);
+Topology buildTopology(const model::Model& model, const Registry& registry) {
+    if (model.hierarchical()) return buildFlatTopology(model::flatten(model, registry), registry);
     return buildFlatTopology(model, registry);
 }
 
-Topology buildFlatTopology(const Model& model, const Registry& registry) {
+Topology buildFlatTopology(const model::Model& model, const Registry& registry) {
     Topology topo;
     Diagnostics errors;
 
-    for (const BlockSpec& spec : model.blocks()) {
+    for (const model::BlockSpec& spec : model.blocks()) {
         TopoBlock tb;
         tb.name = spec.name;
         try {
-            tb.block = registry.create(spec.type, currentParams(spec, registry));
+            tb.block = registry.create(spec.type, model::currentParams(spec, registry));
         } catch (const ModelError& e) {
-            for (Diagnostic d : e.diagnostics()) { d.block = spec.name; errors.push_back(d); }
+            for (Diagnostic d : e.diagnostics()) {
+                d.block = spec.name;
+                errors.push_back(d);
+            }
             continue;
         }
         for (Diagnostic d : tb.block->validate()) {
@@ -88,23 +91,25 @@ Topology buildFlatTopology(const Model& model, const Registry& registry) {
     Graph g(idx.at.size());
     std::unordered_map<std::string, int> byName;
     for (std::size_t i = 0; i < topo.blocks.size(); ++i) byName.emplace(topo.blocks[i].name, static_cast<int>(i));
-    auto vertexOf = [&](const PortRef& ref) -> int {
+    auto vertexOf = [&](const model::PortRef& ref) -> int {
         const auto found = byName.find(ref.block);
         const int b = found == byName.end() ? -1 : found->second;
         if (b < 0) {
-            errors.push_back(error(ref.block, ref.port, "connection names block '" + ref.block + "', which does not exist"));
+            errors.push_back(
+                error(ref.block, ref.port, "connection names block '" + ref.block + "', which does not exist"));
             return -1;
         }
         const Block& blk = *topo.blocks[static_cast<std::size_t>(b)].block;
         const int p = blk.portIndex(ref.port);
         if (p < 0) {
-            errors.push_back(error(ref.block, ref.port, "block type " + blk.info().typeId + " has no port '" + ref.port +
-                                                            "' (ports: " + BlockDescription::of(blk).portList() + ")"));
+            errors.push_back(error(ref.block, ref.port,
+                                   "block type " + blk.info().typeId + " has no port '" + ref.port +
+                                       "' (ports: " + BlockDescription::of(blk).portList() + ")"));
             return -1;
         }
         return idx.first[static_cast<std::size_t>(b)] + p;
     };
-    for (const Connection& c : model.connections()) {
+    for (const model::Connection& c : model.connections()) {
         const int va = vertexOf(c.a), vb = vertexOf(c.b);
         if (va < 0 || vb < 0) continue;
         const PortDesc& pa = topo.blocks[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(va)].block)]
@@ -112,7 +117,8 @@ Topology buildFlatTopology(const Model& model, const Registry& registry) {
         const PortDesc& pb = topo.blocks[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(vb)].block)]
                                  .block->ports()[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(vb)].port)];
         if (!connectable(pa, pb)) {
-            errors.push_back(error(c.a.block, c.a.port, differentDomains(c.a.toString(), pa.domain, c.b.toString(), pb.domain)));
+            errors.push_back(
+                error(c.a.block, c.a.port, differentDomains(c.a.toString(), pa.domain, c.b.toString(), pb.domain)));
             continue;
         }
         boost::add_edge(static_cast<std::size_t>(va), static_cast<std::size_t>(vb), g);
@@ -136,12 +142,16 @@ Topology buildFlatTopology(const Model& model, const Registry& registry) {
             Node node;
             node.domain = desc(net.front()).domain;
             node.ports = net;
-            for (PortAt p : net) node.grounded = node.grounded || topo.blocks[static_cast<std::size_t>(p.block)].block->grounds();
+            for (PortAt p : net)
+                node.grounded = node.grounded || topo.blocks[static_cast<std::size_t>(p.block)].block->grounds();
             const int n = static_cast<int>(topo.nodes.size());
-            for (PortAt p : net) topo.blocks[static_cast<std::size_t>(p.block)].portNode[static_cast<std::size_t>(p.port)] = n;
+            for (PortAt p : net)
+                topo.blocks[static_cast<std::size_t>(p.block)].portNode[static_cast<std::size_t>(p.port)] = n;
             if (net.size() == 1 && !node.grounded)
-                topo.diagnostics.push_back({Severity::Info, topo.blocks[static_cast<std::size_t>(net[0].block)].name,
-                                            desc(net[0]).name, {},
+                topo.diagnostics.push_back({Severity::Info,
+                                            topo.blocks[static_cast<std::size_t>(net[0].block)].name,
+                                            desc(net[0]).name,
+                                            {},
                                             std::string("port is not connected: it is a free end (zero ") +
                                                 (node.domain == Domain::Rotational ? "torque" : "force") + ")",
                                             {}});
@@ -152,9 +162,10 @@ Topology buildFlatTopology(const Model& model, const Registry& registry) {
         for (PortAt p : net) (desc(p).kind == PortKind::Output ? outputs : inputs).push_back(p);
         if (outputs.size() > 1) {
             for (std::size_t i = 1; i < outputs.size(); ++i)
-                errors.push_back(error(topo.blocks[static_cast<std::size_t>(outputs[i].block)].name, desc(outputs[i]).name,
-                                       "signal outputs " + topo.portName(outputs[0]) + " and " + topo.portName(outputs[i]) +
-                                           " are wired together: an input takes exactly one output"));
+                errors.push_back(
+                    error(topo.blocks[static_cast<std::size_t>(outputs[i].block)].name, desc(outputs[i]).name,
+                          "signal outputs " + topo.portName(outputs[0]) + " and " + topo.portName(outputs[i]) +
+                              " are wired together: an input takes exactly one output"));
             continue;
         }
         for (PortAt in : inputs) {
@@ -174,4 +185,4 @@ Topology buildFlatTopology(const Model& model, const Registry& registry) {
     return topo;
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core::graph

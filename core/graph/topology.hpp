@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-namespace endstop::core {
+namespace endstop::core::graph {
 
 struct PortAt {
     int block = -1;
@@ -28,8 +28,8 @@ struct Node {
 struct TopoBlock {
     std::string name;
     std::unique_ptr<Block> block;
-    std::vector<int> portNode;       // per port: node index for a conserving port, else -1
-    std::vector<PortAt> source;      // per port: for an input, the output it reads (block, output var)
+    std::vector<int> portNode;    // per port: node index for a conserving port, else -1
+    std::vector<PortAt> source;   // per port: for an input, the output it reads (block, output var)
 };
 
 struct Topology {
@@ -37,8 +37,8 @@ struct Topology {
     std::vector<Node> nodes;
     Diagnostics diagnostics;   // infos and warnings that did not stop the build
 
-    std::string portName(PortAt p) const;          // "mass1.M"
-    std::string describe(const Node& n) const;     // "{mass1.M, spring1.R}"
+    std::string portName(PortAt p) const;        // "mass1.M"
+    std::string describe(const Node& n) const;   // "{mass1.M, spring1.R}"
     int blockIndex(std::string_view name) const;
 };
 
@@ -46,7 +46,7 @@ struct Topology {
 // the wiring. Throws TopologyError with every error found. A model with parameters, expressions or
 // subsystems is flattened first (core/model/flatten.hpp; ModelError if that fails): block names
 // are then paths.
-Topology buildTopology(const Model& model, const Registry& registry);
-Topology buildFlatTopology(const Model& flat, const Registry& registry);
+Topology buildTopology(const model::Model& model, const Registry& registry);
+Topology buildFlatTopology(const model::Model& flat, const Registry& registry);
 
-}  // namespace endstop::core
+}   // namespace endstop::core::graph

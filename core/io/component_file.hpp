@@ -25,20 +25,21 @@ namespace endstop::core::io {
 inline constexpr const char* kComponentSuffix = ".endstopc";   // "Stage.endstopc"
 
 struct Component {
-    std::string name;                        // the definition the file holds
-    std::vector<SubsystemDef> definitions;   // it and every definition it uses, leaves first
-    const SubsystemDef* find(std::string_view defName) const;
+    std::string name;                               // the definition the file holds
+    std::vector<model::SubsystemDef> definitions;   // it and every definition it uses, leaves first
+    const model::SubsystemDef* find(std::string_view defName) const;
 };
 
 // `defName` and the definitions it uses, recursively, leaves first. Throws ModelError for an
 // unknown definition or a cycle.
-std::vector<const SubsystemDef*> definitionsUsed(const Model& project, const std::string& defName);
+std::vector<const model::SubsystemDef*> definitionsUsed(const model::Model& project, const std::string& defName);
 
-QByteArray serializeComponent(const Model& project, const std::string& defName);   // throws ModelError
+QByteArray serializeComponent(const model::Model& project, const std::string& defName);   // throws ModelError
 // Throws ModelError when the definition does not stand alone (it needs a model parameter).
-void checkComponent(const Model& project, const std::string& defName, const Registry& registry);
+void checkComponent(const model::Model& project, const std::string& defName, const Registry& registry);
 // checkComponent, then writes through io::writeFile. Throws ModelError or IoError.
-void saveComponent(const Model& project, const std::string& defName, const QString& path, const Registry& registry);
+void saveComponent(const model::Model& project, const std::string& defName, const QString& path,
+                   const Registry& registry);
 
 Component parseComponent(const QByteArray& bytes, const QString& fileLabel, const Registry& registry);
 Component loadComponent(const QString& path, const Registry& registry);   // throws FileFormatError
@@ -49,6 +50,7 @@ Component loadComponent(const QString& path, const Registry& registry);   // thr
 // name an earlier insert gave it) is reused; one that differs from the project's definition of
 // the same name is added under a fresh name ("Stage_2"), and the instance and the nested
 // references follow it. Throws ModelError.
-EditBatch insertComponent(const Model& project, const Component& component, const std::string& instanceName, double x, double y);
+model::EditBatch insertComponent(const model::Model& project, const Component& component,
+                                 const std::string& instanceName, double x, double y);
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

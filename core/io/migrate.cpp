@@ -2,7 +2,7 @@
 #include "core/io/migrate.hpp"
 
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QJsonArray>
 
@@ -40,11 +40,11 @@ QJsonObject version1To2(QJsonObject root, const Registry& registry) {
     return root;
 }
 
-}  // namespace
+}   // namespace
 
 QJsonObject migrateFormat(QJsonObject root, int from, const Registry& registry) {
     if (from < 2) root = version1To2(std::move(root), registry);
     return root;
 }
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

@@ -19,4 +19,4 @@ namespace endstop::core::io {
 // step cannot convert are left as they are, for the reader to report with their JSON path.
 QJsonObject migrateFormat(QJsonObject root, int from, const Registry& registry);
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

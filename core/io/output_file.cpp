@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/output_file.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QFileInfo>
 #include <QSaveFile>
@@ -20,7 +20,8 @@ OutputFile::OutputFile(std::string path) : m_path(std::move(path)) {
     if (m_path.empty()) fail("no file name given");
     if (m_path == "-") {
         m_direct = std::make_unique<QFile>();
-        if (!m_direct->open(STDOUT_FILENO, kMode, QFileDevice::DontCloseHandle)) fail(m_direct->errorString().toStdString());
+        if (!m_direct->open(STDOUT_FILENO, kMode, QFileDevice::DontCloseHandle))
+            fail(m_direct->errorString().toStdString());
         return;
     }
     const QString qpath = QString::fromStdString(m_path);
@@ -78,4 +79,4 @@ void writeFile(const QString& path, const QByteArray& bytes) {
     writeFile(path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
 }
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

@@ -37,7 +37,7 @@ private:
     std::string m_path;
     std::unique_ptr<QSaveFile> m_save;   // regular files
     std::unique_ptr<QFile> m_direct;     // devices, FIFOs, standard output
-    std::string m_failure;   // the first failure's reason: later calls repeat it
+    std::string m_failure;               // the first failure's reason: later calls repeat it
     bool m_committed = false;
 };
 
@@ -45,4 +45,4 @@ private:
 void writeFile(const std::string& path, std::string_view bytes);
 void writeFile(const QString& path, const QByteArray& bytes);
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

@@ -25,19 +25,19 @@ struct ParamTarget {
 
 // The target a name denotes, checked against the model (ModelError naming what is wrong: no such
 // block, parameter or model parameter, with the valid names).
-ParamTarget findParameter(const Model& model, const Registry& registry, std::string_view name);
+ParamTarget findParameter(const model::Model& model, const Registry& registry, std::string_view name);
 
 // The edit that gives the target a value (SI, as parseParameterText returns it).
-Edit setValue(const ParamTarget& target, const ParamValue& value);
+model::Edit setValue(const ParamTarget& target, const ParamValue& value);
 // The edit that gives a real target an expression ("2*k_base"), evaluated when the model is flattened.
-Edit setExpression(const ParamTarget& target, const std::string& text);
+model::Edit setExpression(const ParamTarget& target, const std::string& text);
 
 // The block with its expressions left out (they take their defaults): what decides its ports and
 // the shape of its parameters never depends on a number.
-BlockSpec evaluable(const BlockSpec& spec, const Registry& registry);
+model::BlockSpec evaluable(const model::BlockSpec& spec, const Registry& registry);
 
 // "NAME=VALUE" -> the edit; throws ModelError naming the part at fault, including a value outside
 // the parameter's range.
-Edit parseAssignment(const Model& model, const Registry& registry, std::string_view assignment);
+model::Edit parseAssignment(const model::Model& model, const Registry& registry, std::string_view assignment);
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

@@ -6,7 +6,7 @@
 #include "core/io/output_file.hpp"
 #include "core/io/project_json.hpp"
 #include "core/io/project_reader.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/text/quote.hpp"
 
 #include <QFile>
@@ -48,41 +48,43 @@ ParamValue realText(const std::string& text, const ParamDesc& d, const std::func
 ParamValue parseParameterText(const std::string& text, const ParamDesc& d) {
     try {
         switch (d.type) {
-        case ParamType::Real:
-            if (d.anyDimension) {
-                const Quantity q = parseQuantity(text);
-                return q.unit ? checkedSI(text, q.unit->toSI(q.value)) : q.value;
+            case ParamType::Real:
+                if (d.anyDimension) {
+                    const Quantity q = parseQuantity(text);
+                    return q.unit ? checkedSI(text, q.unit->toSI(q.value)) : q.value;
+                }
+                return parseSI(text, d.unit.dimension);
+            case ParamType::Vector: {
+                const auto open = text.find('['), close = text.rfind(']');
+                if (open == std::string::npos || close == std::string::npos || close < open)
+                    throw FileFormatError("expected a vector like [0 0.01 0.02], got " + quoteText(text, '"'));
+                const std::string unit = text.substr(close + 1);
+                std::string body = text.substr(open + 1, close - open - 1);
+                for (char& c : body)
+                    if (c == ',' || c == ';') c = ' ';
+                std::vector<double> xs;
+                std::size_t pos = 0;
+                while (true) {
+                    pos = body.find_first_not_of(' ', pos);
+                    if (pos == std::string::npos) break;
+                    const std::size_t end = body.find(' ', pos);
+                    const std::string item = body.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+                    xs.push_back(parseSI(item + " " + unit, d.unit.dimension));
+                    pos = end;
+                }
+                return xs;
             }
-            return parseSI(text, d.unit.dimension);
-        case ParamType::Vector: {
-            const auto open = text.find('['), close = text.rfind(']');
-            if (open == std::string::npos || close == std::string::npos || close < open)
-                throw FileFormatError("expected a vector like [0 0.01 0.02], got " + quoteText(text, '"'));
-            const std::string unit = text.substr(close + 1);
-            std::string body = text.substr(open + 1, close - open - 1);
-            for (char& c : body)
-                if (c == ',' || c == ';') c = ' ';
-            std::vector<double> xs;
-            std::size_t pos = 0;
-            while (true) {
-                pos = body.find_first_not_of(' ', pos);
-                if (pos == std::string::npos) break;
-                const std::size_t end = body.find(' ', pos);
-                const std::string item = body.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-                xs.push_back(parseSI(item + " " + unit, d.unit.dimension));
-                pos = end;
-            }
-            return xs;
-        }
-        case ParamType::Choice:
-            for (const ChoiceOption& o : d.choices)
-                if (o.key == text) return text;
-            {
-                std::string keys;
-                for (const ChoiceOption& o : d.choices) keys += (keys.empty() ? "" : ", ") + o.key;
-                throw FileFormatError("unknown value " + quoteText(text, '"') + " for " + d.key + ", expected one of: " + keys);
-            }
-        case ParamType::Text: return text;
+            case ParamType::Choice:
+                for (const ChoiceOption& o : d.choices)
+                    if (o.key == text) return text;
+                {
+                    std::string keys;
+                    for (const ChoiceOption& o : d.choices) keys += (keys.empty() ? "" : ", ") + o.key;
+                    throw FileFormatError("unknown value " + quoteText(text, '"') + " for " + d.key +
+                                          ", expected one of: " + keys);
+                }
+            case ParamType::Text:
+                return text;
         }
     } catch (const UnitError& e) {
         throw FileFormatError(d.key + ": " + e.what());
@@ -90,7 +92,7 @@ ParamValue parseParameterText(const std::string& text, const ParamDesc& d) {
     return 0.0;
 }
 
-Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
+model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
     QJsonObject root = parseJsonObject(bytes, fileLabel);
     const std::string file = fileLabel.toStdString();
     if (root.value("format").toString() != "endstop-project")
@@ -101,24 +103,26 @@ Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Regi
         throw FileFormatError(file + ": formatVersion: expected a whole number >= 1");
     if (version.toDouble() > kFormatVersion)
         throw FileFormatError(file + ": formatVersion: version " + formatNumber(version.toDouble()) +
-                              " is newer than this program supports (" + std::to_string(kFormatVersion) + "); update Endstop");
+                              " is newer than this program supports (" + std::to_string(kFormatVersion) +
+                              "); update Endstop");
     if (version.toInt() < kFormatVersion) root = migrateFormat(std::move(root), version.toInt(), registry);
     return readProject(root, fileLabel, registry);
 }
 
-Model loadProject(const QString& path, const Registry& registry) {
+model::Model loadProject(const QString& path, const Registry& registry) {
     QFile f(path);
     if (!f.exists()) throw FileFormatError(path.toStdString() + ": no such file");
-    if (!f.open(QIODevice::ReadOnly)) throw FileFormatError(path.toStdString() + ": cannot read: " + f.errorString().toStdString());
+    if (!f.open(QIODevice::ReadOnly))
+        throw FileFormatError(path.toStdString() + ": cannot read: " + f.errorString().toStdString());
     return parseProject(f.readAll(), path, registry);
 }
 
-QByteArray serializeProject(const Model& model) {
+QByteArray serializeProject(const model::Model& model) {
     QJsonObject root;
     root["format"] = "endstop-project";
     root["formatVersion"] = kFormatVersion;
     root["generator"] = kGenerator;
-    const SimulationSettings& s = model.simulation();
+    const model::SimulationSettings& s = model.simulation();
     root["simulation"] = QJsonObject{{"stop_time", s.stopTime},
                                      {"relative_tolerance", s.relativeTolerance},
                                      {"absolute_tolerance", s.absoluteTolerance},
@@ -128,13 +132,13 @@ QByteArray serializeProject(const Model& model) {
     if (!model.parameters().empty()) root["parameters"] = parametersJson(model.parameters());
     if (!model.subsystems().empty()) {
         QJsonObject defs;
-        for (const SubsystemDef& d : model.subsystems()) defs[QString::fromStdString(d.name)] = subsystemJson(d);
+        for (const model::SubsystemDef& d : model.subsystems()) defs[QString::fromStdString(d.name)] = subsystemJson(d);
         root["subsystems"] = defs;
     }
     root["blocks"] = blocksJson(model);
     root["connections"] = connectionsJson(model);
     QJsonArray plots;
-    for (const PlotSpec& p : model.plots()) {
+    for (const model::PlotSpec& p : model.plots()) {
         QJsonArray signals;
         for (const std::string& s2 : p.signals) signals.append(QString::fromStdString(s2));
         plots.append(QJsonObject{{"title", QString::fromStdString(p.title)}, {"signals", signals}});
@@ -143,8 +147,6 @@ QByteArray serializeProject(const Model& model) {
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-void saveProject(const Model& model, const QString& path) {
-    writeFile(path, serializeProject(model));
-}
+void saveProject(const model::Model& model, const QString& path) { writeFile(path, serializeProject(model)); }
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

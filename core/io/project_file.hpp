@@ -22,10 +22,10 @@ namespace endstop::core::io {
 constexpr int kFormatVersion = 2;
 inline constexpr const char* kGenerator = "endstop 0.1.0";
 
-Model loadProject(const QString& path, const Registry& registry);   // throws FileFormatError
-Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry);
-QByteArray serializeProject(const Model& model);
-void saveProject(const Model& model, const QString& path);           // throws IoError
+model::Model loadProject(const QString& path, const Registry& registry);   // throws FileFormatError
+model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry);
+QByteArray serializeProject(const model::Model& model);
+void saveProject(const model::Model& model, const QString& path);   // throws IoError
 
 // A parameter value from user text for parameter `key` of block type `type`: "10 mm", "0.5",
 // "[0 0.01 0.02]", "[0 1 2] mm", a choice key. Throws FileFormatError with "what: reason".
@@ -34,6 +34,7 @@ ParamValue parseParameterText(const std::string& text, const ParamDesc& desc);
 // number), else an expression kept as written ("2*k_base"; evaluated when the model is flattened).
 // The error is the quantity's for text that starts like a number or for a lone word that `known`
 // does not name ("heavy"), the expression's otherwise.
-ParamValue realText(const std::string& text, const ParamDesc& desc, const std::function<bool(std::string_view)>& known = {});
+ParamValue realText(const std::string& text, const ParamDesc& desc,
+                    const std::function<bool(std::string_view)>& known = {});
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

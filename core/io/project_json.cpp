@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/project_json.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QJsonDocument>
 #include <QString>
@@ -11,8 +11,11 @@ namespace endstop::core::io {
 std::pair<int, int> lineColumn(const QByteArray& bytes, int offset) {
     int line = 1, col = 1;
     for (int i = 0; i < offset && i < bytes.size(); ++i) {
-        if (bytes[i] == '\n') { ++line; col = 1; }
-        else if ((static_cast<unsigned char>(bytes[i]) & 0xC0) != 0x80) ++col;   // characters, not UTF-8 bytes
+        if (bytes[i] == '\n') {
+            ++line;
+            col = 1;
+        } else if ((static_cast<unsigned char>(bytes[i]) & 0xC0) != 0x80)
+            ++col;   // characters, not UTF-8 bytes
     }
     return {line, col};
 }
@@ -27,24 +30,25 @@ QJsonValue toJson(const ParamValue& v) {
     return QString::fromStdString(std::get<std::string>(v));
 }
 
-QJsonObject uiJson(const BlockUi& u) {
+QJsonObject uiJson(const model::BlockUi& u) {
     QJsonObject ui{{"pos", QJsonArray{u.x, u.y}}};
     if (u.rotation != 0) ui["rotation"] = u.rotation;
     if (u.flipped) ui["flip"] = true;
     if (!u.displayUnits.empty()) {
         QJsonObject units;
-        for (const auto& [key, unit] : u.displayUnits) units[QString::fromStdString(key)] = QString::fromStdString(unit);
+        for (const auto& [key, unit] : u.displayUnits)
+            units[QString::fromStdString(key)] = QString::fromStdString(unit);
         ui["units"] = units;
     }
     return ui;
 }
 
-QJsonArray blocksJson(const Model& model) {
+QJsonArray blocksJson(const model::Model& model) {
     QJsonArray blocks;
-    for (const BlockSpec& b : model.blocks()) {
-        if (isPortType(b.type)) continue;   // written as the definition's ports
+    for (const model::BlockSpec& b : model.blocks()) {
+        if (model::isPortType(b.type)) continue;   // written as the definition's ports
         QJsonObject o{{"name", QString::fromStdString(b.name)}, {"type", QString::fromStdString(b.type)}};
-        if (subsystemOf(b.type).empty()) o["typeVersion"] = b.typeVersion;
+        if (model::subsystemOf(b.type).empty()) o["typeVersion"] = b.typeVersion;
         QJsonObject params;
         for (const auto& [key, value] : b.params) params[QString::fromStdString(key)] = toJson(value);
         if (!params.isEmpty()) o["parameters"] = params;
@@ -54,25 +58,25 @@ QJsonArray blocksJson(const Model& model) {
     return blocks;
 }
 
-QJsonArray connectionsJson(const Model& model) {
+QJsonArray connectionsJson(const model::Model& model) {
     QJsonArray connections;
-    for (const Connection& c : model.connections())
+    for (const model::Connection& c : model.connections())
         connections.append(QJsonArray{QString::fromStdString(c.a.toString()), QString::fromStdString(c.b.toString())});
     return connections;
 }
 
-QJsonArray parametersJson(const std::vector<ParameterDef>& params) {
+QJsonArray parametersJson(const std::vector<model::ParameterDef>& params) {
     QJsonArray out;
-    for (const ParameterDef& p : params)
+    for (const model::ParameterDef& p : params)
         out.append(QJsonObject{{"name", QString::fromStdString(p.name)}, {"value", QString::fromStdString(p.value)}});
     return out;
 }
 
-QJsonObject subsystemJson(const SubsystemDef& d) {
+QJsonObject subsystemJson(const model::SubsystemDef& d) {
     QJsonArray ports;
-    for (const BlockSpec* p : d.ports())
+    for (const model::BlockSpec* p : d.ports())
         ports.append(QJsonObject{{"name", QString::fromStdString(p->name)},
-                                 {"domain", QString::fromStdString(p->type.substr(kPortPrefix.size()))},
+                                 {"domain", QString::fromStdString(p->type.substr(model::kPortPrefix.size()))},
                                  {"ui", uiJson(p->ui)}});
     QJsonObject o{{"ports", ports}, {"blocks", blocksJson(d.body)}, {"connections", connectionsJson(d.body)}};
     if (!d.body.parameters().empty()) o["parameters"] = parametersJson(d.body.parameters());
@@ -91,4 +95,4 @@ QJsonObject parseJsonObject(const QByteArray& bytes, const QString& fileLabel) {
     return doc.object();
 }
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

@@ -21,10 +21,10 @@ std::pair<int, int> lineColumn(const QByteArray& bytes, int offset);
 QJsonObject parseJsonObject(const QByteArray& bytes, const QString& fileLabel);
 
 QJsonValue toJson(const ParamValue& v);
-QJsonObject uiJson(const BlockUi& u);
-QJsonArray blocksJson(const Model& model);   // without port pseudo-blocks
-QJsonArray connectionsJson(const Model& model);
-QJsonArray parametersJson(const std::vector<ParameterDef>& params);
-QJsonObject subsystemJson(const SubsystemDef& d);   // {"ports", "blocks", "connections"[, "parameters"]}
+QJsonObject uiJson(const model::BlockUi& u);
+QJsonArray blocksJson(const model::Model& model);   // without port pseudo-blocks
+QJsonArray connectionsJson(const model::Model& model);
+QJsonArray parametersJson(const std::vector<model::ParameterDef>& params);
+QJsonObject subsystemJson(const model::SubsystemDef& d);   // {"ports", "blocks", "connections"[, "parameters"]}
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

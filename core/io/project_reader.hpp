@@ -14,6 +14,6 @@
 
 namespace endstop::core::io {
 
-Model readProject(const QJsonObject& root, const QString& fileLabel, const Registry& registry);
+model::Model readProject(const QJsonObject& root, const QString& fileLabel, const Registry& registry);
 
-}  // namespace endstop::core::io
+}   // namespace endstop::core::io

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/flatten.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -9,7 +9,7 @@
 #include <optional>
 #include <set>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 namespace {
 
@@ -32,7 +32,7 @@ std::string names(const std::vector<ParameterDef>& defs) {
 
 std::string evaluationError(const std::string& text, const std::string& why) { return "\"" + text + "\": " + why; }
 
-}  // namespace
+}   // namespace
 
 std::optional<expr::Value> Scope::lookup(std::string_view name) const {
     if (const auto it = m_values.find(name); it != m_values.end()) return it->second;
@@ -50,7 +50,8 @@ void evaluateParameters(const std::vector<ParameterDef>& defs, Scope& into, cons
         if (state[d.name] == 2) return;
         if (state[d.name] == 1) {
             std::string cycle;
-            for (auto it = std::find(chain.begin(), chain.end(), d.name); it != chain.end(); ++it) cycle += *it + " -> ";
+            for (auto it = std::find(chain.begin(), chain.end(), d.name); it != chain.end(); ++it)
+                cycle += *it + " -> ";
             fail(block, d.name, "parameters depend on each other in a cycle: " + cycle + d.name + " (" + where + ")");
         }
         if (const auto g = given.find(d.name); g != given.end()) {
@@ -61,7 +62,8 @@ void evaluateParameters(const std::vector<ParameterDef>& defs, Scope& into, cons
         state[d.name] = 1;
         chain.push_back(d.name);
         if (chain.size() > kMaxDepth)
-            fail(block, d.name, "parameters depend on each other more than " + std::to_string(kMaxDepth) + " deep (" + where + ")");
+            fail(block, d.name,
+                 "parameters depend on each other more than " + std::to_string(kMaxDepth) + " deep (" + where + ")");
         try {
             const expr::Expression e = expr::Expression::parse(d.value);
             for (const std::string& n : e.names())
@@ -88,7 +90,8 @@ ParamValue resolveValue(const ParamValue& value, const ParamDesc& desc, const Sc
                                   " (e.g. " + Unit::si(desc.unit.dimension).display() + ")");
         return v.si;
     } catch (const expr::ExprError& e) {
-        throw ModelError(Diagnostics{Diagnostic{Severity::Error, {}, {}, desc.key, evaluationError(*text, e.what()), {}}});
+        throw ModelError(
+            Diagnostics{Diagnostic{Severity::Error, {}, {}, desc.key, evaluationError(*text, e.what()), {}}});
     }
 }
 
@@ -104,10 +107,14 @@ std::optional<PortRole> portRole(std::string_view type) {
 
 std::string portType(PortRole role) {
     switch (role) {
-    case PortRole::Translational: return "port:translational";
-    case PortRole::Rotational: return "port:rotational";
-    case PortRole::SignalIn: return "port:signal_in";
-    case PortRole::SignalOut: return "port:signal_out";
+        case PortRole::Translational:
+            return "port:translational";
+        case PortRole::Rotational:
+            return "port:rotational";
+        case PortRole::SignalIn:
+            return "port:signal_in";
+        case PortRole::SignalOut:
+            return "port:signal_out";
     }
     return {};
 }
@@ -118,14 +125,26 @@ PortDesc portDesc(const BlockSpec& b, bool outside) {
     p.name = outside ? b.name : std::string();
     p.label = b.name;
     switch (portRole(b.type).value_or(PortRole::Translational)) {
-    case PortRole::Translational: p.domain = Domain::Translational; p.unit = Unit::parse("m/s"); break;
-    case PortRole::Rotational: p.domain = Domain::Rotational; p.unit = Unit::parse("rad/s"); break;
-    case PortRole::SignalIn: p.domain = Domain::Signal; p.kind = outside ? PortKind::Input : PortKind::Output; break;
-    case PortRole::SignalOut: p.domain = Domain::Signal; p.kind = outside ? PortKind::Output : PortKind::Input; break;
+        case PortRole::Translational:
+            p.domain = Domain::Translational;
+            p.unit = Unit::parse("m/s");
+            break;
+        case PortRole::Rotational:
+            p.domain = Domain::Rotational;
+            p.unit = Unit::parse("rad/s");
+            break;
+        case PortRole::SignalIn:
+            p.domain = Domain::Signal;
+            p.kind = outside ? PortKind::Input : PortKind::Output;
+            break;
+        case PortRole::SignalOut:
+            p.domain = Domain::Signal;
+            p.kind = outside ? PortKind::Output : PortKind::Input;
+            break;
     }
     return p;
 }
-}  // namespace
+}   // namespace
 
 PortDesc outerPort(const BlockSpec& portBlock) { return portDesc(portBlock, true); }
 PortDesc innerPort(const BlockSpec& portBlock) { return portDesc(portBlock, false); }
@@ -155,8 +174,7 @@ std::vector<ParamDesc> subsystemParams(const Model& model, const SubsystemDef& d
             const expr::Value v = expr::Expression::parse(p.value).evaluate(mask.lookupFunction());
             d.unit = Unit::si(v.dim);
             mask.set(p.name, v);
-        } catch (const expr::ExprError&) {
-        }
+        } catch (const expr::ExprError&) {}
         out.push_back(std::move(d));
     }
     return out;
@@ -193,8 +211,10 @@ private:
                 std::vector<std::string>& chain) {
         for (const BlockSpec& b : body.blocks()) {
             if (isPortType(b.type)) continue;
-            if (!subsystemOf(b.type).empty()) instance(b, prefix, scope, overrides, chain);
-            else leaf(b, prefix, scope, overrides);
+            if (!subsystemOf(b.type).empty())
+                instance(b, prefix, scope, overrides, chain);
+            else
+                leaf(b, prefix, scope, overrides);
         }
         for (const Connection& c : body.connections()) connect(endpoint(c.a, prefix), endpoint(c.b, prefix));
     }
@@ -209,8 +229,7 @@ private:
         for (const auto& [key, o] : overrides)
             if (key.starts_with(b.name + ".") && key.find('.', b.name.size() + 1) == std::string::npos) {
                 const std::string k = key.substr(b.name.size() + 1);
-                if (!proto->param(k))
-                    fail(path, k, b.type + " has no such parameter");
+                if (!proto->param(k)) fail(path, k, b.type + " has no such parameter");
                 flat.params[k] = resolve(o.value, *proto->param(k), *o.scope, path);
             }
         for (auto& [key, value] : flat.params)
@@ -245,7 +264,9 @@ private:
             const auto p = std::find_if(def->body.parameters().begin(), def->body.parameters().end(),
                                         [&](const ParameterDef& d) { return d.name == key; });
             if (p == def->body.parameters().end())
-                fail(path, key, "subsystem " + name + " has no such parameter (parameters: " + names(def->body.parameters()) + ")");
+                fail(
+                    path, key,
+                    "subsystem " + name + " has no such parameter (parameters: " + names(def->body.parameters()) + ")");
             mask[key] = maskValue(value, *p, *def, *where, path);
         };
         for (const auto& [key, value] : b.params) take(key, value, &scope);
@@ -284,8 +305,9 @@ private:
             fail(path, p.name, "expected a number or an expression");
         }
         if (fallback && v.dim != fallback->dim)
-            fail(path, p.name, "has dimension " + v.dim.toString() + ", expected " + fallback->dim.toString() + " (as its default " +
-                                   p.value + " in subsystem " + def.name + ")");
+            fail(path, p.name,
+                 "has dimension " + v.dim.toString() + ", expected " + fallback->dim.toString() + " (as its default " +
+                     p.value + " in subsystem " + def.name + ")");
         return v;
     }
 
@@ -300,9 +322,11 @@ private:
     void checkPortsWired(const SubsystemDef& def) {
         if (!m_checked.insert(def.name).second) return;
         for (const BlockSpec* p : def.ports()) {
-            const bool wired = std::any_of(def.body.connections().begin(), def.body.connections().end(),
-                                           [&](const Connection& c) { return c.a.block == p->name || c.b.block == p->name; });
-            if (!wired) fail({}, {}, "subsystem '" + def.name + "': port '" + p->name + "' is not connected inside", def.name);
+            const bool wired =
+                std::any_of(def.body.connections().begin(), def.body.connections().end(),
+                            [&](const Connection& c) { return c.a.block == p->name || c.b.block == p->name; });
+            if (!wired)
+                fail({}, {}, "subsystem '" + def.name + "': port '" + p->name + "' is not connected inside", def.name);
         }
     }
 
@@ -330,7 +354,9 @@ private:
         return it->second;
     }
     int root(int i) {
-        while (m_parent[static_cast<std::size_t>(i)] != i) i = m_parent[static_cast<std::size_t>(i)] = m_parent[static_cast<std::size_t>(m_parent[static_cast<std::size_t>(i)])];
+        while (m_parent[static_cast<std::size_t>(i)] != i)
+            i = m_parent[static_cast<std::size_t>(i)] =
+                m_parent[static_cast<std::size_t>(m_parent[static_cast<std::size_t>(i)])];
         return i;
     }
 
@@ -351,8 +377,9 @@ private:
             std::vector<PortRef> outputs, others;
             for (const PortRef& e : ends) (kind(e) == PortKind::Output ? outputs : others).push_back(e);
             if (outputs.size() > 1)
-                fail(outputs[1].block, outputs[1].port, "signal " + outputs[1].toString() + " meets another output, " +
-                                                            outputs[0].toString() + ", through a subsystem port");
+                fail(outputs[1].block, outputs[1].port,
+                     "signal " + outputs[1].toString() + " meets another output, " + outputs[0].toString() +
+                         ", through a subsystem port");
             const PortRef hub = outputs.empty() ? others.front() : outputs.front();
             if (outputs.empty() && kind(hub) == PortKind::Input) continue;   // inputs with no source stay open
             for (const PortRef& e : others) {
@@ -400,11 +427,9 @@ private:
     std::map<std::string, std::optional<BlockDescription>> m_prototypes, m_blocks;
 };
 
-}  // namespace
+}   // namespace
 
-Model flatten(const Model& model, const Registry& registry) {
-    return Flattener(model, registry).run();
-}
+Model flatten(const Model& model, const Registry& registry) { return Flattener(model, registry).run(); }
 
 ParamValues currentParams(const BlockSpec& spec, const Registry& registry) {
     try {
@@ -419,14 +444,14 @@ ParamValues currentParams(const BlockSpec& spec, const Registry& registry) {
 ParamValues evaluatedParams(const Model& model, const BlockSpec& spec, const Registry& registry) {
     ParamValues p = spec.params;
     // the editor asks for every block it draws: without a string there is nothing to evaluate
-    const bool text = std::any_of(p.begin(), p.end(), [](const auto& kv) { return std::holds_alternative<std::string>(kv.second); });
+    const bool text =
+        std::any_of(p.begin(), p.end(), [](const auto& kv) { return std::holds_alternative<std::string>(kv.second); });
     const BlockType* type = registry.find(spec.type);
     if (!text || !type) return p;
     Scope top;
     try {
         evaluateParameters(model.parameters(), top, "model parameters");
-    } catch (const ModelError&) {
-    }
+    } catch (const ModelError&) {}
     const BlockDescription proto = registry.describe(spec.type);
     for (auto it = p.begin(); it != p.end();) {
         const ParamDesc* d = proto.param(it->first);
@@ -440,4 +465,4 @@ ParamValues evaluatedParams(const Model& model, const BlockSpec& spec, const Reg
     return p;
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

@@ -16,7 +16,7 @@
 
 #include "core/blockapi/registry.hpp"
 #include "core/expr/expression.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/model.hpp"
 
 #include <map>
@@ -24,13 +24,14 @@
 #include <string>
 #include <vector>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 // A flattening error: its diagnostic names the block by path and the parameter; subsystem() is the
 // definition at fault when the error is in one (a port not wired inside, recursion).
 class HierarchyError : public ModelError {
 public:
-    HierarchyError(Diagnostic d, std::string subsystem) : ModelError(Diagnostics{std::move(d)}), m_subsystem(std::move(subsystem)) {}
+    HierarchyError(Diagnostic d, std::string subsystem)
+        : ModelError(Diagnostics{std::move(d)}), m_subsystem(std::move(subsystem)) {}
     const std::string& subsystem() const { return m_subsystem; }
 
 private:
@@ -88,4 +89,4 @@ PortDesc innerPort(const BlockSpec& portBlock);   // seen by wires inside the bo
 std::vector<PortDesc> subsystemPorts(const SubsystemDef& def);
 std::vector<ParamDesc> subsystemParams(const Model& model, const SubsystemDef& def);
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

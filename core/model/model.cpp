@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/model.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 namespace {
 template <class... F> struct Overload : F... { using F::operator()...; };
 template <class... F> Overload(F...) -> Overload<F...>;
-}  // namespace
+}   // namespace
 
 std::optional<PortRef> PortRef::parse(std::string_view text) {
     const auto dot = text.rfind('.');
@@ -37,19 +37,20 @@ AddSubsystem addSubsystem(SubsystemDef def, int index) {
 }
 
 bool Edit::cosmetic() const {
-    return std::visit(Overload{
-                          [](const MoveBlock&) { return true; },
-                          [](const SetBlockUi&) { return true; },
-                          [](const SetPlots&) { return true; },
-                          [](const InSubsystem& e) {
-                              return std::all_of(e.edit.begin(), e.edit.end(), [](const Edit& x) { return x.cosmetic(); });
-                          },
-                          [](const EditBatch& b) {
-                              return std::all_of(b.edits.begin(), b.edits.end(), [](const Edit& e) { return e.cosmetic(); });
-                          },
-                          [](const auto&) { return false; },
-                      },
-                      value);
+    return std::visit(
+        Overload{
+            [](const MoveBlock&) { return true; },
+            [](const SetBlockUi&) { return true; },
+            [](const SetPlots&) { return true; },
+            [](const InSubsystem& e) {
+                return std::all_of(e.edit.begin(), e.edit.end(), [](const Edit& x) { return x.cosmetic(); });
+            },
+            [](const EditBatch& b) {
+                return std::all_of(b.edits.begin(), b.edits.end(), [](const Edit& e) { return e.cosmetic(); });
+            },
+            [](const auto&) { return false; },
+        },
+        value);
 }
 
 bool Model::validName(std::string_view name) {
@@ -63,7 +64,8 @@ bool Model::validPath(std::string_view path) {
     std::size_t start = 0;
     while (true) {
         const auto dot = path.find('.', start);
-        if (!validName(path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start))) return false;
+        if (!validName(path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start)))
+            return false;
         if (dot == std::string_view::npos) return true;
         start = dot + 1;
     }
@@ -137,19 +139,24 @@ std::string Model::uniqueName(std::string_view base) const {
 }
 
 Edit Model::setModelParameter(const SetModelParameter& e) {
-    auto it = std::find_if(m_parameters.begin(), m_parameters.end(), [&](const ParameterDef& p) { return p.name == e.name; });
+    auto it =
+        std::find_if(m_parameters.begin(), m_parameters.end(), [&](const ParameterDef& p) { return p.name == e.name; });
     const int at = static_cast<int>(it - m_parameters.begin());
     if (it == m_parameters.end()) {
         if (!e.value) throw ModelError("no parameter named '" + e.name + "'");
         if (!validName(e.name))
-            throw ModelError("invalid parameter name '" + e.name + "': use letters, digits and _, not starting with a digit");
+            throw ModelError("invalid parameter name '" + e.name +
+                             "': use letters, digits and _, not starting with a digit");
         const bool append = e.index < 0 || e.index >= static_cast<int>(m_parameters.size());
-        m_parameters.insert(append ? m_parameters.end() : m_parameters.begin() + e.index, ParameterDef{e.name, *e.value});
+        m_parameters.insert(append ? m_parameters.end() : m_parameters.begin() + e.index,
+                            ParameterDef{e.name, *e.value});
         return SetModelParameter{e.name, std::nullopt};
     }
     SetModelParameter inverse{e.name, it->value, at};
-    if (e.value) it->value = *e.value;
-    else m_parameters.erase(it);
+    if (e.value)
+        it->value = *e.value;
+    else
+        m_parameters.erase(it);
     return inverse;
 }
 
@@ -178,7 +185,8 @@ Edit Model::applyOne(const Edit& edit) {
         Overload{
             [&](const AddBlock& e) -> Edit {
                 if (!validPath(e.block.name))
-                    throw ModelError("invalid block name '" + e.block.name + "': use letters, digits and _, not starting with a digit");
+                    throw ModelError("invalid block name '" + e.block.name +
+                                     "': use letters, digits and _, not starting with a digit");
                 if (find(e.block.name)) throw ModelError("a block named '" + e.block.name + "' already exists");
                 const bool append = e.index < 0 || e.index >= static_cast<int>(m_blocks.size());
                 if (append) {
@@ -197,7 +205,8 @@ Edit Model::applyOne(const Edit& edit) {
                 // in ascending positions, so that re-inserting them one by one restores the order
                 for (std::size_t k = 0; k < m_connections.size(); ++k) {
                     const Connection& c = m_connections[k];
-                    if (c.a.block == e.name || c.b.block == e.name) inverse.edits.emplace_back(Connect{c, static_cast<int>(k)});
+                    if (c.a.block == e.name || c.b.block == e.name)
+                        inverse.edits.emplace_back(Connect{c, static_cast<int>(k)});
                 }
                 std::erase_if(m_connections, [&](const Connection& c) {
                     const bool mine = c.a.block == e.name || c.b.block == e.name;
@@ -210,20 +219,26 @@ Edit Model::applyOne(const Edit& edit) {
             },
             [&](const Connect& e) -> Edit {
                 for (const PortRef& p : {e.connection.a, e.connection.b})
-                    if (!find(p.block)) throw ModelError("connection " + p.toString() + ": no block named '" + p.block + "'");
-                if (e.connection.a == e.connection.b) throw ModelError("cannot connect " + e.connection.a.toString() + " to itself");
+                    if (!find(p.block))
+                        throw ModelError("connection " + p.toString() + ": no block named '" + p.block + "'");
+                if (e.connection.a == e.connection.b)
+                    throw ModelError("cannot connect " + e.connection.a.toString() + " to itself");
                 if (!m_connectionKeys.insert(key(e.connection)).second)
-                    throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are already connected");
+                    throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() +
+                                     " are already connected");
                 const auto at = e.index < 0 || e.index > static_cast<int>(m_connections.size())
-                                    ? m_connections.end() : m_connections.begin() + e.index;
+                                    ? m_connections.end()
+                                    : m_connections.begin() + e.index;
                 m_connections.insert(at, e.connection);
                 return Disconnect{e.connection};
             },
             [&](const Disconnect& e) -> Edit {
                 const auto it = std::find(m_connections.begin(), m_connections.end(), e.connection);
                 if (it == m_connections.end())
-                    throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() + " are not connected");
-                const Connect inverse{*it, static_cast<int>(it - m_connections.begin())};   // as stored: orientation and place
+                    throw ModelError(e.connection.a.toString() + " and " + e.connection.b.toString() +
+                                     " are not connected");
+                const Connect inverse{
+                    *it, static_cast<int>(it - m_connections.begin())};   // as stored: orientation and place
                 m_connections.erase(it);
                 m_connectionKeys.erase(key(e.connection));
                 return inverse;
@@ -232,14 +247,17 @@ Edit Model::applyOne(const Edit& edit) {
                 BlockSpec& b = get(e.block);
                 SetParameter inverse{e.block, e.key, std::nullopt};
                 if (auto it = b.params.find(e.key); it != b.params.end()) inverse.value = it->second;
-                if (e.value) b.params[e.key] = *e.value;
-                else b.params.erase(e.key);
+                if (e.value)
+                    b.params[e.key] = *e.value;
+                else
+                    b.params.erase(e.key);
                 return inverse;
             },
             [&](const RenameBlock& e) -> Edit {
                 if (e.from == e.to) return RenameBlock{e.to, e.from};
                 if (!validName(e.to))
-                    throw ModelError("invalid block name '" + e.to + "': use letters, digits and _, not starting with a digit");
+                    throw ModelError("invalid block name '" + e.to +
+                                     "': use letters, digits and _, not starting with a digit");
                 if (find(e.to)) throw ModelError("a block named '" + e.to + "' already exists");
                 get(e.from).name = e.to;
                 m_indexStale = true;
@@ -280,27 +298,32 @@ Edit Model::applyOne(const Edit& edit) {
             [&](const AddSubsystem& e) -> Edit {
                 if (!e.def || !validName(e.def->name))
                     throw ModelError("invalid subsystem name '" + (e.def ? e.def->name : std::string()) + "'");
-                if (findSubsystem(e.def->name)) throw ModelError("a subsystem named '" + e.def->name + "' already exists");
+                if (findSubsystem(e.def->name))
+                    throw ModelError("a subsystem named '" + e.def->name + "' already exists");
                 const bool append = e.index < 0 || e.index >= static_cast<int>(m_subsystems.size());
                 m_subsystems.insert(append ? m_subsystems.end() : m_subsystems.begin() + e.index, *e.def);
                 return RemoveSubsystem{e.def->name};
             },
             [&](const RemoveSubsystem& e) -> Edit {
-                const auto it = std::find_if(m_subsystems.begin(), m_subsystems.end(), [&](const SubsystemDef& d) { return d.name == e.name; });
+                const auto it = std::find_if(m_subsystems.begin(), m_subsystems.end(),
+                                             [&](const SubsystemDef& d) { return d.name == e.name; });
                 if (it == m_subsystems.end()) throw ModelError("no subsystem named '" + e.name + "'");
                 const std::string type = std::string(kSubsystemPrefix) + e.name;
                 for (const BlockSpec& b : m_blocks)
-                    if (b.type == type) throw ModelError("subsystem '" + e.name + "' is used by block '" + b.name + "'");
+                    if (b.type == type)
+                        throw ModelError("subsystem '" + e.name + "' is used by block '" + b.name + "'");
                 for (const SubsystemDef& d : m_subsystems)
                     for (const BlockSpec& b : d.body.blocks())
-                        if (b.type == type) throw ModelError("subsystem '" + e.name + "' is used by '" + d.name + "." + b.name + "'");
+                        if (b.type == type)
+                            throw ModelError("subsystem '" + e.name + "' is used by '" + d.name + "." + b.name + "'");
                 const int index = static_cast<int>(it - m_subsystems.begin());
                 AddSubsystem inverse = addSubsystem(std::move(*it), index);
                 m_subsystems.erase(it);
                 return inverse;
             },
             [&](const InSubsystem& e) -> Edit {
-                auto it = std::find_if(m_subsystems.begin(), m_subsystems.end(), [&](const SubsystemDef& d) { return d.name == e.name; });
+                auto it = std::find_if(m_subsystems.begin(), m_subsystems.end(),
+                                       [&](const SubsystemDef& d) { return d.name == e.name; });
                 if (it == m_subsystems.end()) throw ModelError("no subsystem named '" + e.name + "'");
                 InSubsystem inverse{e.name, {}};
                 for (const Edit& inner : e.edit) inverse.edit.insert(inverse.edit.begin(), it->body.apply(inner));
@@ -316,4 +339,4 @@ Edit Model::applyOne(const Edit& edit) {
         edit.value);
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

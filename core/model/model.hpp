@@ -25,7 +25,7 @@
 #include <variant>
 #include <vector>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 struct PortRef {
     std::string block;
@@ -44,7 +44,7 @@ struct Connection {
 
 struct BlockUi {
     double x = 0.0, y = 0.0;
-    int rotation = 0;     // degrees, multiple of 90
+    int rotation = 0;   // degrees, multiple of 90
     bool flipped = false;
     std::map<std::string, std::string> displayUnits;   // parameter key -> unit symbol
     bool operator==(const BlockUi&) const = default;
@@ -92,28 +92,70 @@ struct SubsystemDef;
 
 // ---- edits -----------------------------------------------------------------------------------
 struct Edit;
-struct AddBlock { BlockSpec block; int index = -1; };           // -1: append
-struct RemoveBlock { std::string name; };                       // with its connections
-struct Connect { Connection connection; int index = -1; };   // -1: append; undo puts it back in place
-struct Disconnect { Connection connection; };
-struct SetParameter { std::string block, key; std::optional<ParamValue> value; };   // nullopt: default
-struct RenameBlock { std::string from, to; };                   // connections and plots follow
-struct MoveBlock { std::string name; double x = 0.0, y = 0.0; };
-struct SetBlockUi { std::string name; BlockUi ui; };
-struct SetSimulation { SimulationSettings settings; };
-struct SetPlots { std::vector<PlotSpec> plots; };
-struct EditBatch { std::vector<Edit> edits; std::string label; };
+struct AddBlock {
+    BlockSpec block;
+    int index = -1;
+};   // -1: append
+struct RemoveBlock {
+    std::string name;
+};   // with its connections
+struct Connect {
+    Connection connection;
+    int index = -1;
+};   // -1: append; undo puts it back in place
+struct Disconnect {
+    Connection connection;
+};
+struct SetParameter {
+    std::string block, key;
+    std::optional<ParamValue> value;
+};   // nullopt: default
+struct RenameBlock {
+    std::string from, to;
+};   // connections and plots follow
+struct MoveBlock {
+    std::string name;
+    double x = 0.0, y = 0.0;
+};
+struct SetBlockUi {
+    std::string name;
+    BlockUi ui;
+};
+struct SetSimulation {
+    SimulationSettings settings;
+};
+struct SetPlots {
+    std::vector<PlotSpec> plots;
+};
+struct EditBatch {
+    std::vector<Edit> edits;
+    std::string label;
+};
 // A named parameter added (at index, -1: append), changed, or removed (value nullopt).
-struct SetModelParameter { std::string name; std::optional<std::string> value; int index = -1; };
-struct AddSubsystem { std::shared_ptr<const SubsystemDef> def; int index = -1; };   // -1: append
-struct RemoveSubsystem { std::string name; };         // refused while an instance uses it
-struct InSubsystem { std::string name; std::vector<Edit> edit; };   // one edit of a definition's body
-struct SetBlockType { std::string name, type; };      // "make unique": point an instance elsewhere
+struct SetModelParameter {
+    std::string name;
+    std::optional<std::string> value;
+    int index = -1;
+};
+struct AddSubsystem {
+    std::shared_ptr<const SubsystemDef> def;
+    int index = -1;
+};   // -1: append
+struct RemoveSubsystem {
+    std::string name;
+};   // refused while an instance uses it
+struct InSubsystem {
+    std::string name;
+    std::vector<Edit> edit;
+};   // one edit of a definition's body
+struct SetBlockType {
+    std::string name, type;
+};   // "make unique": point an instance elsewhere
 
 struct Edit {
-    using Value = std::variant<AddBlock, RemoveBlock, Connect, Disconnect, SetParameter, RenameBlock,
-                               MoveBlock, SetBlockUi, SetSimulation, SetPlots, EditBatch, SetModelParameter,
-                               AddSubsystem, RemoveSubsystem, InSubsystem, SetBlockType>;
+    using Value = std::variant<AddBlock, RemoveBlock, Connect, Disconnect, SetParameter, RenameBlock, MoveBlock,
+                               SetBlockUi, SetSimulation, SetPlots, EditBatch, SetModelParameter, AddSubsystem,
+                               RemoveSubsystem, InSubsystem, SetBlockType>;
     Value value;
     template <class T> Edit(T v) : value(std::move(v)) {}   // NOLINT: edits are values
     // true for edits that change only layout (position, rotation, plots): no DAE rebuild
@@ -175,4 +217,4 @@ struct SubsystemDef {
 // A definition as an edit (copied into the model)
 AddSubsystem addSubsystem(SubsystemDef def, int index = -1);
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/solver_settings.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <array>
 #include <cmath>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 namespace {
 constexpr std::array kLinearSolvers{LinearSolver::Auto, LinearSolver::Dense, LinearSolver::Klu};
-}  // namespace
+}   // namespace
 
 const char* toString(LinearSolver s) {
     switch (s) {
-    case LinearSolver::Auto: return "auto";
-    case LinearSolver::Dense: return "dense";
-    case LinearSolver::Klu: return "klu";
+        case LinearSolver::Auto:
+            return "auto";
+        case LinearSolver::Dense:
+            return "dense";
+        case LinearSolver::Klu:
+            return "klu";
     }
     return "?";
 }
@@ -33,7 +36,8 @@ LinearSolver linearSolverSetting(std::string_view name) {
 }
 
 void throwSettingError(const char* key, const std::string& what) {
-    throw ModelError(Diagnostics{{Severity::Error, {}, {}, key, "simulation setting " + std::string(key) + " " + what, {}}});
+    throw ModelError(
+        Diagnostics{{Severity::Error, {}, {}, key, "simulation setting " + std::string(key) + " " + what, {}}});
 }
 
 std::string linearSolverNames(char quote) {
@@ -53,10 +57,11 @@ std::string SettingRange::message() const {
 const SettingRange kStopTime{"stop_time", [](double x) { return std::isfinite(x) && x > 0; }, "must be > 0 s", nullptr};
 const SettingRange kRelativeTolerance{"relative_tolerance", [](double x) { return std::isfinite(x) && x > 0 && x < 1; },
                                       "must be in (0, 1)", nullptr};
-const SettingRange kAbsoluteTolerance{"absolute_tolerance", [](double x) { return std::isfinite(x) && x > 0; }, "must be > 0",
-                                      nullptr};
-const SettingRange kMaxStep{"max_step", [](double x) { return std::isfinite(x) && x >= 0; }, "must be >= 0 s", "unlimited"};
-const SettingRange kOutputInterval{"output_interval", [](double x) { return std::isfinite(x) && x >= 0; }, "must be >= 0 s",
-                                   "every step"};
+const SettingRange kAbsoluteTolerance{"absolute_tolerance", [](double x) { return std::isfinite(x) && x > 0; },
+                                      "must be > 0", nullptr};
+const SettingRange kMaxStep{"max_step", [](double x) { return std::isfinite(x) && x >= 0; }, "must be >= 0 s",
+                            "unlimited"};
+const SettingRange kOutputInterval{"output_interval", [](double x) { return std::isfinite(x) && x >= 0; },
+                                   "must be >= 0 s", "every step"};
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

@@ -8,12 +8,12 @@
 #include <string>
 #include <string_view>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 enum class LinearSolver {
-    Auto,    // dense below a number of unknowns (solver::SolverOptions::denseLimit), KLU above
+    Auto,   // dense below a number of unknowns (solver::SolverOptions::denseLimit), KLU above
     Dense,
-    Klu      // sparse
+    Klu   // sparse
 };
 
 // "auto", "dense", "klu": the names in project files, on the command line, in --stats and in Python
@@ -28,10 +28,10 @@ std::string linearSolverNames(char quote = 0);
 // A numeric setting's range. `rule` is what the batch tool's flags say; the model's settings
 // add the meaning of zero where it has one: "must be >= 0 s (0: every step)".
 struct SettingRange {
-    const char* key;         // the project file's name: "stop_time"
-    bool (*ok)(double);      // inside the range (never for infinity or NaN)
-    const char* rule;        // "must be > 0 s"
-    const char* zeroMeans;   // "every step", or nullptr
+    const char* key;               // the project file's name: "stop_time"
+    bool (*ok)(double);            // inside the range (never for infinity or NaN)
+    const char* rule;              // "must be > 0 s"
+    const char* zeroMeans;         // "every step", or nullptr
     std::string message() const;   // rule, with what zero means
 };
 
@@ -44,4 +44,4 @@ extern const SettingRange kAbsoluteTolerance;
 extern const SettingRange kMaxStep;
 extern const SettingRange kOutputInterval;
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

@@ -2,7 +2,7 @@
 #include "core/model/subsystem_ops.hpp"
 
 #include "core/expr/expression.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/flatten.hpp"
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <map>
 #include <set>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 namespace {
 
@@ -57,13 +57,13 @@ std::optional<PortDesc> portOf(const Model& level, const Model& top, const Regis
         evaluated.params = evaluatedParams(top, *spec, registry);
         const BlockDescription block = registry.describe(spec->type, currentParams(evaluated, registry));
         if (const int i = block.portIndex(ref.port); i >= 0) return block.ports[static_cast<std::size_t>(i)];
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     return std::nullopt;
 }
 
 // "blk.var" -> "inst.blk.var" (group) or back (expand), for plots that name moved blocks
-std::optional<EditBatch> renamePlots(const Model& level, const std::function<std::optional<std::string>(const std::string&)>& map) {
+std::optional<EditBatch> renamePlots(const Model& level,
+                                     const std::function<std::optional<std::string>(const std::string&)>& map) {
     std::vector<PlotSpec> plots = level.plots();
     bool changed = false;
     for (PlotSpec& p : plots)
@@ -89,7 +89,7 @@ std::string portName(PortRole role, const Model& body, std::map<PortRole, int>& 
     }
 }
 
-}  // namespace
+}   // namespace
 
 std::string uniqueSubsystemName(const Model& top, const std::string& base) {
     std::string stem = base;
@@ -205,14 +205,17 @@ std::string substituteNames(const std::string& text, const std::map<std::string,
     int state = 0, depth = 0;
     std::string out;
     std::size_t i = 0;
-    const auto digit = [&](std::size_t k) { return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); };
+    const auto digit = [&](std::size_t k) {
+        return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]));
+    };
     const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (c & 0x80); };
     while (i < text.size()) {
         const char c = text[i];
         if (state == 0 && (digit(i) || (c == '.' && digit(i + 1)))) {
             std::size_t j = i;
             while (digit(j) || (j < text.size() && text[j] == '.')) ++j;
-            if (j < text.size() && (text[j] == 'e' || text[j] == 'E') && (digit(j + 1) || ((text[j + 1] == '-' || text[j + 1] == '+') && digit(j + 2)))) {
+            if (j < text.size() && (text[j] == 'e' || text[j] == 'E') &&
+                (digit(j + 1) || ((text[j + 1] == '-' || text[j + 1] == '+') && digit(j + 2)))) {
                 j += 2;
                 while (digit(j)) ++j;
             }
@@ -228,17 +231,22 @@ std::string substituteNames(const std::string& text, const std::map<std::string,
             std::size_t k = j;
             while (k < text.size() && text[k] == ' ') ++k;
             const auto it = by.find(name);
-            if (state != 0 || (k < text.size() && text[k] == '(') || it == by.end()) out += name;
-            else out += "(" + it->second + ")";
+            if (state != 0 || (k < text.size() && text[k] == '(') || it == by.end())
+                out += name;
+            else
+                out += "(" + it->second + ")";
             state = state == 0 ? 0 : 2;
             i = j;
             continue;
         }
         if (state == 1 && c != ' ') state = 0;
         if (state == 2) {
-            if (c == '(') ++depth;
-            else if (c == ')' && depth > 0) --depth;
-            else if (!(c == ' ' || c == '*' || c == '/' || c == '^' || digit(i) || (c == '-' && !out.empty() && out.back() == '^')))
+            if (c == '(')
+                ++depth;
+            else if (c == ')' && depth > 0)
+                --depth;
+            else if (!(c == ' ' || c == '*' || c == '/' || c == '^' || digit(i) ||
+                       (c == '-' && !out.empty() && out.back() == '^')))
                 state = 0, depth = 0;
         }
         out += c;
@@ -265,7 +273,7 @@ std::map<std::string, std::string> maskTexts(const Model& top, const SubsystemDe
                 text = buf;
                 if (!unitOf[name].empty()) text += " " + unitOf[name];
             } else {
-                text = toString(given->second);
+                text = core::toString(given->second);
             }
         } else {
             if (!busy.insert(name).second) return defaults[name];   // a cycle: validation reports it
@@ -273,8 +281,7 @@ std::map<std::string, std::string> maskTexts(const Model& top, const SubsystemDe
             try {
                 for (const std::string& n : expr::Expression::parse(defaults[name]).names())
                     if (defaults.count(n)) inner[n] = resolve(n);
-            } catch (const expr::ExprError&) {
-            }
+            } catch (const expr::ExprError&) {}
             text = substituteNames(defaults[name], inner);
         }
         return out[name] = text;
@@ -294,19 +301,22 @@ bool isExpressionParam(const Registry& registry, const BlockSpec& spec, const st
 int uses(const Model& top, const std::string& defName) {
     const std::string type = std::string(kSubsystemPrefix) + defName;
     const auto count = [&](const Model& m) {
-        return static_cast<int>(std::count_if(m.blocks().begin(), m.blocks().end(), [&](const BlockSpec& b) { return b.type == type; }));
+        return static_cast<int>(
+            std::count_if(m.blocks().begin(), m.blocks().end(), [&](const BlockSpec& b) { return b.type == type; }));
     };
     int n = count(top);
     for (const SubsystemDef& d : top.subsystems()) n += count(d.body);
     return n;
 }
 
-}  // namespace
+}   // namespace
 
-EditBatch expandInstance(const Model& level, const Registry& registry, const std::string& instance, const Model* topModel) {
+EditBatch expandInstance(const Model& level, const Registry& registry, const std::string& instance,
+                         const Model* topModel) {
     const Model& top = topModel ? *topModel : level;
     const BlockSpec* inst = level.find(instance);
-    if (!inst || subsystemOf(inst->type).empty()) fail("Expand Subsystem: " + instance + " is not a subsystem instance");
+    if (!inst || subsystemOf(inst->type).empty())
+        fail("Expand Subsystem: " + instance + " is not a subsystem instance");
     const SubsystemDef* def = top.findSubsystem(subsystemOf(inst->type));
     if (!def) fail("Expand Subsystem: the definition of " + instance + " is missing");
     const std::map<std::string, std::string> mask = maskTexts(top, *def, *inst);
@@ -343,7 +353,8 @@ EditBatch expandInstance(const Model& level, const Registry& registry, const std
     for (const Connection& c : def->body.connections()) {
         const bool pa = c.a.port.empty(), pb = c.b.port.empty();
         if (pa && pb) nets.join(portKey(c.a.block), portKey(c.b.block));
-        if (!pa && !pb) batch.edits.emplace_back(Connect{{{renamed[c.a.block], c.a.port}, {renamed[c.b.block], c.b.port}}});
+        if (!pa && !pb)
+            batch.edits.emplace_back(Connect{{{renamed[c.a.block], c.a.port}, {renamed[c.b.block], c.b.port}}});
     }
     const auto attach = [&](const std::string& port, const PortRef& end) {
         auto& list = members[port];
@@ -369,14 +380,16 @@ EditBatch expandInstance(const Model& level, const Registry& registry, const std
         const std::string net = nets.root(portKey(p));
         if (std::find(netOrder.begin(), netOrder.end(), net) == netOrder.end()) netOrder.push_back(net);
         for (const PortRef& r : members[p]) byNet[net].push_back(r);
-        if (const BlockSpec* pb = def->body.find(p); pb && pb->type == portType(PortRole::SignalOut)) sourceInside[net] = true;
+        if (const BlockSpec* pb = def->body.find(p); pb && pb->type == portType(PortRole::SignalOut))
+            sourceInside[net] = true;
     }
     for (const std::string& net : netOrder) {
         std::vector<PortRef>& ends = byNet[net];
         if (ends.size() < 2) continue;
         // a signal's source first (an outside end for an input port, an inside one for an output)
         const auto inside = [&](const PortRef& r) { return names.find(r.block) && !level.find(r.block); };
-        std::stable_partition(ends.begin(), ends.end(), [&](const PortRef& r) { return inside(r) == sourceInside[net]; });
+        std::stable_partition(ends.begin(), ends.end(),
+                              [&](const PortRef& r) { return inside(r) == sourceInside[net]; });
         for (std::size_t i = 1; i < ends.size(); ++i) batch.edits.emplace_back(Connect{{ends[0], ends[i]}});
     }
     if (auto plots = renamePlots(level, [&](const std::string& s) -> std::optional<std::string> {
@@ -405,4 +418,4 @@ EditBatch makeUnique(const Model& level, const std::string& instance, const Mode
     return batch;
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace endstop::core {
+namespace endstop::core::model {
 
 EditBatch groupIntoSubsystem(const Model& level, const Registry& registry, const std::vector<std::string>& selection,
                              const std::string& defName, const std::string& instanceName, const Model* top = nullptr);
@@ -41,4 +41,4 @@ std::string uniqueSubsystemName(const Model& top, const std::string& base);
 // number literals alone ("2*k + 1 m" with k -> 3 N: "2*(3 N) + 1 m").
 std::string substituteNames(const std::string& expression, const std::map<std::string, std::string>& by);
 
-}  // namespace endstop::core
+}   // namespace endstop::core::model

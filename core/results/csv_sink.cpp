@@ -53,7 +53,8 @@ void CsvSink::row(double t, std::span<const double> values) {
 
 void CsvSink::event(const EventRecord& e) {
     if (!m_events.active()) return;
-    m_events.buffer += formatNumber(e.time) + "," + e.block + "," + toString(e.kind) + "," + formatNumber(e.velocity) + "\n";
+    m_events.buffer +=
+        formatNumber(e.time) + "," + e.block + "," + toString(e.kind) + "," + formatNumber(e.velocity) + "\n";
     m_events.flush(false);
 }
 
@@ -68,4 +69,4 @@ void CsvSink::commit() {
     if (m_events.active()) writeUnitsSidecar(m_events.path, eventColumnsInfo());
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -46,4 +46,4 @@ private:
     bool m_committed = false;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

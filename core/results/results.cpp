@@ -11,9 +11,12 @@ std::string RunStats::toJson() const {
     auto num = [](double x) { return formatNumber(x); };
     return "{\"steps\":" + std::to_string(steps) + ",\"residual_evals\":" + std::to_string(residualEvals) +
            ",\"jacobian_evals\":" + std::to_string(jacobianEvals) + ",\"events\":" + std::to_string(events) +
-           ",\"build_s\":" + num(buildSeconds) + ",\"solve_s\":" + num(solveSeconds) + ",\"wall_s\":" + num(wallSeconds) +
-           ",\"unknowns\":" + std::to_string(unknowns) + ",\"unknowns_before\":" + std::to_string(unknownsBefore) + ",\"restarts\":" + std::to_string(reinits) +
-           ",\"error_test_fails\":" + std::to_string(errorTestFails) + ",\"convergence_fails\":" + std::to_string(convergenceFails) + ",\"linear_solver\":\"" + linearSolver + "\"}";
+           ",\"build_s\":" + num(buildSeconds) + ",\"solve_s\":" + num(solveSeconds) +
+           ",\"wall_s\":" + num(wallSeconds) + ",\"unknowns\":" + std::to_string(unknowns) +
+           ",\"unknowns_before\":" + std::to_string(unknownsBefore) + ",\"restarts\":" + std::to_string(reinits) +
+           ",\"error_test_fails\":" + std::to_string(errorTestFails) +
+           ",\"convergence_fails\":" + std::to_string(convergenceFails) + ",\"linear_solver\":\"" + linearSolver +
+           "\"}";
 }
 
 void MemorySink::begin(const std::vector<Column>& columns) {
@@ -40,4 +43,4 @@ const std::vector<double>& MemorySink::values(std::string_view name) const {
     return m_values[static_cast<std::size_t>(i)];
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

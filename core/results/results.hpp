@@ -24,17 +24,17 @@ struct RunStats {
     long residualEvals = 0;
     long jacobianEvals = 0;
     long events = 0;
-    long reinits = 0;              // consistent restarts (events, also those not logged)
-    long errorTestFails = 0;       // IDA's rejected steps
-    long convergenceFails = 0;     // IDA's nonlinear solver failures
+    long reinits = 0;            // consistent restarts (events, also those not logged)
+    long errorTestFails = 0;     // IDA's rejected steps
+    long convergenceFails = 0;   // IDA's nonlinear solver failures
     double buildSeconds = 0.0;
     double solveSeconds = 0.0;
     double wallSeconds = 0.0;
-    int unknowns = 0;              // what IDA solves, after the reduction stage
-    int unknownsBefore = 0;        // the network as drawn, before it
+    int unknowns = 0;           // what IDA solves, after the reduction stage
+    int unknownsBefore = 0;     // the network as drawn, before it
     std::string linearSolver;   // toString(LinearSolver::Dense or Klu); "none": nothing to solve
     double finalTime = 0.0;
-    bool completed = false;     // reached the stop time
+    bool completed = false;   // reached the stop time
     bool cancelled = false;
     std::string toJson() const;   // one line: the keys of --stats (README, "Headless batch tool")
 };
@@ -80,17 +80,26 @@ private:
 class TeeSink : public ResultSink {
 public:
     explicit TeeSink(std::vector<ResultSink*> sinks) : m_sinks(std::move(sinks)) {}
-    void begin(const std::vector<Column>& c) override { for (auto* s : m_sinks) s->begin(c); }
-    void row(double t, std::span<const double> v) override { for (auto* s : m_sinks) s->row(t, v); }
-    void event(const EventRecord& e) override { for (auto* s : m_sinks) s->event(e); }
-    void end(const RunStats& st) override { for (auto* s : m_sinks) s->end(st); }
+    void begin(const std::vector<Column>& c) override {
+        for (auto* s : m_sinks) s->begin(c);
+    }
+    void row(double t, std::span<const double> v) override {
+        for (auto* s : m_sinks) s->row(t, v);
+    }
+    void event(const EventRecord& e) override {
+        for (auto* s : m_sinks) s->event(e);
+    }
+    void end(const RunStats& st) override {
+        for (auto* s : m_sinks) s->end(st);
+    }
     bool wantsEveryRow() const override {
         for (const auto* s : m_sinks)
             if (s->wantsEveryRow()) return true;
         return false;
     }
+
 private:
     std::vector<ResultSink*> m_sinks;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -20,16 +20,17 @@ std::vector<ColumnInfo> eventColumnsInfo() {
     return {{"time", "s", "Time of the event"},
             {"block", "", "Name of the block"},
             {"kind", "", "impact, contact, release, lock, unlock, bound, engage, disengage or time"},
-            {"velocity", "m/s or rad/s", "The block's relative velocity just before the event (rad/s for rotational blocks)"}};
+            {"velocity", "m/s or rad/s",
+             "The block's relative velocity just before the event (rad/s for rotational blocks)"}};
 }
 
 void writeUnitsSidecar(const std::string& csvPath, const std::vector<ColumnInfo>& columns) {
     if (csvPath.empty() || csvPath == "-" || !QFileInfo(QString::fromStdString(csvPath)).isFile()) return;
     QJsonObject map;
     for (const ColumnInfo& c : columns)
-        map.insert(QString::fromStdString(c.name),
-                   QJsonObject{{"unit", QString::fromStdString(c.unit)}, {"description", QString::fromStdString(c.description)}});
+        map.insert(QString::fromStdString(c.name), QJsonObject{{"unit", QString::fromStdString(c.unit)},
+                                                               {"description", QString::fromStdString(c.description)}});
     io::writeFile(QString::fromStdString(csvPath + ".units.json"), QJsonDocument(map).toJson(QJsonDocument::Indented));
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

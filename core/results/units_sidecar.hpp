@@ -25,4 +25,4 @@ std::vector<ColumnInfo> eventColumnsInfo();
 // file; standard output, devices and FIFOs get none. Throws IoError naming the sidecar.
 void writeUnitsSidecar(const std::string& csvPath, const std::vector<ColumnInfo>& columns);
 
-}  // namespace endstop::core
+}   // namespace endstop::core

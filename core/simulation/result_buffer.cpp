@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace endstop::core {
+namespace endstop::core::simulation {
 
 namespace {
 // room for `more` values; geometric, as readers append frame after frame to the same vector
@@ -13,7 +13,7 @@ void grow(std::vector<double>& v, std::size_t more) {
 }
 constexpr std::size_t kChunkDoubles = std::size_t{1} << 17;   // 1 MiB of doubles a chunk
 constexpr std::size_t kMinChunkRows = 16;
-}  // namespace
+}   // namespace
 
 ResultBuffer::ResultBuffer() = default;
 ResultBuffer::~ResultBuffer() = default;
@@ -128,4 +128,4 @@ RunStats ResultBuffer::stats() const {
     return m_stats;
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core::simulation

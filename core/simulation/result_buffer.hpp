@@ -15,7 +15,7 @@
 #include <mutex>
 #include <vector>
 
-namespace endstop::core {
+namespace endstop::core::simulation {
 
 class ResultBuffer final : public ResultSink {
 public:
@@ -32,14 +32,15 @@ public:
 
     // ---- readers (any thread) ------------------------------------------------------------------
     bool begun() const { return m_begun.load(std::memory_order_acquire); }
-    const std::vector<Column>& columns() const;   // empty until begun()
-    int columnIndex(std::string_view name) const;  // -1 if not recorded (or not begun)
+    const std::vector<Column>& columns() const;     // empty until begun()
+    int columnIndex(std::string_view name) const;   // -1 if not recorded (or not begun)
     std::size_t rows() const { return m_rows.load(std::memory_order_acquire); }
     // Appends rows [from, to) of one column (kTime: the time) to `out`; `to` is clamped to rows().
     void read(int column, std::size_t from, std::size_t to, std::vector<double>& out) const;
     // The same for several columns at once (out[i] receives columns[i]): one pass over the rows,
     // so each row is fetched from memory once however many columns are read.
-    void read(std::span<const int> columns, std::size_t from, std::size_t to, std::span<std::vector<double>* const> out) const;
+    void read(std::span<const int> columns, std::size_t from, std::size_t to,
+              std::span<std::vector<double>* const> out) const;
     double value(std::size_t row, int column) const;   // row < rows()
     double lastTime() const;                           // time of the last row, 0 if none
     // Appends events [from, ...) to `out`; returns the total number of events.
@@ -52,18 +53,18 @@ private:
     const double* rowPtr(std::size_t row) const;   // caller holds m_chunksMutex
 
     std::vector<Column> m_columns;
-    std::size_t m_stride = 1;         // doubles per row: time + columns
-    std::size_t m_chunkRows = 1;      // rows per chunk
+    std::size_t m_stride = 1;                          // doubles per row: time + columns
+    std::size_t m_chunkRows = 1;                       // rows per chunk
     std::vector<std::unique_ptr<double[]>> m_chunks;   // grows under m_chunksMutex only
     mutable std::mutex m_chunksMutex;
-    std::size_t m_writeRow = 0;       // writer's own count (== rows() between calls)
+    std::size_t m_writeRow = 0;   // writer's own count (== rows() between calls)
     std::atomic<std::size_t> m_rows{0};
     std::atomic<bool> m_begun{false};
     std::atomic<bool> m_ended{false};
 
-    mutable std::mutex m_mutex;       // events and stats
+    mutable std::mutex m_mutex;   // events and stats
     std::vector<EventRecord> m_events;
     RunStats m_stats;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core::simulation

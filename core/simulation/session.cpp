@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/simulation/session.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QMetaObject>
 
-namespace endstop::core {
+namespace endstop::core::simulation {
 
 namespace {
 constexpr auto kStatsEvery = std::chrono::milliseconds(20);
@@ -13,20 +13,27 @@ constexpr auto kStatsEvery = std::chrono::milliseconds(20);
 
 const char* toString(RunState s) {
     switch (s) {
-    case RunState::Building: return "building";
-    case RunState::Running: return "running";
-    case RunState::Paused: return "paused";
-    case RunState::Finished: return "finished";
-    case RunState::Stopped: return "stopped";
-    case RunState::Cancelled: return "cancelled";
-    case RunState::Failed: return "failed";
+        case RunState::Building:
+            return "building";
+        case RunState::Running:
+            return "running";
+        case RunState::Paused:
+            return "paused";
+        case RunState::Finished:
+            return "finished";
+        case RunState::Stopped:
+            return "stopped";
+        case RunState::Cancelled:
+            return "cancelled";
+        case RunState::Failed:
+            return "failed";
     }
     return "?";
 }
 
 // ---- Run ----------------------------------------------------------------------------------------
 
-Run::Run(int id, Model model, SimulationOptions options)
+Run::Run(int id, model::Model model, SimulationOptions options)
     : m_id(id), m_model(std::move(model)), m_options(std::move(options)), m_started(Clock::now()) {
     try {
         m_stopTime = resolveSettings(m_model.simulation(), m_options).stopTime;
@@ -64,7 +71,8 @@ double Run::stopLatency() const {
 
 void Run::progress(double t, const RunStats& s) {
     m_time.store(t, std::memory_order_relaxed);
-    if (m_state.load(std::memory_order_relaxed) == RunState::Building) m_state.store(RunState::Running, std::memory_order_release);
+    if (m_state.load(std::memory_order_relaxed) == RunState::Building)
+        m_state.store(RunState::Running, std::memory_order_release);
     const auto now = Clock::now();
     std::unique_lock lock(m_mutex);
     if (now - m_lastStats >= kStatsEvery) {
@@ -105,7 +113,7 @@ Session::~Session() {
         if (w.thread.joinable()) w.thread.join();
 }
 
-std::shared_ptr<Run> Session::start(const Model& model, const SimulationOptions& options) {
+std::shared_ptr<Run> Session::start(const model::Model& model, const SimulationOptions& options) {
     if (m_current && m_current->active()) m_current->requestStop(RunState::Cancelled);
     auto run = std::make_shared<Run>(m_nextId++, model, options);
     m_current = run;
@@ -152,7 +160,8 @@ void Session::work(const std::shared_ptr<Run>& run) {
         run->m_over = true;
     }
     run->m_state.store(outcome, std::memory_order_release);
-    QMetaObject::invokeMethod(this, [this, id = run->id()] { reap(id); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, id = run->id()] { reap(id); }, Qt::QueuedConnection);
 }
 
 void Session::reap(int runId) {
@@ -165,4 +174,4 @@ void Session::reap(int runId) {
     Q_EMIT finished(runId);
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core::simulation

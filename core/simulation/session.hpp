@@ -25,10 +25,10 @@
 #include <thread>
 #include <vector>
 
-namespace endstop::core {
+namespace endstop::core::simulation {
 
 enum class RunState {
-    Building,    // topology and DAE assembly, before the first row
+    Building,   // topology and DAE assembly, before the first row
     Running,
     Paused,      // the solver thread waits inside its progress callback
     Finished,    // reached the stop time
@@ -40,18 +40,18 @@ const char* toString(RunState s);
 
 class Run {
 public:
-    Run(int id, Model model, SimulationOptions options);
+    Run(int id, model::Model model, SimulationOptions options);
 
     int id() const { return m_id; }
-    const Model& model() const { return m_model; }   // the snapshot being simulated
+    const model::Model& model() const { return m_model; }   // the snapshot being simulated
     const ResultBuffer& results() const { return m_results; }
     double stopTime() const { return m_stopTime; }
     RunState state() const { return m_state.load(std::memory_order_acquire); }
-    bool active() const;                 // Building, Running or Paused
+    bool active() const;                                                     // Building, Running or Paused
     double time() const { return m_time.load(std::memory_order_relaxed); }   // simulated time reached
-    RunStats stats() const;              // live (refreshed every few ms) while active, final after
-    Diagnostics diagnostics() const;     // why it failed (empty otherwise)
-    double wallSeconds() const;          // since start, or the whole run once it is over
+    RunStats stats() const;            // live (refreshed every few ms) while active, final after
+    Diagnostics diagnostics() const;   // why it failed (empty otherwise)
+    double wallSeconds() const;        // since start, or the whole run once it is over
     // Seconds from stop()/cancellation to the solver thread leaving the solver; negative if the
     // run was never stopped (the measure of "Stop takes effect within one step").
     double stopLatency() const;
@@ -64,7 +64,7 @@ private:
     void setPaused(bool paused);
 
     const int m_id;
-    const Model m_model;
+    const model::Model m_model;
     const SimulationOptions m_options;
     double m_stopTime = 0.0;
     ResultBuffer m_results;
@@ -90,8 +90,8 @@ public:
 
     // Starts simulating a copy of `model`; a run still in flight is cancelled (state Cancelled).
     // Settings errors are reported like any other failure, by the run's state and diagnostics.
-    std::shared_ptr<Run> start(const Model& model, const SimulationOptions& options = {});
-    void pause();    // the current run
+    std::shared_ptr<Run> start(const model::Model& model, const SimulationOptions& options = {});
+    void pause();   // the current run
     void resume();
     void stop();
 
@@ -118,4 +118,4 @@ private:
     int m_nextId = 1;
 };
 
-}  // namespace endstop::core
+}   // namespace endstop::core::simulation

@@ -5,7 +5,7 @@
 
 #include "core/dae/dae_system.hpp"
 #include "core/graph/topology.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/solver_settings.hpp"
 #include "core/solver/recorder.hpp"
 
@@ -13,19 +13,19 @@
 #include <cmath>
 #include <utility>
 
-namespace endstop::core {
+namespace endstop::core::simulation {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr double kMaxRows = 1e9;          // output_interval: stop_time / interval
-constexpr double kMaxForcedSteps = 1e12;  // max_step: stop_time / max_step
+constexpr double kMaxRows = 1e9;           // output_interval: stop_time / interval
+constexpr double kMaxForcedSteps = 1e12;   // max_step: stop_time / max_step
 
 void require(bool ok, const char* key, const std::string& what) {
-    if (!ok) throwSettingError(key, what);
+    if (!ok) model::throwSettingError(key, what);
 }
-}  // namespace
+}   // namespace
 
-solver::SolverOptions resolveSettings(const SimulationSettings& model, const SimulationOptions& o) {
+solver::SolverOptions resolveSettings(const model::SimulationSettings& model, const SimulationOptions& o) {
     solver::SolverOptions s;
     s.stopTime = o.stopTime.value_or(model.stopTime);
     s.relativeTolerance = o.relativeTolerance.value_or(model.relativeTolerance);
@@ -34,30 +34,30 @@ solver::SolverOptions resolveSettings(const SimulationSettings& model, const Sim
     s.outputInterval = o.outputInterval.value_or(model.outputInterval);
     s.linearSolver = o.linearSolver.value_or(model.linearSolver);
     s.reduce = o.reduce.value_or(false);
-    const std::pair<const SettingRange*, double> ranges[] = {{&kStopTime, s.stopTime},
-                                                             {&kRelativeTolerance, s.relativeTolerance},
-                                                             {&kAbsoluteTolerance, s.absoluteTolerance},
-                                                             {&kMaxStep, s.maxStep},
-                                                             {&kOutputInterval, s.outputInterval}};
+    const std::pair<const model::SettingRange*, double> ranges[] = {{&model::kStopTime, s.stopTime},
+                                                             {&model::kRelativeTolerance, s.relativeTolerance},
+                                                             {&model::kAbsoluteTolerance, s.absoluteTolerance},
+                                                             {&model::kMaxStep, s.maxStep},
+                                                             {&model::kOutputInterval, s.outputInterval}};
     for (const auto& [range, value] : ranges) require(range->ok(value), range->key, range->message());
     // a setting that cannot end: more output rows or forced steps than any run can take
     require(s.outputInterval == 0 || s.stopTime / s.outputInterval <= kMaxRows, "output_interval",
-            formatNumber(s.outputInterval) + " s is too small for the stop time " + formatNumber(s.stopTime) + " s (more than " +
-                formatNumber(kMaxRows) + " rows)");
+            formatNumber(s.outputInterval) + " s is too small for the stop time " + formatNumber(s.stopTime) +
+                " s (more than " + formatNumber(kMaxRows) + " rows)");
     require(s.maxStep == 0 || s.stopTime / s.maxStep <= kMaxForcedSteps, "max_step",
-            formatNumber(s.maxStep) + " s is too small for the stop time " + formatNumber(s.stopTime) + " s (more than " +
-                formatNumber(kMaxForcedSteps) + " steps)");
+            formatNumber(s.maxStep) + " s is too small for the stop time " + formatNumber(s.stopTime) +
+                " s (more than " + formatNumber(kMaxForcedSteps) + " steps)");
     if (o.maxSteps) s.limits.maxSteps = *o.maxSteps;
     if (o.maxWallSeconds) s.limits.maxWallSeconds = *o.maxWallSeconds;
     require(s.limits.maxSteps >= 0 && s.limits.maxWallSeconds >= 0, "limits", "must be >= 0 (0: unlimited)");
     return s;
 }
 
-RunStats simulate(const Model& model, const Registry& registry, const SimulationOptions& options, ResultSink& sink,
-                  const solver::RunControl& control) {
+RunStats simulate(const model::Model& model, const Registry& registry, const SimulationOptions& options,
+                  ResultSink& sink, const solver::RunControl& control) {
     const auto start = Clock::now();
     const solver::SolverOptions settings = resolveSettings(model.simulation(), options);
-    const dae::DaeSystem sys = dae::assemble(buildTopology(model, registry));
+    const dae::DaeSystem sys = dae::assemble(graph::buildTopology(model, registry));
     solver::Recorder recorder(sys, options.signals);
     const double build = std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -85,11 +85,11 @@ RunStats simulate(const Model& model, const Registry& registry, const Simulation
     return stats;
 }
 
-Diagnostics validateModel(const Model& model, const Registry& registry) {
+Diagnostics validateModel(const model::Model& model, const Registry& registry) {
     Diagnostics out;
     try {
         resolveSettings(model.simulation(), {});
-        Topology topo = buildTopology(model, registry);
+        graph::Topology topo = graph::buildTopology(model, registry);
         out = topo.diagnostics;
         dae::assemble(std::move(topo));
     } catch (const Error& e) {
@@ -101,12 +101,12 @@ Diagnostics validateModel(const Model& model, const Registry& registry) {
 }
 
 namespace {
-std::vector<Column> flatRecordable(const Model& model, const Registry& registry) {
+std::vector<Column> flatRecordable(const model::Model& model, const Registry& registry) {
     std::vector<Column> out;
-    for (const BlockSpec& spec : model.blocks()) {
+    for (const model::BlockSpec& spec : model.blocks()) {
         BlockDescription b;
         try {
-            b = registry.describe(spec.type, currentParams(spec, registry));
+            b = registry.describe(spec.type, model::currentParams(spec, registry));
         } catch (const Error&) {
             continue;   // an unknown type has nothing to record; validateModel() reports it
         }
@@ -117,15 +117,15 @@ std::vector<Column> flatRecordable(const Model& model, const Registry& registry)
     return out;
 }
 
-}  // namespace
+}   // namespace
 
-std::vector<Column> recordableVariables(const Model& model, const Registry& registry) {
+std::vector<Column> recordableVariables(const model::Model& model, const Registry& registry) {
     if (!model.hierarchical()) return flatRecordable(model, registry);
     try {
-        return flatRecordable(flatten(model, registry), registry);
+        return flatRecordable(model::flatten(model, registry), registry);
     } catch (const ModelError&) {
         return {};   // validateModel() reports why
     }
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core::simulation

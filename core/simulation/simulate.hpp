@@ -12,30 +12,30 @@
 #include <string>
 #include <vector>
 
-namespace endstop::core {
+namespace endstop::core::simulation {
 
 struct SimulationOptions {   // overrides of the model's settings (command line, tests)
     std::optional<double> stopTime, relativeTolerance, absoluteTolerance, maxStep, outputInterval;
-    std::optional<LinearSolver> linearSolver;
-    std::optional<bool> reduce;   // the reduction stage (docs/engine.md, "Reduction"); off unless asked for
+    std::optional<model::LinearSolver> linearSolver;
+    std::optional<bool> reduce;         // the reduction stage (docs/engine.md, "Reduction"); off unless asked for
     std::vector<std::string> signals;   // recorded columns; empty: all
-    std::optional<long> maxSteps;        // over the whole run (default solver::RunLimits)
+    std::optional<long> maxSteps;       // over the whole run (default solver::RunLimits)
     std::optional<double> maxWallSeconds;
 };
 
 // The model's settings with the overrides applied, checked (ModelError naming the setting).
-solver::SolverOptions resolveSettings(const SimulationSettings& model, const SimulationOptions& overrides);
+solver::SolverOptions resolveSettings(const model::SimulationSettings& model, const SimulationOptions& overrides);
 
 // Runs the model. Throws TopologyError/ModelError before anything reaches the sink if the model
 // cannot be simulated; SolverError after end() if IDA fails on the way.
-RunStats simulate(const Model& model, const Registry& registry, const SimulationOptions& options, ResultSink& sink,
-                  const solver::RunControl& control = {});
+RunStats simulate(const model::Model& model, const Registry& registry, const SimulationOptions& options,
+                  ResultSink& sink, const solver::RunControl& control = {});
 
 // Everything the pipeline has to say about a model without running it: parameter ranges,
 // wiring, structural analysis. Never throws for a bad model.
-Diagnostics validateModel(const Model& model, const Registry& registry);
+Diagnostics validateModel(const model::Model& model, const Registry& registry);
 
 // Every recordable variable of the model (for `variables` and the GUI's signal browser).
-std::vector<Column> recordableVariables(const Model& model, const Registry& registry);
+std::vector<Column> recordableVariables(const model::Model& model, const Registry& registry);
 
-}  // namespace endstop::core
+}   // namespace endstop::core::simulation

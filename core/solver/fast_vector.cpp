@@ -82,7 +82,9 @@ double wSqrSumMask(N_Vector x, N_Vector w, N_Vector id) {
     return s;
 }
 double wrmsNorm(N_Vector x, N_Vector w) { return std::sqrt(wSqrSum(x, w) / static_cast<double>(n(x))); }
-double wrmsNormMask(N_Vector x, N_Vector w, N_Vector id) { return std::sqrt(wSqrSumMask(x, w, id) / static_cast<double>(n(x))); }
+double wrmsNormMask(N_Vector x, N_Vector w, N_Vector id) {
+    return std::sqrt(wSqrSumMask(x, w, id) / static_cast<double>(n(x)));
+}
 double minimum(N_Vector x) {
     const double* xd = d(x);
     double m = n(x) > 0 ? xd[0] : std::numeric_limits<double>::max();
@@ -106,8 +108,10 @@ booleantype invTest(N_Vector x, N_Vector z) {
     double* zd = d(z);
     booleantype ok = SUNTRUE;
     for (long i = 0, len = n(x); i < len; ++i) {
-        if (xd[i] == 0.0) ok = SUNFALSE;
-        else zd[i] = 1.0 / xd[i];
+        if (xd[i] == 0.0)
+            ok = SUNFALSE;
+        else
+            zd[i] = 1.0 / xd[i];
     }
     return ok;
 }
@@ -116,8 +120,14 @@ booleantype invTest(N_Vector x, N_Vector z) {
 int linearCombination(int nvec, double* c, N_Vector* X, N_Vector z) {
     const long len = n(z);
     double* zd = d(z);
-    if (nvec == 1) { scale(c[0], X[0], z); return 0; }
-    if (nvec == 2) { linearSum(c[0], X[0], c[1], X[1], z); return 0; }
+    if (nvec == 1) {
+        scale(c[0], X[0], z);
+        return 0;
+    }
+    if (nvec == 2) {
+        linearSum(c[0], X[0], c[1], X[1], z);
+        return 0;
+    }
     if (X[0] == z) {
         const double c0 = c[0];
         if (c0 != 1.0)
@@ -149,7 +159,7 @@ int dotProdMulti(int nvec, N_Vector x, N_Vector* Y, double* dots) {
     return 0;
 }
 
-}  // namespace
+}   // namespace
 
 void accelerate(N_Vector v) {
     N_VEnableFusedOps_Serial(v, SUNTRUE);
@@ -183,4 +193,4 @@ void accelerate(N_Vector v) {
     o->nvdotprodmulti = dotProdMulti;
 }
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

@@ -11,4 +11,4 @@ namespace endstop::core::solver {
 
 void accelerate(N_Vector v);
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // IDAS set-up for one run (run.hpp): vectors, tolerances, the linear solver (dense or KLU), root
 // finding and quadratures; and the callbacks through which IDAS evaluates the reduced system.
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/solver/fast_vector.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/run.hpp"
@@ -20,7 +20,7 @@ namespace {
 
 constexpr long kStepsPerCall = 500;
 
-}  // namespace
+}   // namespace
 
 int Run::residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
     auto* self = static_cast<Run*>(ud);
@@ -36,8 +36,8 @@ int Run::residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
     }
 }
 
-int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J, void* ud, N_Vector,
-                      N_Vector, N_Vector) {
+int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J, void* ud, N_Vector, N_Vector,
+                    N_Vector) {
     auto* self = static_cast<Run*>(ud);
     try {
         const dae::Pattern& p = self->m_rev.pattern();
@@ -66,8 +66,10 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
         const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
-        self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(), dae::ReducedEvaluator::For::Events);
-        self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data()}, g);
+        self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
+                                dae::ReducedEvaluator::For::Events);
+        self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data()},
+                                               g);
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();
@@ -79,7 +81,8 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
 int Run::quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        self->m_rev.quadratureRates({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, N_VGetArrayPointer(rq));
+        self->m_rev.quadratureRates({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()},
+                                    N_VGetArrayPointer(rq));
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();
@@ -122,8 +125,9 @@ void Run::setUp() {
     if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
     // per IDASolve call: the run's own limits (RunGuard) are checked between calls
     check(IDASetMaxNumSteps(mem, kStepsPerCall), "IDASetMaxNumSteps");
-    m_sparse = m_opt.linearSolver == core::LinearSolver::Klu || (m_opt.linearSolver == core::LinearSolver::Auto && n >= m_opt.denseLimit);
-    m_stats.linearSolver = toString(m_sparse ? core::LinearSolver::Klu : core::LinearSolver::Dense);
+    m_sparse = m_opt.linearSolver == core::model::LinearSolver::Klu ||
+               (m_opt.linearSolver == core::model::LinearSolver::Auto && n >= m_opt.denseLimit);
+    m_stats.linearSolver = toString(m_sparse ? core::model::LinearSolver::Klu : core::model::LinearSolver::Dense);
     if (m_sparse) {
         m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_rev.pattern().nnz()), CSC_MAT, m_ctx));
         m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));
@@ -161,8 +165,8 @@ void Run::setTolerances() {
     for (int i = 0; i < m_rev.size(); ++i) {
         const int u = m_red.kept[at(i)];
         const dae::Unknown& k = m_sys.unknowns[at(u)];
-        const bool quadrature = k.kind == dae::Unknown::Kind::Own &&
-                                m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)].quadrature;
+        const bool quadrature =
+            k.kind == dae::Unknown::Kind::Own && m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)].quadrature;
         const bool dummy = k.kind == dae::Unknown::Kind::Dummy;
         data(m_atol)[i] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
     }
@@ -173,4 +177,4 @@ void Run::check(int flag, const char* what) {
     if (flag < 0) throw SolverError(std::string(what) + " failed (" + std::to_string(flag) + "): " + m_idaMessage);
 }
 
-}  // namespace endstop::core::solver::detail
+}   // namespace endstop::core::solver::detail

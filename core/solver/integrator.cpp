@@ -3,7 +3,7 @@
 // failures. Set-up is in ida_setup.cpp, events and restarts in run_events.cpp (run.hpp).
 #include "core/solver/integrator.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/solver/run.hpp"
 
 #include <idas/idas.h>
@@ -169,8 +169,12 @@ void Run::rethrowCallbackError() {
 
 void Run::failSolve(double t, int flag) {
     const auto [where, block] = culprit();
-    Diagnostic d{Severity::Error, block, {}, {},
-                 "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" + (where.empty() ? "" : "; largest error in the " + where),
+    Diagnostic d{Severity::Error,
+                 block,
+                 {},
+                 {},
+                 "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" +
+                     (where.empty() ? "" : "; largest error in the " + where),
                  idaFailureHint(flag)};
     throw SolverError(Diagnostics{d});
 }
@@ -179,12 +183,17 @@ void Run::failSolve(double t, int flag) {
 // and its block (empty if IDA has no estimate yet).
 std::pair<std::string, std::string> Run::culprit() {
     NVector ele = makeVector(m_rev.size(), m_ctx), w = makeVector(m_rev.size(), m_ctx);
-    if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS || IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS) return {};
+    if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS ||
+        IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS)
+        return {};
     int worst = -1;
     double big = -1.0;
     for (int i = 0; i < m_rev.size(); ++i) {
         const double e = std::abs(data(ele)[i] * data(w)[i]);
-        if (e > big) { big = e; worst = i; }
+        if (e > big) {
+            big = e;
+            worst = i;
+        }
     }
     if (worst < 0) return {};
     const int u = m_red.kept[at(worst)];
@@ -192,10 +201,11 @@ std::pair<std::string, std::string> Run::culprit() {
 }
 
 void Run::failAt(double t, const std::string& what, const std::string& hint) {
-    throw SolverError(Diagnostics{{Severity::Error, {}, {}, {}, "simulation failed at t = " + formatNumber(t) + " s: " + what, hint}});
+    throw SolverError(Diagnostics{
+        {Severity::Error, {}, {}, {}, "simulation failed at t = " + formatNumber(t) + " s: " + what, hint}});
 }
 
-}  // namespace endstop::core::solver::detail
+}   // namespace endstop::core::solver::detail
 
 namespace endstop::core::solver {
 
@@ -205,4 +215,4 @@ RunStats integrate(const dae::DaeSystem& sys, const SolverOptions& options, Reco
     return run.execute();
 }
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

@@ -22,15 +22,15 @@ struct SolverOptions {
     double absoluteTolerance = 1e-8;
     double maxStep = 0.0;          // 0: unlimited
     double outputInterval = 0.0;   // 0: every step, with the states just before and after events
-    core::LinearSolver linearSolver = core::LinearSolver::Auto;
-    int denseLimit = 40;                 // auto: dense below this many unknowns
-    bool reduce = false;                 // the reduction stage (core/dae/reduce.hpp); false: IDA sees the network as drawn
-    RunLimits limits;                    // steps and wall time over the whole run
+    core::model::LinearSolver linearSolver = core::model::LinearSolver::Auto;
+    int denseLimit = 40;   // auto: dense below this many unknowns
+    bool reduce = false;   // the reduction stage (core/dae/reduce.hpp); false: IDA sees the network as drawn
+    RunLimits limits;      // steps and wall time over the whole run
 };
 
 struct RunControl {
-    const std::atomic<bool>* cancel = nullptr;                  // polled between steps
-    std::function<void(double t, const RunStats&)> progress;    // after every step
+    const std::atomic<bool>* cancel = nullptr;                 // polled between steps
+    std::function<void(double t, const RunStats&)> progress;   // after every step
 };
 
 // Integrates from t = 0 to the stop time, streaming rows and events into the sink. The sink's
@@ -40,4 +40,4 @@ struct RunControl {
 RunStats integrate(const dae::DaeSystem& sys, const SolverOptions& options, Recorder& recorder, ResultSink& sink,
                    const RunControl& control = {});
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

@@ -28,8 +28,8 @@ struct Constraint {
 bool isNode(const dae::DaeSystem& sys, int u) { return sys.unknowns[at(u)].kind == dae::Unknown::Kind::Node; }
 
 // C(v-) and dC/dv (node velocities only) for the constraint rows of one block.
-void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const dae::State& s, std::vector<Constraint>& out,
-                    const std::vector<int>& vars) {
+void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const dae::State& s,
+                    std::vector<Constraint>& out, const std::vector<int>& vars) {
     const dae::Binding& b = sys.bindings[at(bi)];
     const Block& blk = *sys.topo.blocks[at(bi)].block;
     const int ns = static_cast<int>(b.slot.size());
@@ -37,14 +37,17 @@ void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const
     for (int v : vars) out.push_back({bi, v, 0.0, {}});
     auto& w = ev.jets();
     dae::forEachJetPass(ns, [&](const dae::JetPass& pass) {
-        Eq<Jet> eq = ev.prepare(w, bi, s,
-                                [&](int k, double y, double d, Jet& yo, Jet& dout) {
-                                    yo = pass.seed(y, k);
-                                    dout = Jet(d);
-                                },
-                                [](double t) { return Jet(t); });
-        if (blk.hasImpulseRows()) blk.impulseRows(eq);
-        else blk.eval(eq);
+        Eq<Jet> eq = ev.prepare(
+            w, bi, s,
+            [&](int k, double y, double d, Jet& yo, Jet& dout) {
+                yo = pass.seed(y, k);
+                dout = Jet(d);
+            },
+            [](double t) { return Jet(t); });
+        if (blk.hasImpulseRows())
+            blk.impulseRows(eq);
+        else
+            blk.eval(eq);
         for (std::size_t i = 0; i < vars.size(); ++i) {
             const Jet& r = w.res[at(vars[i])];
             Constraint& c = out[first + i];
@@ -60,10 +63,10 @@ void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const
               out.end());
 }
 
-}  // namespace
+}   // namespace
 
-ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& current, const double* vBefore,
-                         double* y, SUNContext ctx) {
+ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& current,
+                         const double* vBefore, double* y, SUNContext ctx) {
     // evaluate at the pre-event node velocities with today's signals
     std::vector<double> yRef(current.y, current.y + sys.size());
     for (int u = 0; u < sys.size(); ++u)
@@ -95,7 +98,7 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
     // nodes involved.
     std::set<int> blocks;
     for (const auto& [u, c] : nodeCol)
-        for (const PortAt& p : sys.topo.nodes[at(sys.unknowns[at(u)].index)].ports) blocks.insert(p.block);
+        for (const graph::PortAt& p : sys.topo.nodes[at(sys.unknowns[at(u)].index)].ports) blocks.insert(p.block);
     double maxInertia = 0.0;
     auto& w = ev.jets();
     for (int bi : blocks) {
@@ -103,17 +106,18 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
         const Block& blk = *sys.topo.blocks[at(bi)].block;
         const int ns = static_cast<int>(b.slot.size());
         dae::forEachJetPass(ns, [&](const dae::JetPass& pass) {
-            Eq<Jet> eq = ev.prepare(w, bi, s,
-                                    [&](int k, double yv, double d, Jet& yo, Jet& dout) {
-                                        const int u = b.slot[at(k)];
-                                        const bool node = k < b.baseSlots && isNode(sys, u);
-                                        const bool force = !node && sys.unknowns[at(u)].kind == dae::Unknown::Kind::Own &&
-                                                           sys.unknowns[at(u)].block == bi &&
-                                                           impulseCol.count({bi, sys.unknowns[at(u)].index});
-                                        yo = force ? pass.seed(yv, k) : Jet(yv);
-                                        dout = node ? pass.seed(d, k) : Jet(d);
-                                    },
-                                    [](double t) { return Jet(t); });
+            Eq<Jet> eq = ev.prepare(
+                w, bi, s,
+                [&](int k, double yv, double d, Jet& yo, Jet& dout) {
+                    const int u = b.slot[at(k)];
+                    const bool node = k < b.baseSlots && isNode(sys, u);
+                    const bool force = !node && sys.unknowns[at(u)].kind == dae::Unknown::Kind::Own &&
+                                       sys.unknowns[at(u)].block == bi &&
+                                       impulseCol.count({bi, sys.unknowns[at(u)].index});
+                    yo = force ? pass.seed(yv, k) : Jet(yv);
+                    dout = node ? pass.seed(d, k) : Jet(d);
+                },
+                [](double t) { return Jet(t); });
             blk.eval(eq);
             for (std::size_t p = 0; p < b.portRow.size(); ++p) {
                 if (b.portRow[p] < 0) continue;
@@ -154,4 +158,4 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
     return result;
 }
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

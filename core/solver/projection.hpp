@@ -37,4 +37,4 @@ struct ProjectionResult {
 ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& s, const double* vBefore,
                          double* y, SUNContext ctx);
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/solver/recorder.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <algorithm>
 
@@ -9,11 +9,11 @@ namespace endstop::core::solver {
 
 namespace {
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
-}
+}   // namespace
 
 std::vector<Column> allColumns(const dae::DaeSystem& sys) {
     std::vector<Column> out;
-    for (const TopoBlock& tb : sys.topo.blocks)
+    for (const graph::TopoBlock& tb : sys.topo.blocks)
         for (const RecordedVar& r : tb.block->recorded()) {
             const VarDesc& d = tb.block->describe(r);
             out.push_back({tb.name + "." + d.name, Unit::si(d.unit.dimension).display(), d.label, tb.name, d.name});
@@ -26,12 +26,12 @@ Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& si
     m_computed.resize(sys.topo.blocks.size());
     if (signals.empty()) {   // every variable: sized once (growing 200,000 columns doubled the peak)
         std::size_t total = 0;
-        for (const TopoBlock& tb : sys.topo.blocks) total += tb.block->recorded().size();
+        for (const graph::TopoBlock& tb : sys.topo.blocks) total += tb.block->recorded().size();
         m_columns.reserve(total);
         m_sources.reserve(total);
     }
     for (std::size_t bi = 0; bi < sys.topo.blocks.size(); ++bi) {
-        const TopoBlock& tb = sys.topo.blocks[bi];
+        const graph::TopoBlock& tb = sys.topo.blocks[bi];
         bool anyComputed = false;
         for (const RecordedVar& r : tb.block->recorded()) {
             const VarDesc& d = tb.block->describe(r);
@@ -58,13 +58,18 @@ Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& si
     }
     for (std::size_t i = 0; i < signals.size(); ++i)
         if (!wanted[i])
-            throw ModelError(Diagnostics{{Severity::Error, {}, {}, {},
-                                          "unknown signal '" + signals[i] + "' (see `endstop-batch variables MODEL`)", {}}});
+            throw ModelError(Diagnostics{{Severity::Error,
+                                          {},
+                                          {},
+                                          {},
+                                          "unknown signal '" + signals[i] + "' (see `endstop-batch variables MODEL`)",
+                                          {}}});
 }
 
 void Recorder::sample(dae::Evaluator& ev, const dae::State& s, std::vector<double>& out) {
     for (int bi : m_computedBlocks)
-        ev.withEq(bi, s, [&](const Eq<double>& eq) { m_sys.topo.blocks[at(bi)].block->record(eq, m_computed[at(bi)]); });
+        ev.withEq(bi, s,
+                  [&](const Eq<double>& eq) { m_sys.topo.blocks[at(bi)].block->record(eq, m_computed[at(bi)]); });
     out.resize(m_sources.size());
     for (std::size_t i = 0; i < m_sources.size(); ++i) {
         const Source& src = m_sources[i];
@@ -72,4 +77,4 @@ void Recorder::sample(dae::Evaluator& ev, const dae::State& s, std::vector<doubl
     }
 }
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

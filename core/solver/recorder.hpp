@@ -21,15 +21,20 @@ public:
     void sample(dae::Evaluator& ev, const dae::State& s, std::vector<double>& out);
 
 private:
-    struct Source { int block; bool computed; int index; int unknown; };
+    struct Source {
+        int block;
+        bool computed;
+        int index;
+        int unknown;
+    };
     const dae::DaeSystem& m_sys;
     std::vector<Column> m_columns;
     std::vector<Source> m_sources;
-    std::vector<int> m_computedBlocks;   // blocks to call record() on
+    std::vector<int> m_computedBlocks;             // blocks to call record() on
     std::vector<std::vector<double>> m_computed;   // per block: last record() output
 };
 
 // Every recordable variable of a system, in column order (for `endstop-batch variables`).
 std::vector<Column> allColumns(const dae::DaeSystem& sys);
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

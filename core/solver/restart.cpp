@@ -17,8 +17,7 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 // [F_y(:, alg) | F_y'(:, diff)] in the fixed pattern: algebraic columns of dF/dy + cj dF/dy' do
 // not depend on cj, differential ones are F_y + cj F_y', so two evaluations separate them.
-std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& s,
-                                   const std::vector<double>& id) {
+std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& s, const std::vector<double>& id) {
     const dae::Pattern& p = ev.pattern();
     std::vector<double> j0(at(p.nnz())), j1(at(p.nnz()));
     ev.jacobian(s, 0.0, j0.data());
@@ -31,8 +30,7 @@ std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& 
 
 // -(F_t + F_y(:, diff) y'_d) by a forward difference along the differential motion: forward,
 // because the solution goes on from here (a kink at the event would spoil a central one)
-void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y,
-                   const double* yp, double* b) {
+void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, const double* yp, double* b) {
     const int n = ev.size();
     // the increment is the one t + eps really represents, so that a residual linear in t (a ramp)
     // differences exactly; it stays well above round-off of t, or a tight tolerance's tiny last
@@ -57,7 +55,8 @@ bool solve(const dae::Pattern& p, const std::vector<double>& values, bool sparse
     } else {
         SUNMatZero(A);
         for (int c = 0; c < p.n; ++c)
-            for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) SUNDenseMatrix_Column(A, c)[p.rowIdx[at(k)]] = values[at(k)];
+            for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k)
+                SUNDenseMatrix_Column(A, c)[p.rowIdx[at(k)]] = values[at(k)];
     }
     if (SUNLinSolSetup(ls, A) != 0) return false;
     if (SUNLinSolSolve(ls, A, x, rhs, 0.0) != 0) return false;
@@ -67,15 +66,15 @@ bool solve(const dae::Pattern& p, const std::vector<double>& values, bool sparse
 
 int keepAnalysisInitialize(SUNLinearSolver) { return SUNLS_SUCCESS; }
 
-}  // namespace
+}   // namespace
 
 void keepSymbolicAnalysis(SUNLinearSolver klu) {
     SUNLinSolInitialize(klu);   // once, before IDA's first setup
     klu->ops->initialize = keepAnalysisInitialize;
 }
 
-RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y,
-                             double* yp, SUNMatrix A, SUNLinearSolver ls, SUNContext ctx) {
+RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, double* yp,
+                             SUNMatrix A, SUNLinearSolver ls, SUNContext ctx) {
     const int n = ev.size();
     RestartGuess guess;
     if (n == 0) return guess;
@@ -94,9 +93,9 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
         sum += w * w;
     }
     guess.ok = true;
-    const double norm = std::sqrt(sum / n);   // IDA's weighted RMS norm of y''
+    const double norm = std::sqrt(sum / n);                    // IDA's weighted RMS norm of y''
     if (norm > 0.0) guess.firstStep = std::sqrt(0.5 / norm);   // h^2/2 |y''| = 1/4 of the tolerance
     return guess;
 }
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

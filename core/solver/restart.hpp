@@ -39,11 +39,11 @@ struct RestartInput {
 
 // Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and
 // linear solver, reused (KLU keeps its symbolic analysis; IDA sets its own matrix up afterwards).
-RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y,
-                             double* yp, SUNMatrix A, SUNLinearSolver ls, SUNContext ctx);
+RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, double* yp,
+                             SUNMatrix A, SUNLinearSolver ls, SUNContext ctx);
 
 // KLU's initialize() discards the symbolic analysis, and IDA calls it at every restart; the pattern
 // never changes, so after the first analysis the solver only refactors.
 void keepSymbolicAnalysis(SUNLinearSolver klu);
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

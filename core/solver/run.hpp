@@ -25,8 +25,16 @@ inline std::size_t at(int i) { return static_cast<std::size_t>(i); }
 class Run {
 public:
     Run(const dae::DaeSystem& sys, const SolverOptions& opt, Recorder& rec, ResultSink& sink, const RunControl& ctl)
-        : m_sys(sys), m_opt(opt), m_rec(rec), m_sink(sink), m_ctl(ctl), m_red(dae::planReduction(sys, opt.reduce)),
-          m_rev(sys, m_red), m_revRoots(sys, m_red), m_ev(m_rev.full()), m_guard(opt.limits, opt.stopTime) {}
+        : m_sys(sys),
+          m_opt(opt),
+          m_rec(rec),
+          m_sink(sink),
+          m_ctl(ctl),
+          m_red(dae::planReduction(sys, opt.reduce)),
+          m_rev(sys, m_red),
+          m_revRoots(sys, m_red),
+          m_ev(m_rev.full()),
+          m_guard(opt.limits, opt.stopTime) {}
 
     RunStats execute();
 
@@ -52,12 +60,13 @@ private:
     void syncFull(double t);
     bool settle(double t);
     int ownUnknown(int block, int var) const;
-    template <class F>
-    bool withCtx(int b, double t, F&& f);
+    template <class F> bool withCtx(int b, double t, F&& f);
     void handleRoots(double t);
     void handleTimeEvents(double t);
     // The latest time that counts as now: a scheduled event closer than this is taken here.
-    static double dueBy(double t) { return t + 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)); }
+    static double dueBy(double t) {
+        return t + 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+    }
     void guardChattering(double t) { m_guard.restart(t, m_log.empty() ? std::string() : m_log.back().block); }
 
     // ---- main loop, output, statistics, failures (integrator.cpp) ------------------------------
@@ -86,9 +95,9 @@ private:
     dae::ReducedEvaluator m_revRoots;   // event functions (IDA calls them between residuals)
     dae::Evaluator& m_ev;               // the full network: projections, modes, recording
     SunContext m_ctx;
-    NVector m_y, m_yp, m_id, m_atol, m_q;   // reduced (IDA's); m_q the quadratures
+    NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
     std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp, m_idFull;   // full
-    bool m_fullStale = false;   // m_fy, m_fyp lag behind IDA's vectors
+    bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
     Matrix m_A;
     LinearSolver m_ls;
     IdaMemory m_mem;
@@ -106,4 +115,4 @@ private:
     RunStats m_stats, m_live;
 };
 
-}  // namespace endstop::core::solver::detail
+}   // namespace endstop::core::solver::detail

@@ -2,7 +2,7 @@
 // Events and consistent restarts of one run (run.hpp): block events at roots and scheduled times,
 // then mode iteration with IDACalcIC, the momentum-conserving projection (projection.hpp) and the
 // blocks' settle(), and the first step after the restart (restart.hpp).
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/solver/projection.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/run.hpp"
@@ -17,12 +17,13 @@ namespace {
 
 constexpr int kMaxModeIterations = 50;
 
-}  // namespace
+}   // namespace
 
 void Run::restart(double t) {
     void* mem = m_mem.get();
     for (int iter = 0;; ++iter) {
-        if (iter >= kMaxModeIterations) failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
+        if (iter >= kMaxModeIterations)
+            failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
         if (m_fullStale) syncFull(t);
         m_before = m_fy;   // CalcIC may move algebraic velocities
         calcIC(t);
@@ -48,8 +49,13 @@ void Run::restart(double t) {
 void Run::chooseFirstStep(double t) {
     void* mem = m_mem.get();
     const double span = std::max(m_opt.stopTime - t, 1e-12);
-    const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol),
-                          m_lastStep > 0 ? m_lastStep : 1e-3 * span, m_sparse};
+    const RestartInput in{t,
+                          &m_idValues,
+                          m_disc.data(),
+                          m_opt.relativeTolerance,
+                          data(m_atol),
+                          m_lastStep > 0 ? m_lastStep : 1e-3 * span,
+                          m_sparse};
     const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
     double h = m_lastStep;
     if (guess.ok) {
@@ -103,14 +109,14 @@ int Run::ownUnknown(int block, int var) const {
     return bind.slot[at(bind.varSlot[at(var)])];
 }
 
-template <class F>
-bool Run::withCtx(int b, double t, F&& f) {
+template <class F> bool Run::withCtx(int b, double t, F&& f) {
     const dae::Binding& bind = m_sys.bindings[at(b)];
     const Block& blk = *m_sys.topo.blocks[at(b)].block;
     bool changed = false;
     const std::size_t before = m_log.size();
     m_blockImpulse.assign(m_impulse.empty() ? 0 : blk.vars().size(), 0.0);
-    for (std::size_t v = 0; v < m_blockImpulse.size(); ++v) m_blockImpulse[v] = m_impulse[at(ownUnknown(b, static_cast<int>(v)))];
+    for (std::size_t v = 0; v < m_blockImpulse.size(); ++v)
+        m_blockImpulse[v] = m_impulse[at(ownUnknown(b, static_cast<int>(v)))];
     m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
         EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
                      m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
@@ -163,4 +169,4 @@ void Run::handleTimeEvents(double t) {
     restart(t);
 }
 
-}  // namespace endstop::core::solver::detail
+}   // namespace endstop::core::solver::detail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/solver/run_guard.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/units/unit.hpp"
 
 #include <idas/idas.h>
@@ -14,29 +14,40 @@ namespace endstop::core::solver {
 
 namespace {
 [[noreturn]] void fail(double t, const std::string& block, const std::string& what, const std::string& hint) {
-    throw SolverError(Diagnostics{{Severity::Error, block, {}, {}, "simulation failed at t = " + formatNumber(t) + " s: " + what, hint}});
+    throw SolverError(Diagnostics{
+        {Severity::Error, block, {}, {}, "simulation failed at t = " + formatNumber(t) + " s: " + what, hint}});
 }
-}  // namespace
+}   // namespace
 
 RunGuard::RunGuard(const RunLimits& limits, double stopTime) : m_limits(limits), m_span(stopTime) {}
 
 void RunGuard::checkLimits(double t, long steps) {
     if (m_limits.maxSteps > 0 && steps > m_limits.maxSteps)
-        throw RunLimitError(Diagnostics{{Severity::Error, {}, {}, {},
-            "run stopped at t = " + formatNumber(t) + " s: more than " + std::to_string(m_limits.maxSteps) + " steps",
-            "raise the limit (--max-steps), loosen the tolerances, or look for chattering contacts"}});
+        throw RunLimitError(Diagnostics{
+            {Severity::Error,
+             {},
+             {},
+             {},
+             "run stopped at t = " + formatNumber(t) + " s: more than " + std::to_string(m_limits.maxSteps) + " steps",
+             "raise the limit (--max-steps), loosen the tolerances, or look for chattering contacts"}});
     if (m_limits.maxWallSeconds > 0) {
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
         if (wall > m_limits.maxWallSeconds)
-            throw RunLimitError(Diagnostics{{Severity::Error, {}, {}, {},
-                "run stopped at t = " + formatNumber(t) + " s: more than " + formatNumber(m_limits.maxWallSeconds) + " s of wall time",
-                "raise the limit (--max-wall) or loosen the tolerances"}});
+            throw RunLimitError(Diagnostics{{Severity::Error,
+                                             {},
+                                             {},
+                                             {},
+                                             "run stopped at t = " + formatNumber(t) + " s: more than " +
+                                                 formatNumber(m_limits.maxWallSeconds) + " s of wall time",
+                                             "raise the limit (--max-wall) or loosen the tolerances"}});
     }
 }
 
 void RunGuard::stalled(double t, double h, const std::string& where) const {
-    fail(t, where, std::to_string(kStallSteps) + " steps in a row advanced time by less than " + formatNumber(kStallFraction * m_span) +
-                       " s each (last step " + formatNumber(h) + " s): the solver is stuck",
+    fail(t, where,
+         std::to_string(kStallSteps) + " steps in a row advanced time by less than " +
+             formatNumber(kStallFraction * m_span) + " s each (last step " + formatNumber(h) +
+             " s): the solver is stuck",
          "loosen the tolerances, raise max_step, or soften the stiffest contact of this block");
 }
 
@@ -50,8 +61,10 @@ void RunGuard::event(double t, const std::string& block) {
     }
     const double oldest = m_eventTimes[m_next];
     if (t - oldest < kChatterFraction * m_span)
-        fail(t, block, std::to_string(kChatterEvents) + " events within " + formatNumber(t - oldest) + " s (chattering)",
-             "the block keeps switching between modes: give the contact some damping, a restitution model, or looser tolerances");
+        fail(t, block,
+             std::to_string(kChatterEvents) + " events within " + formatNumber(t - oldest) + " s (chattering)",
+             "the block keeps switching between modes: give the contact some damping, a restitution model, or looser "
+             "tolerances");
 }
 
 void RunGuard::restart(double t, const std::string& block) {
@@ -73,16 +86,21 @@ std::string idaFlagName(int flag) {
 
 std::string idaFailureHint(int flag) {
     switch (flag) {
-    case IDA_TOO_MUCH_WORK: return "too many steps: the model may be chattering or extremely stiff";
-    case IDA_ERR_FAIL: return "the error test failed repeatedly: an undeclared discontinuity, or tolerances too tight";
-    case IDA_CONV_FAIL:
-    case IDA_LSETUP_FAIL:
-    case IDA_LSOLVE_FAIL: return "the Newton iteration failed: the system may be singular in this state, or a parameter extreme";
-    case IDA_RES_FAIL:
-    case IDA_REP_RES_ERR:
-    case IDA_FIRST_RES_FAIL: return "the equations produced an invalid value (NaN or infinity): look for extreme parameter values";
-    default: return "check the parameters of the block named";
+        case IDA_TOO_MUCH_WORK:
+            return "too many steps: the model may be chattering or extremely stiff";
+        case IDA_ERR_FAIL:
+            return "the error test failed repeatedly: an undeclared discontinuity, or tolerances too tight";
+        case IDA_CONV_FAIL:
+        case IDA_LSETUP_FAIL:
+        case IDA_LSOLVE_FAIL:
+            return "the Newton iteration failed: the system may be singular in this state, or a parameter extreme";
+        case IDA_RES_FAIL:
+        case IDA_REP_RES_ERR:
+        case IDA_FIRST_RES_FAIL:
+            return "the equations produced an invalid value (NaN or infinity): look for extreme parameter values";
+        default:
+            return "check the parameters of the block named";
     }
 }
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

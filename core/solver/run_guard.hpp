@@ -34,10 +34,11 @@ public:
     // After every step the solver took (steps: the run's total so far). `culprit` names the
     // unknown with the largest local error, asked only when a stall is reported.
     // On a coarse output grid one call covers many steps: they count with the last one's size.
-    template <class Culprit>
-    void step(double t, double h, long steps, Culprit&& culprit) {
-        if (h < kStallFraction * m_span) m_smallSteps += std::max(1L, steps - m_stepsBefore);
-        else m_smallSteps = 0;
+    template <class Culprit> void step(double t, double h, long steps, Culprit&& culprit) {
+        if (h < kStallFraction * m_span)
+            m_smallSteps += std::max(1L, steps - m_stepsBefore);
+        else
+            m_smallSteps = 0;
         m_stepsBefore = steps;
         if (m_smallSteps >= kStallSteps) stalled(t, h, culprit());
         checkLimits(t, steps);
@@ -64,4 +65,4 @@ private:
 std::string idaFlagName(int flag);
 std::string idaFailureHint(int flag);
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

@@ -27,10 +27,18 @@ private:
     SUNContext m_ctx = nullptr;
 };
 
-struct NVectorDeleter { void operator()(N_Vector v) const { N_VDestroy(v); } };
-struct MatrixDeleter { void operator()(SUNMatrix m) const { SUNMatDestroy(m); } };
-struct LinSolDeleter { void operator()(SUNLinearSolver s) const { SUNLinSolFree(s); } };
-struct IdaDeleter { void operator()(void* mem) const { IDAFree(&mem); } };
+struct NVectorDeleter {
+    void operator()(N_Vector v) const { N_VDestroy(v); }
+};
+struct MatrixDeleter {
+    void operator()(SUNMatrix m) const { SUNMatDestroy(m); }
+};
+struct LinSolDeleter {
+    void operator()(SUNLinearSolver s) const { SUNLinSolFree(s); }
+};
+struct IdaDeleter {
+    void operator()(void* mem) const { IDAFree(&mem); }
+};
 
 using NVector = std::unique_ptr<std::remove_pointer_t<N_Vector>, NVectorDeleter>;
 using Matrix = std::unique_ptr<std::remove_pointer_t<SUNMatrix>, MatrixDeleter>;
@@ -45,4 +53,4 @@ inline NVector makeVector(long n, SUNContext ctx) {
 }
 inline double* data(const NVector& v) { return N_VGetArrayPointer(v.get()); }
 
-}  // namespace endstop::core::solver
+}   // namespace endstop::core::solver

@@ -18,4 +18,4 @@ std::string csvField(std::string_view text);
 // nullopt if a quoted field is not closed.
 std::optional<std::vector<std::string>> splitCsvLine(std::string_view line);
 
-}  // namespace endstop::core
+}   // namespace endstop::core

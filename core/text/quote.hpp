@@ -18,4 +18,4 @@ std::string quoteText(std::string_view text, char quote = '\'', std::size_t limi
 // The same without the quotes.
 std::string excerpt(std::string_view text, std::size_t limit = kQuoteLimit);
 
-}  // namespace endstop::core
+}   // namespace endstop::core

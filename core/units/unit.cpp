@@ -23,22 +23,44 @@ constexpr double kPi = std::numbers::pi;
 // base dimension of a result may exceed it (exponents are stored in 8 bits).
 constexpr int kMaxDepth = 32;
 constexpr int kMaxExponent = 24;
-const Dimension L = Dimension::length(), M = Dimension::mass(), T = Dimension::time(),
-                A = Dimension::angle();
+const Dimension L = Dimension::length(), M = Dimension::mass(), T = Dimension::time(), A = Dimension::angle();
 const Dimension kForce = M * L / T.pow(2);
 
 const std::vector<Named>& symbols() {
     static const std::vector<Named> table = {
-        {"m", L, 1.0},          {"mm", L, 1e-3},        {"cm", L, 1e-2},        {"km", L, 1e3},
-        {"um", L, 1e-6},        {"µm", L, 1e-6},        {"s", T, 1.0},          {"ms", T, 1e-3},
-        {"us", T, 1e-6},        {"min", T, 60.0},       {"h", T, 3600.0},       {"kg", M, 1.0},
-        {"g", M, 1e-3},         {"t", M, 1e3},          {"N", kForce, 1.0},     {"kN", kForce, 1e3},
-        {"mN", kForce, 1e-3},   {"rad", A, 1.0},        {"deg", A, kPi / 180},  {"°", A, kPi / 180},
-        {"rev", A, 2 * kPi},    {"rpm", A / T, 2 * kPi / 60},                   {"Hz", T.pow(-1), 1.0},
-        {"W", kForce * L / T, 1.0},                     {"kW", kForce * L / T, 1e3},
-        {"J", kForce * L, 1.0}, {"kJ", kForce * L, 1e3}, {"mJ", kForce * L, 1e-3},
+        {"m", L, 1.0},
+        {"mm", L, 1e-3},
+        {"cm", L, 1e-2},
+        {"km", L, 1e3},
+        {"um", L, 1e-6},
+        {"µm", L, 1e-6},
+        {"s", T, 1.0},
+        {"ms", T, 1e-3},
+        {"us", T, 1e-6},
+        {"min", T, 60.0},
+        {"h", T, 3600.0},
+        {"kg", M, 1.0},
+        {"g", M, 1e-3},
+        {"t", M, 1e3},
+        {"N", kForce, 1.0},
+        {"kN", kForce, 1e3},
+        {"mN", kForce, 1e-3},
+        {"rad", A, 1.0},
+        {"deg", A, kPi / 180},
+        {"°", A, kPi / 180},
+        {"rev", A, 2 * kPi},
+        {"rpm", A / T, 2 * kPi / 60},
+        {"Hz", T.pow(-1), 1.0},
+        {"W", kForce * L / T, 1.0},
+        {"kW", kForce * L / T, 1e3},
+        {"J", kForce * L, 1.0},
+        {"kJ", kForce * L, 1e3},
+        {"mJ", kForce * L, 1e-3},
         // imperial (exact by definition): products such as lbf*in and oz*in^2 are parsed
-        {"in", L, 0.0254},      {"ft", L, 0.3048},      {"lb", M, 0.45359237},  {"oz", M, 0.028349523125},
+        {"in", L, 0.0254},
+        {"ft", L, 0.3048},
+        {"lb", M, 0.45359237},
+        {"oz", M, 0.028349523125},
         {"lbf", kForce, 4.4482216152605},
     };
     return table;
@@ -52,8 +74,7 @@ public:
         skipSpace();
         Unit u = expression();
         skipSpace();
-        if (m_pos != m_text.size())
-            fail("unexpected " + quoteText(m_text.substr(m_pos, 1)));
+        if (m_pos != m_text.size()) fail("unexpected " + quoteText(m_text.substr(m_pos, 1)));
         u.symbol = std::string(trimmed(m_text));
         return u;
     }
@@ -64,14 +85,21 @@ private:
         for (;;) {
             const std::size_t before = m_pos;
             const bool hadSpace = skipSpace();
-            if (m_pos >= m_text.size() || m_text[m_pos] == ')') { m_pos = before; return acc; }
+            if (m_pos >= m_text.size() || m_text[m_pos] == ')') {
+                m_pos = before;
+                return acc;
+            }
             char op = '*';
-            if (m_text[m_pos] == '*' || m_text[m_pos] == '/') op = m_text[m_pos++];
-            else if (atMiddleDot()) m_pos += 2;
-            else if (!hadSpace) fail("expected '*' or '/' before " + quoteText(m_text.substr(m_pos, 1)));
+            if (m_text[m_pos] == '*' || m_text[m_pos] == '/')
+                op = m_text[m_pos++];
+            else if (atMiddleDot())
+                m_pos += 2;
+            else if (!hadSpace)
+                fail("expected '*' or '/' before " + quoteText(m_text.substr(m_pos, 1)));
             skipSpace();
             const Unit rhs = term();
-            acc.dimension = checked(op == '/' ? Dimension::divide(acc.dimension, rhs.dimension) : Dimension::multiply(acc.dimension, rhs.dimension));
+            acc.dimension = checked(op == '/' ? Dimension::divide(acc.dimension, rhs.dimension)
+                                              : Dimension::multiply(acc.dimension, rhs.dimension));
             acc.scale = checked(op == '/' ? acc.scale / rhs.scale : acc.scale * rhs.scale);
         }
     }
@@ -111,7 +139,10 @@ private:
             ++m_pos;
             return inner;
         }
-        if (m_text[m_pos] == '1') { ++m_pos; return Unit{{}, Dimension::none(), 1.0}; }
+        if (m_text[m_pos] == '1') {
+            ++m_pos;
+            return Unit{{}, Dimension::none(), 1.0};
+        }
         const std::size_t start = m_pos;
         while (m_pos < m_text.size() && isSymbolChar(m_text[m_pos]) && !atMiddleDot()) ++m_pos;
         const std::string_view name = m_text.substr(start, m_pos - start);
@@ -153,11 +184,10 @@ private:
     int m_depth = 0;
 };
 
-}  // namespace
+}   // namespace
 
 namespace {
-template <class F>
-std::optional<Dimension> combine(F&& exponent) {
+template <class F> std::optional<Dimension> combine(F&& exponent) {
     Dimension r;
     for (std::size_t i = 0; i < r.exponents.size(); ++i) {
         const long e = exponent(i);
@@ -167,10 +197,11 @@ std::optional<Dimension> combine(F&& exponent) {
     return r;
 }
 Dimension orThrow(const std::optional<Dimension>& d) {
-    if (!d) throw UnitError("dimension exponent out of range (at most " + std::to_string(kMaxExponent) + " in magnitude)");
+    if (!d)
+        throw UnitError("dimension exponent out of range (at most " + std::to_string(kMaxExponent) + " in magnitude)");
     return *d;
 }
-}  // namespace
+}   // namespace
 
 std::optional<Dimension> Dimension::multiply(const Dimension& a, const Dimension& b) {
     return combine([&](std::size_t i) { return long{a.exponents[i]} + b.exponents[i]; });
@@ -230,7 +261,8 @@ Quantity parseQuantity(std::string_view text) {
     if (!text.empty() && *first == '+' && text.size() > 1 && first[1] != '-') ++first;   // "+2", not "+-2"
     const auto [ptr, ec] = std::from_chars(first, last, q.value);
     if (ec == std::errc::result_out_of_range) throw UnitError(quoteText(text) + " is out of the range of a double");
-    if (ec != std::errc{} || text.empty()) throw UnitError(quoteText(text) + " is not a number (expected e.g. \"0.5\" or \"10 mm\")");
+    if (ec != std::errc{} || text.empty())
+        throw UnitError(quoteText(text) + " is not a number (expected e.g. \"0.5\" or \"10 mm\")");
     if (!std::isfinite(q.value)) throw UnitError(quoteText(text) + " is not a finite number");
     const std::string_view rest(ptr, static_cast<std::size_t>(last - ptr));
     if (rest.find_first_not_of(' ') != std::string_view::npos) q.unit = Unit::parse(rest);
@@ -254,12 +286,13 @@ double checkedSI(std::string_view text, double si) {
 
 std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferred) {
     static const std::vector<std::string_view> kCatalogue = {
-        "m", "mm", "cm", "um", "km", "rad", "deg", "rev", "s", "ms", "min", "kg", "g", "N", "kN", "mN",
-        "N*m", "N*mm", "kN*m", "m/s", "mm/s", "km/h", "rad/s", "rpm", "deg/s", "m/s^2", "mm/s^2",
-        "rad/s^2", "deg/s^2", "N/m", "N/mm", "kN/m", "N*m/rad", "N*m/deg", "N*s/m", "N*s/mm",
-        "kN*s/m", "N*m*s/rad", "N*m/rpm", "N*m*s/deg", "kg*m^2", "g*cm^2", "kg*mm^2", "W", "kW", "J",
-        "kJ", "Hz", "1/s", "N/s",
-        "in", "ft", "lb", "lbf", "lbf*in", "in/s", "ft/s", "lbf/in", "lbf*s/in", "lbf*in/deg", "oz*in^2", "lb*in^2"};
+        "m",       "mm",        "cm",      "um",        "km",       "rad",        "deg",     "rev",    "s",
+        "ms",      "min",       "kg",      "g",         "N",        "kN",         "mN",      "N*m",    "N*mm",
+        "kN*m",    "m/s",       "mm/s",    "km/h",      "rad/s",    "rpm",        "deg/s",   "m/s^2",  "mm/s^2",
+        "rad/s^2", "deg/s^2",   "N/m",     "N/mm",      "kN/m",     "N*m/rad",    "N*m/deg", "N*s/m",  "N*s/mm",
+        "kN*s/m",  "N*m*s/rad", "N*m/rpm", "N*m*s/deg", "kg*m^2",   "g*cm^2",     "kg*mm^2", "W",      "kW",
+        "J",       "kJ",        "Hz",      "1/s",       "N/s",      "in",         "ft",      "lb",     "lbf",
+        "lbf*in",  "in/s",      "ft/s",    "lbf/in",    "lbf*s/in", "lbf*in/deg", "oz*in^2", "lb*in^2"};
     std::vector<Unit> out;
     auto add = [&](const Unit& u) {
         for (const Unit& have : out)
@@ -284,4 +317,4 @@ std::string formatNumber(double value) {
     return ec == std::errc{} ? std::string(buf, ptr) : std::string("nan");
 }
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -53,7 +53,7 @@ struct Unit {
     double scale = 1.0;   // SI value = value in this unit * scale
 
     static Unit parse(std::string_view text);   // throws UnitError naming the bad token
-    static Unit si(const Dimension& d);          // the coherent SI unit of a dimension
+    static Unit si(const Dimension& d);         // the coherent SI unit of a dimension
 
     double toSI(double value) const { return value * scale; }
     double fromSI(double value) const { return value / scale; }
@@ -62,8 +62,8 @@ struct Unit {
 
 // A number with an optional unit, as a user types it: "10 mm", "-0.1", "300 rpm", "1e6 N*m/deg".
 struct Quantity {
-    double value = 0.0;            // in the written unit
-    std::optional<Unit> unit;      // none: the number is already SI
+    double value = 0.0;         // in the written unit
+    std::optional<Unit> unit;   // none: the number is already SI
 };
 Quantity parseQuantity(std::string_view text);   // throws UnitError
 
@@ -79,4 +79,4 @@ std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferr
 // Shortest round-trip text of a double, locale independent ("0.1", "1e-06", "1e+06", "42").
 std::string formatNumber(double value);
 
-}  // namespace endstop::core
+}   // namespace endstop::core

@@ -20,9 +20,9 @@ inline QString fixture(const QString& relative) { return test::sourcePath("tests
 
 struct Csv {
     QStringList header;
-    std::vector<QStringList> cells;           // as written
-    std::vector<std::vector<double>> rows;    // parsed
-    QString error;                            // a cell that is not a number, or a ragged row
+    std::vector<QStringList> cells;          // as written
+    std::vector<std::vector<double>> rows;   // parsed
+    QString error;                           // a cell that is not a number, or a ragged row
     std::size_t column(const QString& name) const { return static_cast<std::size_t>(header.indexOf(name)); }
     double at(std::size_t row, const QString& name) const { return rows[row][column(name)]; }
 };
@@ -78,9 +78,9 @@ inline QStringList entries(const QString& dir) {
 }
 
 // The CSV the library produces for the same model, in process: columns and every value.
-inline core::MemorySink inProcess(const QString& path, const std::vector<core::Edit>& edits = {}) {
-    core::Model m = core::io::loadProject(path, blocks::registry());
-    for (const core::Edit& e : edits) m.apply(e);
+inline core::MemorySink inProcess(const QString& path, const std::vector<core::model::Edit>& edits = {}) {
+    core::model::Model m = core::io::loadProject(path, blocks::registry());
+    for (const core::model::Edit& e : edits) m.apply(e);
     return test::run(m);
 }
 
@@ -88,13 +88,15 @@ inline QString diffAgainst(const Csv& csv, const core::MemorySink& mem) {
     if (csv.header.size() != static_cast<qsizetype>(mem.columns().size()) + 1) return "column count";
     if (csv.rows.size() != mem.rows()) return QString("%1 rows vs %2").arg(csv.rows.size()).arg(mem.rows());
     for (std::size_t c = 0; c < mem.columns().size(); ++c)
-        if (csv.header[static_cast<qsizetype>(c) + 1] != QString::fromStdString(mem.columns()[c].name)) return "header " + csv.header.join(',');
+        if (csv.header[static_cast<qsizetype>(c) + 1] != QString::fromStdString(mem.columns()[c].name))
+            return "header " + csv.header.join(',');
     for (std::size_t r = 0; r < mem.rows(); ++r) {
         if (csv.rows[r][0] != mem.time()[r]) return QString("time of row %1").arg(r);
         for (std::size_t c = 0; c < mem.columns().size(); ++c)
-            if (csv.rows[r][c + 1] != mem.values(c)[r]) return QString("row %1 column %2").arg(r).arg(csv.header[static_cast<qsizetype>(c) + 1]);
+            if (csv.rows[r][c + 1] != mem.values(c)[r])
+                return QString("row %1 column %2").arg(r).arg(csv.header[static_cast<qsizetype>(c) + 1]);
     }
     return {};
 }
 
-}  // namespace endstop::test::cli
+}   // namespace endstop::test::cli

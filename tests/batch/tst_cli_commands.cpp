@@ -43,21 +43,24 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("info: block 'd', port 'C': port is not connected"), qPrintable(r.out));
         // an ill-posed model: exit 2, naming the blocks
-        const QString bad = writeText(scratch("parallel.endstop"), R"({"format":"endstop-project","formatVersion":1,"blocks":[
+        const QString bad =
+            writeText(scratch("parallel.endstop"), R"({"format":"endstop-project","formatVersion":1,"blocks":[
             {"name":"c","type":"signal.constant"},
             {"name":"vs1","type":"translational.velocity_source"}, {"name":"vs2","type":"translational.velocity_source"},
             {"name":"m","type":"translational.mass"}, {"name":"g","type":"translational.reference"}],
             "connections":[["c.y","vs1.S"],["c.y","vs2.S"],["vs1.R","m.M"],["vs2.R","m.M"],["vs1.C","g.R"],["vs2.C","g.R"]]})");
         r = runBatch({"validate", bad});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.startsWith(bad + ": error:") && r.err.contains("vs1") && r.err.contains("vs2"), qPrintable(r.err));
+        QVERIFY2(r.err.startsWith(bad + ": error:") && r.err.contains("vs1") && r.err.contains("vs2"),
+                 qPrintable(r.err));
     }
 
     void variablesCommand() {
         const auto r = runBatch({"variables", m_osc});
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
-        const auto columns = core::recordableVariables(core::io::loadProject(m_osc, blocks::registry()), blocks::registry());
+        const auto columns =
+            core::simulation::recordableVariables(core::io::loadProject(m_osc, blocks::registry()), blocks::registry());
         QCOMPARE(lines.size(), static_cast<qsizetype>(columns.size()));
         for (std::size_t i = 0; i < columns.size(); ++i) {
             const QStringList parts = lines[static_cast<qsizetype>(i)].split(' ', Qt::SkipEmptyParts);
@@ -77,14 +80,16 @@ private Q_SLOTS:
         QCOMPARE(md.exitCode, 0);
         for (const core::BlockType& t : blocks::registry().types()) {
             const QString id = QString::fromStdString(t.info.typeId);
-            QVERIFY2(plain.out.contains(QRegularExpression("^" + QRegularExpression::escape(id) + " +" +
-                                                           QRegularExpression::escape(QString::fromStdString(t.info.title)) + "$",
-                                                           QRegularExpression::MultilineOption)),
+            QVERIFY2(plain.out.contains(
+                         QRegularExpression("^" + QRegularExpression::escape(id) + " +" +
+                                                QRegularExpression::escape(QString::fromStdString(t.info.title)) + "$",
+                                            QRegularExpression::MultilineOption)),
                      qPrintable(id));
             QVERIFY2(md.out.contains("## " + QString::fromStdString(t.info.title) + " (`" + id + "`)"), qPrintable(id));
             const auto block = t.create({});
             for (const core::ParamDesc& d : block->params())
-                QVERIFY2(md.out.contains("| `" + QString::fromStdString(d.key) + "` |"), qPrintable(id + " " + QString::fromStdString(d.key)));
+                QVERIFY2(md.out.contains("| `" + QString::fromStdString(d.key) + "` |"),
+                         qPrintable(id + " " + QString::fromStdString(d.key)));
         }
         QCOMPARE(plain.out.count('\n'), static_cast<qsizetype>(blocks::registry().types().size()));
         QVERIFY(md.out.contains("| key | label | unit | default | range | shown when |"));
@@ -120,8 +125,10 @@ private Q_SLOTS:
         };
         const Csv summary = numeric(readText(one + "/summary.csv"));
         QVERIFY2(summary.error.isEmpty(), qPrintable(summary.error));
-        QCOMPARE(summary.header.mid(0, 8), (QStringList{"run", "status", "m.mass", "F.value", "wall_s", "steps", "events", "message"}));
-        QVERIFY(summary.header.contains("m.v.final") && summary.header.contains("m.v.min") && summary.header.contains("m.v.max"));
+        QCOMPARE(summary.header.mid(0, 8),
+                 (QStringList{"run", "status", "m.mass", "F.value", "wall_s", "steps", "events", "message"}));
+        QVERIFY(summary.header.contains("m.v.final") && summary.header.contains("m.v.min") &&
+                summary.header.contains("m.v.max"));
         QCOMPARE(summary.rows.size(), std::size_t(9));
         std::size_t row = 0;
         for (double mass : {1.0, 2.0, 4.0})

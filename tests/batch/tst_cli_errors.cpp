@@ -43,37 +43,52 @@ private Q_SLOTS:
             return head + "\"blocks\": [" + blocks + "], \"connections\": " + connections + "}";
         };
         QTest::newRow("missing file") << QByteArray() << QStringList{"no such file"};
-        QTest::newRow("malformed JSON") << QByteArray("{\"format\": \"endstop-project\",\n\"blocks\": [}") << QStringList{":2:", "malformed JSON"};
-        QTest::newRow("unknown block type") << file(R"({"name": "m", "type": "translational.masss"})")
-                                            << QStringList{"blocks[0].type", "unknown block type \"translational.masss\""};
-        QTest::newRow("unknown port") << file(mass + ", " + ground, R"([["m.Q", "g.R"]])") << QStringList{"connections[0][0]", "no port \"Q\""};
-        QTest::newRow("unknown parameter key") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"weight": 1}})")
-                                               << QStringList{"blocks[0].parameters.weight", "no parameter \"weight\""};
-        QTest::newRow("wrong unit dimension") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "2 m/s"}})")
-                                              << QStringList{"blocks[0].parameters.mass", "'m/s'", "expected kg"};
-        QTest::newRow("unknown unit") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "2 stone"}})")
-                                      << QStringList{"blocks[0].parameters.mass", "unknown unit 'stone'"};
-        QTest::newRow("negative mass") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": -2}})")
-                                       << QStringList{"block 'm', parameter 'mass': must be > 0 kg, got -2 kg"};
+        QTest::newRow("malformed JSON") << QByteArray("{\"format\": \"endstop-project\",\n\"blocks\": [}")
+                                        << QStringList{":2:", "malformed JSON"};
+        QTest::newRow("unknown block type")
+            << file(R"({"name": "m", "type": "translational.masss"})")
+            << QStringList{"blocks[0].type", "unknown block type \"translational.masss\""};
+        QTest::newRow("unknown port") << file(mass + ", " + ground, R"([["m.Q", "g.R"]])")
+                                      << QStringList{"connections[0][0]", "no port \"Q\""};
+        QTest::newRow("unknown parameter key")
+            << file(R"({"name": "m", "type": "translational.mass", "parameters": {"weight": 1}})")
+            << QStringList{"blocks[0].parameters.weight", "no parameter \"weight\""};
+        QTest::newRow("wrong unit dimension")
+            << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "2 m/s"}})")
+            << QStringList{"blocks[0].parameters.mass", "'m/s'", "expected kg"};
+        QTest::newRow("unknown unit")
+            << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "2 stone"}})")
+            << QStringList{"blocks[0].parameters.mass", "unknown unit 'stone'"};
+        QTest::newRow("negative mass")
+            << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": -2}})")
+            << QStringList{"block 'm', parameter 'mass': must be > 0 kg, got -2 kg"};
         QTest::newRow("NaN") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"mass": "NaN"}})")
                              << QStringList{"blocks[0].parameters.mass", "not a finite number"};
-        QTest::newRow("inf") << file(R"({"name": "m", "type": "translational.mass", "parameters": {"initial_velocity": "inf"}})")
-                             << QStringList{"blocks[0].parameters.initial_velocity", "not a finite number"};
-        QTest::newRow("duplicate block names") << file(mass + ", " + mass) << QStringList{"blocks[1].name", "duplicate block name \"m\""};
-        QTest::newRow("wire between domains") << file(mass + R"(, {"name": "J", "type": "rotational.inertia"})", R"([["J.I", "m.M"]])")
-                                              << QStringList{"connections[0]", "J.I (rotational)", "m.M (translational)"};
-        QTest::newRow("open input") << file(mass + ", " + ground + R"(, {"name": "fs", "type": "translational.force_source"})",
+        QTest::newRow("inf")
+            << file(R"({"name": "m", "type": "translational.mass", "parameters": {"initial_velocity": "inf"}})")
+            << QStringList{"blocks[0].parameters.initial_velocity", "not a finite number"};
+        QTest::newRow("duplicate block names")
+            << file(mass + ", " + mass) << QStringList{"blocks[1].name", "duplicate block name \"m\""};
+        QTest::newRow("wire between domains")
+            << file(mass + R"(, {"name": "J", "type": "rotational.inertia"})", R"([["J.I", "m.M"]])")
+            << QStringList{"connections[0]", "J.I (rotational)", "m.M (translational)"};
+        QTest::newRow("open input") << file(mass + ", " + ground +
+                                                R"(, {"name": "fs", "type": "translational.force_source"})",
                                             R"([["fs.R", "m.M"], ["fs.C", "g.R"]])")
                                     << QStringList{"block 'fs', port 'S': input signal port has no source"};
-        QTest::newRow("newer formatVersion") << QByteArray(R"({"format": "endstop-project", "formatVersion": 3, "blocks": []})")
-                                             << QStringList{"formatVersion", "newer"};
+        QTest::newRow("newer formatVersion")
+            << QByteArray(R"({"format": "endstop-project", "formatVersion": 3, "blocks": []})")
+            << QStringList{"formatVersion", "newer"};
         QTest::newRow("newer typeVersion") << file(R"({"name": "m", "type": "translational.mass", "typeVersion": 9})")
                                            << QStringList{"blocks[0].typeVersion", "newer"};
-        QTest::newRow("bad simulation setting") << head + R"("simulation": {"stop_time": -1}, "blocks": []})"
-                                                << QStringList{"stop_time", "must be > 0"};
-        QTest::newRow("ill-posed") << file(R"({"name": "c", "type": "signal.constant"}, {"name": "fs", "type": "translational.force_source"}, )" + ground,
-                                           R"([["c.y", "fs.S"], ["fs.C", "g.R"]])")
-                                   << QStringList{"block 'fs'", "under-determined", "{fs.R}"};
+        QTest::newRow("bad simulation setting")
+            << head + R"("simulation": {"stop_time": -1}, "blocks": []})" << QStringList{"stop_time", "must be > 0"};
+        QTest::newRow("ill-posed")
+            << file(
+                   R"({"name": "c", "type": "signal.constant"}, {"name": "fs", "type": "translational.force_source"}, )" +
+                       ground,
+                   R"([["c.y", "fs.S"], ["fs.C", "g.R"]])")
+            << QStringList{"block 'fs'", "under-determined", "{fs.R}"};
     }
     void badFiles() {
         QFETCH(QByteArray, json);
@@ -83,9 +98,10 @@ private Q_SLOTS:
         if (!json.isEmpty()) writeText(model, json);
         const QStringList before = entries(dir.path());
         for (const QString command : {"run", "validate"}) {
-            const QStringList args = command == QString("run")
-                                         ? QStringList{"run", model, "--out", dir.filePath("out.csv"), "--events", dir.filePath("ev.csv")}
-                                         : QStringList{"validate", model};
+            const QStringList args =
+                command == QString("run")
+                    ? QStringList{"run", model, "--out", dir.filePath("out.csv"), "--events", dir.filePath("ev.csv")}
+                    : QStringList{"validate", model};
             const auto r = runBatch(args, dir.path());
             QCOMPARE(r.exitCode, 2);
             if (command == QString("run")) {
@@ -102,40 +118,60 @@ private Q_SLOTS:
     void badArguments_data() {
         QTest::addColumn<QStringList>("args");   // MODEL and OUT are replaced
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown flag") << QStringList{"run", "MODEL", "--out", "OUT", "--bogus"} << "unknown flag --bogus";
-        QTest::newRow("stray argument") << QStringList{"run", "MODEL", "extra", "--out", "OUT"} << "unexpected argument 'extra'";
+        QTest::newRow("unknown flag") << QStringList{"run", "MODEL", "--out", "OUT", "--bogus"}
+                                      << "unknown flag --bogus";
+        QTest::newRow("stray argument") << QStringList{"run", "MODEL", "extra", "--out", "OUT"}
+                                        << "unexpected argument 'extra'";
         QTest::newRow("no model") << QStringList{"run", "--out", "OUT"} << "missing MODEL.endstop";
         QTest::newRow("unknown command") << QStringList{"simulate", "MODEL"} << "unknown command 'simulate'";
         QTest::newRow("flag without value") << QStringList{"run", "MODEL", "--out"} << "flag --out needs a value";
-        QTest::newRow("flag twice") << QStringList{"run", "MODEL", "--out", "OUT", "--stop-time", "1", "--stop-time", "2"}
+        QTest::newRow("flag twice") << QStringList{"run",         "MODEL", "--out",       "OUT",
+                                                   "--stop-time", "1",     "--stop-time", "2"}
                                     << "flag --stop-time given more than once";
-        QTest::newRow("set unknown block") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass2.mass=2"} << "no block named 'mass2'";
+        QTest::newRow("set unknown block")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass2.mass=2"} << "no block named 'mass2'";
         QTest::newRow("set unknown parameter") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.weight=2"}
                                                << "block 'mass1' (translational.mass) has no parameter 'weight'";
-        QTest::newRow("set bad unit") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=2 stone"} << "unknown unit 'stone'";
-        QTest::newRow("set wrong dimension") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=2 mm"} << "'mm'";
-        QTest::newRow("set not a number") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=heavy"} << "'heavy' is not a number";
-        QTest::newRow("set without value") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass"} << "expected NAME.KEY=VALUE";
+        QTest::newRow("set bad unit") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=2 stone"}
+                                      << "unknown unit 'stone'";
+        QTest::newRow("set wrong dimension")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=2 mm"} << "'mm'";
+        QTest::newRow("set not a number")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=heavy"} << "'heavy' is not a number";
+        QTest::newRow("set without value")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass"} << "expected NAME.KEY=VALUE";
         QTest::newRow("set out of range") << QStringList{"run", "MODEL", "--out", "OUT", "--set", "mass1.mass=-1"}
                                           << "--set 'mass1.mass=-1': block 'mass1', parameter 'mass': must be > 0 kg";
-        QTest::newRow("negative stop time") << QStringList{"run", "MODEL", "--out", "OUT", "--stop-time", "-1"} << "--stop-time";
+        QTest::newRow("negative stop time")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--stop-time", "-1"} << "--stop-time";
         QTest::newRow("stop time not a number") << QStringList{"run", "MODEL", "--out", "OUT", "--stop-time", "1s"}
                                                 << "flag --stop-time: expected a number, got '1s'";
         QTest::newRow("rtol out of range") << QStringList{"run", "MODEL", "--out", "OUT", "--rtol", "2"} << "--rtol";
         QTest::newRow("atol zero") << QStringList{"run", "MODEL", "--out", "OUT", "--atol", "0"} << "--atol";
-        QTest::newRow("negative output interval") << QStringList{"run", "MODEL", "--out", "OUT", "--output-interval", "-0.1"} << "--output-interval";
-        QTest::newRow("unknown linear solver") << QStringList{"run", "MODEL", "--out", "OUT", "--linear-solver", "lu"} << "--linear-solver";
-        QTest::newRow("unknown signal") << QStringList{"run", "MODEL", "--out", "OUT", "--signals", "mass1.x,mass1.q"} << "unknown signal 'mass1.q'";
+        QTest::newRow("negative output interval")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--output-interval", "-0.1"} << "--output-interval";
+        QTest::newRow("unknown linear solver")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--linear-solver", "lu"} << "--linear-solver";
+        QTest::newRow("unknown signal") << QStringList{"run", "MODEL", "--out", "OUT", "--signals", "mass1.x,mass1.q"}
+                                        << "unknown signal 'mass1.q'";
         QTest::newRow("empty signals") << QStringList{"run", "MODEL", "--out", "OUT", "--signals", ","} << "--signals";
         QTest::newRow("unwritable out") << QStringList{"run", "MODEL", "--out", "NOWHERE/out.csv"} << "--out";
-        QTest::newRow("unwritable events") << QStringList{"run", "MODEL", "--out", "OUT", "--events", "NOWHERE/ev.csv"} << "--events";
+        QTest::newRow("unwritable events")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--events", "NOWHERE/ev.csv"} << "--events";
         QTest::newRow("sweep without vary") << QStringList{"sweep", "MODEL", "--out", "OUT"} << "--vary";
-        QTest::newRow("sweep unknown block") << QStringList{"sweep", "MODEL", "--vary", "nope.mass=1,2", "--out", "OUT"} << "no block named 'nope'";
-        QTest::newRow("sweep bad count") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1:2:0", "--out", "OUT"} << "COUNT";
-        QTest::newRow("sweep bad value") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,2 stone", "--out", "OUT"} << "unknown unit 'stone'";
-        QTest::newRow("sweep value out of range") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,-1", "--out", "OUT"}
-                                                  << "--vary mass1.mass: block 'mass1', parameter 'mass': must be > 0 kg";
-        QTest::newRow("sweep zero jobs") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,2", "--jobs", "0", "--out", "OUT"} << "--jobs";
+        QTest::newRow("sweep unknown block")
+            << QStringList{"sweep", "MODEL", "--vary", "nope.mass=1,2", "--out", "OUT"} << "no block named 'nope'";
+        QTest::newRow("sweep bad count") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1:2:0", "--out", "OUT"}
+                                         << "COUNT";
+        QTest::newRow("sweep bad value") << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,2 stone",
+                                                        "--out", "OUT"}
+                                         << "unknown unit 'stone'";
+        QTest::newRow("sweep value out of range")
+            << QStringList{"sweep", "MODEL", "--vary", "mass1.mass=1,-1", "--out", "OUT"}
+            << "--vary mass1.mass: block 'mass1', parameter 'mass': must be > 0 kg";
+        QTest::newRow("sweep zero jobs") << QStringList{"sweep",  "MODEL", "--vary", "mass1.mass=1,2",
+                                                        "--jobs", "0",     "--out",  "OUT"}
+                                         << "--jobs";
         QTest::newRow("blocks with a model") << QStringList{"blocks", "MODEL"} << "unexpected argument";
     }
     void badArguments() {
@@ -143,9 +179,12 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QTemporaryDir dir;
         for (QString& a : args) {
-            if (a == "MODEL") a = m_osc;
-            else if (a == "OUT") a = dir.filePath("out");
-            else a.replace("NOWHERE", dir.filePath("missing/dir"));
+            if (a == "MODEL")
+                a = m_osc;
+            else if (a == "OUT")
+                a = dir.filePath("out");
+            else
+                a.replace("NOWHERE", dir.filePath("missing/dir"));
         }
         const auto r = runBatch(args, dir.path());
         QCOMPARE(r.exitCode, 2);
@@ -163,8 +202,10 @@ private Q_SLOTS:
         QVERIFY2(oneLine(r.err), qPrintable(r.err));
         // the block named is the owner of the unknown with the largest error: the ramp, its force
         // source or the node it pushes
-        const bool namesBlock = r.err.contains("block 'push'") || r.err.contains("block 'fs'") || r.err.contains("block 'm'");
-        QVERIFY2(r.err.contains(m_runaway) && r.err.contains("simulation failed at t = 0.5 s") && namesBlock, qPrintable(r.err));
+        const bool namesBlock =
+            r.err.contains("block 'push'") || r.err.contains("block 'fs'") || r.err.contains("block 'm'");
+        QVERIFY2(r.err.contains(m_runaway) && r.err.contains("simulation failed at t = 0.5 s") && namesBlock,
+                 qPrintable(r.err));
         QVERIFY2(r.err.trimmed().endsWith(")"), qPrintable(r.err));   // the hint
         const Csv csv = parseCsv(readText(out));
         QVERIFY2(csv.error.isEmpty(), qPrintable(csv.error));

@@ -37,7 +37,7 @@ QString csvProblem(const QByteArray& bytes, int minRows) {
 
 QString model(const QTemporaryDir& dir, const QByteArray& json) { return writeBytes(dir.filePath("m.endstop"), json); }
 
-}  // namespace
+}   // namespace
 
 class TestCliFaults : public QObject {
     Q_OBJECT
@@ -56,8 +56,8 @@ private Q_SLOTS:
         QFETCH(QString, name);
         QTemporaryDir dir;
         QProcess p;
-        p.start(ENDSTOP_BATCH_EXE, {"run", example("rattling_mass.endstop"), "--stop-time", "2000", "--out", dir.filePath("r.csv"),
-                                    "--events", dir.filePath("e.csv")});
+        p.start(ENDSTOP_BATCH_EXE, {"run", example("rattling_mass.endstop"), "--stop-time", "2000", "--out",
+                                    dir.filePath("r.csv"), "--events", dir.filePath("e.csv")});
         QVERIFY(p.waitForStarted());
         QTest::qWait(600);
         QCOMPARE(p.state(), QProcess::Running);
@@ -66,7 +66,9 @@ private Q_SLOTS:
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 128 + sig);
         const QString err = QString::fromUtf8(p.readAllStandardError());
-        QVERIFY2(err.contains("interrupted by " + name + " at t = ") && err.contains("rows computed so far were written"), qPrintable(err));
+        QVERIFY2(
+            err.contains("interrupted by " + name + " at t = ") && err.contains("rows computed so far were written"),
+            qPrintable(err));
         const QString problem = csvProblem(readBytes(dir.filePath("r.csv")), 100);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QVERIFY(readBytes(dir.filePath("e.csv")).startsWith("time,block,kind,velocity\n"));
@@ -88,7 +90,8 @@ private Q_SLOTS:
     void fullDiskFailsTheSweep() {
         test::SmallDisk disk(64 * 1024);
         if (disk.path().isEmpty()) QSKIP(qPrintable(disk.why()));
-        const auto r = runBatch({"sweep", example("rattling_mass.endstop"), "--vary", "slider.mass=0.5,0.6", "--jobs", "1", "--out", disk.path()});
+        const auto r = runBatch({"sweep", example("rattling_mass.endstop"), "--vary", "slider.mass=0.5,0.6", "--jobs",
+                                 "1", "--out", disk.path()});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("cannot write '") && r.err.contains("space"), qPrintable(r.err));
         QVERIFY2(!r.out.contains("2 ok"), qPrintable(r.out));
@@ -123,41 +126,60 @@ private Q_SLOTS:
 
     // Bad input: exit 2, one short line naming the flag or the place, nothing written.
     void badInput_data() {
-        QTest::addColumn<QStringList>("args");      // MODEL is the rattling example, FILE the text below
+        QTest::addColumn<QStringList>("args");   // MODEL is the rattling example, FILE the text below
         QTest::addColumn<QByteArray>("file");
         QTest::addColumn<QString>("expected");
         const QByteArray head = R"({"format": "endstop-project", "formatVersion": 1, )";
-        const QByteArray mass = R"("blocks": [{"name": "m", "type": "translational.mass", "parameters": {"mass": "1 XX"}}]})";
-        QTest::newRow("empty --out") << QStringList{"run", "MODEL", "--out", ""} << QByteArray() << "flag --out: expected a file name";
-        QTest::newRow("--jobs 2147483648") << QStringList{"sweep", "MODEL", "--vary", "slider.mass=1,2", "--jobs", "2147483648"} << QByteArray()
-                                           << "flag --jobs: expected a whole number from 1 to 1024";
-        QTest::newRow("count 400000000") << QStringList{"sweep", "MODEL", "--vary", "slider.mass=1:2:400000000"} << QByteArray()
-                                         << "COUNT must be a whole number from 1 to 1000000";
-        QTest::newRow("grid too large") << QStringList{"sweep", "MODEL", "--vary", "slider.mass=1:2:2000", "--vary", "stops.upper_bound=1:2:2000"}
+        const QByteArray mass =
+            R"("blocks": [{"name": "m", "type": "translational.mass", "parameters": {"mass": "1 XX"}}]})";
+        QTest::newRow("empty --out") << QStringList{"run", "MODEL", "--out", ""} << QByteArray()
+                                     << "flag --out: expected a file name";
+        QTest::newRow("--jobs 2147483648")
+            << QStringList{"sweep", "MODEL", "--vary", "slider.mass=1,2", "--jobs", "2147483648"} << QByteArray()
+            << "flag --jobs: expected a whole number from 1 to 1024";
+        QTest::newRow("count 400000000") << QStringList{"sweep", "MODEL", "--vary", "slider.mass=1:2:400000000"}
+                                         << QByteArray() << "COUNT must be a whole number from 1 to 1000000";
+        QTest::newRow("grid too large") << QStringList{"sweep",  "MODEL",
+                                                       "--vary", "slider.mass=1:2:2000",
+                                                       "--vary", "stops.upper_bound=1:2:2000"}
                                         << QByteArray() << "more than 1000000 runs";
-        QTest::newRow("--set deep parentheses") << QStringList{"run", "MODEL", "--set", "slider.mass=1 " + QString(10000, '(') + "kg" + QString(10000, ')')}
-                                                << QByteArray() << "--set '";
-        QTest::newRow("--output-interval 5e-324") << QStringList{"run", "MODEL", "--output-interval", "5e-324"} << QByteArray()
-                                                  << "flags: parameter 'output_interval': simulation setting output_interval 5e-324 s is too small for the stop time 1 s";
-        QTest::newRow("--max-steps 0") << QStringList{"run", "MODEL", "--max-steps", "0"} << QByteArray() << "flag --max-steps";
-        QTest::newRow("formatVersion 1e300") << QStringList{"run", "FILE"} << QByteArray(R"({"format": "endstop-project", "formatVersion": 1e300})")
-                                             << "formatVersion: version 1e+300 is newer";
-        QTest::newRow("file deep parentheses") << QStringList{"validate", "FILE"}
-                                               << head + QByteArray(mass).replace("XX", QByteArray(10000, '(') + "kg" + QByteArray(10000, ')'))
-                                               << "nested more than 32 deep";
-        QTest::newRow("file 2 MB unit") << QStringList{"run", "FILE"} << head + QByteArray(mass).replace("XX", QByteArray(2000000, 'z'))
+        QTest::newRow("--set deep parentheses")
+            << QStringList{"run", "MODEL", "--set", "slider.mass=1 " + QString(10000, '(') + "kg" + QString(10000, ')')}
+            << QByteArray() << "--set '";
+        QTest::newRow("--output-interval 5e-324")
+            << QStringList{"run", "MODEL", "--output-interval", "5e-324"} << QByteArray()
+            << "flags: parameter 'output_interval': simulation setting output_interval 5e-324 s is too small for the "
+               "stop time 1 s";
+        QTest::newRow("--max-steps 0") << QStringList{"run", "MODEL", "--max-steps", "0"} << QByteArray()
+                                       << "flag --max-steps";
+        QTest::newRow("formatVersion 1e300")
+            << QStringList{"run", "FILE"} << QByteArray(R"({"format": "endstop-project", "formatVersion": 1e300})")
+            << "formatVersion: version 1e+300 is newer";
+        QTest::newRow("file deep parentheses")
+            << QStringList{"validate", "FILE"}
+            << head + QByteArray(mass).replace("XX", QByteArray(10000, '(') + "kg" + QByteArray(10000, ')'))
+            << "nested more than 32 deep";
+        QTest::newRow("file 2 MB unit") << QStringList{"run", "FILE"}
+                                        << head + QByteArray(mass).replace("XX", QByteArray(2000000, 'z'))
                                         << "more bytes";
-        QTest::newRow("file 1e308 N*m/deg") << QStringList{"run", "FILE"}
-                                            << head + R"("blocks": [{"name": "k", "type": "rotational.spring", "parameters": {"stiffness": "1e308 N*m/deg"}}]})"
-                                            << "blocks[0].parameters.stiffness: block \"k\": stiffness: '1e308 N*m/deg' is out of the range of a double in SI";
-        QTest::newRow("file kg^257") << QStringList{"run", "FILE"} << head + QByteArray(mass).replace("XX", "kg^257") << "exponent out of range";
+        QTest::newRow("file 1e308 N*m/deg")
+            << QStringList{"run", "FILE"}
+            << head +
+                   R"("blocks": [{"name": "k", "type": "rotational.spring", "parameters": {"stiffness": "1e308 N*m/deg"}}]})"
+            << "blocks[0].parameters.stiffness: block \"k\": stiffness: '1e308 N*m/deg' is out of the range of a "
+               "double in SI";
+        QTest::newRow("file kg^257") << QStringList{"run", "FILE"} << head + QByteArray(mass).replace("XX", "kg^257")
+                                     << "exponent out of range";
         QTest::newRow("ui.units deep parentheses")
             << QStringList{"run", "FILE"}
-            << head + "\"blocks\": [{\"name\": \"m\", \"type\": \"translational.mass\", \"ui\": {\"units\": {\"mass\": \"" +
+            << head +
+                   "\"blocks\": [{\"name\": \"m\", \"type\": \"translational.mass\", \"ui\": {\"units\": {\"mass\": "
+                   "\"" +
                    QByteArray(10000, '(') + "kg" + QByteArray(10000, ')') + "\"}}}]}"
             << "nested more than 32 deep";
-        QTest::newRow("file output_interval") << QStringList{"run", "FILE"} << head + R"("simulation": {"output_interval": 5e-324}})"
-                                              << "m.endstop: parameter 'output_interval': simulation setting output_interval 5e-324 s is too small";
+        QTest::newRow("file output_interval")
+            << QStringList{"run", "FILE"} << head + R"("simulation": {"output_interval": 5e-324}})"
+            << "m.endstop: parameter 'output_interval': simulation setting output_interval 5e-324 s is too small";
     }
     void badInput() {
         QFETCH(QStringList, args);
@@ -165,8 +187,10 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QTemporaryDir dir;
         for (QString& a : args) {
-            if (a == "MODEL") a = example("rattling_mass.endstop");
-            else if (a == "FILE") a = model(dir, file);
+            if (a == "MODEL")
+                a = example("rattling_mass.endstop");
+            else if (a == "FILE")
+                a = model(dir, file);
         }
         const auto r = runBatch(args, dir.path());
         QCOMPARE(r.exitCode, 2);
@@ -188,7 +212,8 @@ private Q_SLOTS:
     // --max-steps: exit 1 with the limit named, and the rows up to it written.
     void stepLimit() {
         QTemporaryDir dir;
-        const auto r = runBatch({"run", example("rattling_mass.endstop"), "--max-steps", "50", "--out", dir.filePath("r.csv")});
+        const auto r =
+            runBatch({"run", example("rattling_mass.endstop"), "--max-steps", "50", "--out", dir.filePath("r.csv")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("more than 50 steps") && r.err.contains("--max-steps"), qPrintable(r.err));
         QVERIFY(csvProblem(readBytes(dir.filePath("r.csv")), 40).isEmpty());

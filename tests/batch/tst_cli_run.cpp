@@ -42,10 +42,12 @@ private Q_SLOTS:
         const Csv csv = parseCsv(readText(out));
         QVERIFY2(csv.error.isEmpty(), qPrintable(csv.error));
         QStringList expected{"time"};
-        for (const core::Column& c : core::recordableVariables(core::io::loadProject(m_osc, blocks::registry()), blocks::registry()))
+        for (const core::Column& c : core::simulation::recordableVariables(
+                 core::io::loadProject(m_osc, blocks::registry()), blocks::registry()))
             expected << QString::fromStdString(c.name);
         QCOMPARE(csv.header, expected);
-        for (const char* column : {"force.y", "source.f", "mass1.v", "mass1.x", "mass1.a", "spring1.x", "spring1.f", "damper1.power"})
+        for (const char* column :
+             {"force.y", "source.f", "mass1.v", "mass1.x", "mass1.a", "spring1.x", "spring1.f", "damper1.power"})
             QVERIFY2(csv.header.contains(column), column);
         const QString diff = diffAgainst(csv, inProcess(m_osc));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
@@ -83,7 +85,9 @@ private Q_SLOTS:
         QTemporaryDir cwd;
         const auto r = runBatch({"run", m_osc}, cwd.path());
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains("simulated to t = 2 s") && r.out.contains("mass1.x") && r.out.contains("no CSV written"), qPrintable(r.out));
+        QVERIFY2(
+            r.out.contains("simulated to t = 2 s") && r.out.contains("mass1.x") && r.out.contains("no CSV written"),
+            qPrintable(r.out));
         QVERIFY(entries(cwd.path()).isEmpty());
     }
 
@@ -95,7 +99,8 @@ private Q_SLOTS:
         QJsonParseError err;
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &err).object();
         QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
-        for (const char* key : {"steps", "residual_evals", "jacobian_evals", "events", "build_s", "solve_s", "wall_s", "unknowns"})
+        for (const char* key :
+             {"steps", "residual_evals", "jacobian_evals", "events", "build_s", "solve_s", "wall_s", "unknowns"})
             QVERIFY2(o.contains(key) && o[key].isDouble() && o[key].toDouble() >= 0, key);
         QVERIFY(o["steps"].toInt() > 10);
         QVERIFY(o["residual_evals"].toInt() >= o["steps"].toInt());
@@ -109,9 +114,11 @@ private Q_SLOTS:
         auto r = runBatch({"run", m_osc, "--out", out, "--set", "mass1.mass=4000 g", "--set=spring1.stiffness=1.2 kN/m",
                            "--set", "force.step_time=0.25"});
         QCOMPARE(r.exitCode, 0);
-        const QString diff = diffAgainst(parseCsv(readText(out)), inProcess(m_osc, {core::SetParameter{"mass1", "mass", core::ParamValue{4.0}},
-                                                                                   core::SetParameter{"spring1", "stiffness", core::ParamValue{1200.0}},
-                                                                                   core::SetParameter{"force", "step_time", core::ParamValue{0.25}}}));
+        const QString diff =
+            diffAgainst(parseCsv(readText(out)),
+                        inProcess(m_osc, {core::model::SetParameter{"mass1", "mass", core::ParamValue{4.0}},
+                                          core::model::SetParameter{"spring1", "stiffness", core::ParamValue{1200.0}},
+                                          core::model::SetParameter{"force", "step_time", core::ParamValue{0.25}}}));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
         // a choice and a vector
         r = runBatch({"run", m_osc, "--out", scratch("set2.csv"), "--set", "force.final_value=-3"});

@@ -42,9 +42,12 @@ Table table(const QString& csv, QStringList* headerOut = nullptr) {
         QStringList cells{""};   // a failure's message is quoted: it has commas
         bool quoted = false;
         for (const QChar c : line) {
-            if (c == '"') quoted = !quoted;   // a doubled quote inside toggles twice: harmless here
-            else if (c == ',' && !quoted) cells << "";
-            else cells.back() += c;
+            if (c == '"')
+                quoted = !quoted;   // a doubled quote inside toggles twice: harmless here
+            else if (c == ',' && !quoted)
+                cells << "";
+            else
+                cells.back() += c;
         }
         auto& row = t[cells[0].toLong()];
         for (qsizetype i = 0; i < header.size() && i < cells.size(); ++i)
@@ -57,7 +60,7 @@ double num(const Table& t, long run, const QString& column) { return t.at(run).a
 
 QStringList files(const QString& dir) { return QDir(dir).entryList(QDir::Files, QDir::Name); }
 
-}  // namespace
+}   // namespace
 
 class TestStudy : public QObject {
     Q_OBJECT
@@ -82,7 +85,8 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QStringList header;
         const Table t = table(text(out + "/summary.csv"), &header);
-        QCOMPARE(header.mid(0, 8), (QStringList{"run", "status", "m.mass", "F.value", "wall_s", "steps", "events", "message"}));
+        QCOMPARE(header.mid(0, 8),
+                 (QStringList{"run", "status", "m.mass", "F.value", "wall_s", "steps", "events", "message"}));
         QCOMPARE(t.size(), std::size_t(2));
         QCOMPARE(t.at(7).at("status"), QString("ok"));
         QCOMPARE(num(t, 7, "m.mass"), 2.0);   // SI in the summary
@@ -90,10 +94,11 @@ private Q_SLOTS:
         QCOMPARE_NEAR(num(t, 7, "m.v.final"), 2.0, 1e-6);
         QCOMPARE_NEAR(num(t, 3, "m.x.final"), 1.5, 1e-6);
         QVERIFY(num(t, 3, "steps") > 0);
-        QCOMPARE(files(out), (QStringList{"run_000003.csv", "run_000003.csv.units.json", "run_000003_events.csv",
-                                          "run_000003_events.csv.units.json", "run_000007.csv", "run_000007.csv.units.json",
-                                          "run_000007_events.csv", "run_000007_events.csv.units.json", "summary.csv",
-                                          "summary.csv.units.json"}));
+        QCOMPARE(files(out),
+                 (QStringList{"run_000003.csv", "run_000003.csv.units.json", "run_000003_events.csv",
+                              "run_000003_events.csv.units.json", "run_000007.csv", "run_000007.csv.units.json",
+                              "run_000007_events.csv", "run_000007_events.csv.units.json", "summary.csv",
+                              "summary.csv.units.json"}));
         // without a run column: rows numbered from 1
         const QString plain = write("plain.csv", "m.mass\n1\n2\n");
         r = runBatch({"sweep", m_pushed, "--points", plain, "--summary-only", "--out", scratch("plain")});
@@ -113,8 +118,11 @@ private Q_SLOTS:
         QCOMPARE(r.out.count('\n'), 7);
         QVERIFY2(r.out.contains("\n6,2,6\n"), qPrintable(r.out));   // the last --vary changes fastest
         const QString points = write("listed.csv", r.out.toUtf8());
-        QCOMPARE(runBatch(QStringList{"sweep", m_pushed, "--summary-only", "--out", scratch("grid")} + grid).exitCode, 0);
-        QCOMPARE(runBatch({"sweep", m_pushed, "--summary-only", "--points", points, "--out", scratch("listed")}).exitCode, 0);
+        QCOMPARE(runBatch(QStringList{"sweep", m_pushed, "--summary-only", "--out", scratch("grid")} + grid).exitCode,
+                 0);
+        QCOMPARE(
+            runBatch({"sweep", m_pushed, "--summary-only", "--points", points, "--out", scratch("listed")}).exitCode,
+            0);
         QCOMPARE(table(text(scratch("listed/summary.csv"))), table(text(scratch("grid/summary.csv"))));
     }
 
@@ -123,12 +131,16 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("csv");
         QTest::addColumn<QString>("expected");
         QTest::newRow("ragged") << QByteArray("run,m.mass\n1,2,3\n") << "design.csv:2: expected 2 fields";
-        QTest::newRow("unknown block") << QByteArray("run,x.mass\n1,2\n") << "design.csv:1: column 'x.mass': no block named 'x'";
-        QTest::newRow("bad unit") << QByteArray("m.mass\n2 stone\n") << "design.csv:2: column m.mass: mass: bad unit 'stone'";
+        QTest::newRow("unknown block") << QByteArray("run,x.mass\n1,2\n")
+                                       << "design.csv:1: column 'x.mass': no block named 'x'";
+        QTest::newRow("bad unit") << QByteArray("m.mass\n2 stone\n")
+                                  << "design.csv:2: column m.mass: mass: bad unit 'stone'";
         QTest::newRow("wrong dimension") << QByteArray("m.mass\n2 m\n") << "design.csv:2: column m.mass:";
-        QTest::newRow("out of range") << QByteArray("m.mass\n1\n-1\n") << "design.csv:3: column m.mass: block 'm', parameter 'mass': must be > 0";
+        QTest::newRow("out of range") << QByteArray("m.mass\n1\n-1\n")
+                                      << "design.csv:3: column m.mass: block 'm', parameter 'mass': must be > 0";
         QTest::newRow("duplicate id") << QByteArray("run,m.mass\n4,1\n4,2\n") << "design.csv:3: run id 4 appears twice";
-        QTest::newRow("bad id") << QByteArray("run,m.mass\n0,1\n") << "design.csv:2: run id must be a whole number >= 1";
+        QTest::newRow("bad id") << QByteArray("run,m.mass\n0,1\n")
+                                << "design.csv:2: run id must be a whole number >= 1";
         QTest::newRow("duplicate column") << QByteArray("m.mass,m.mass\n1,2\n") << "column 'm.mass' appears twice";
         QTest::newRow("open quote") << QByteArray("m.mass\n\"1 kg\n") << "design.csv:2: a quoted field is not closed";
         QTest::newRow("no rows") << QByteArray("run,m.mass\n") << "at least one row";
@@ -148,8 +160,9 @@ private Q_SLOTS:
     // A seed gives the same design every time; run r's values do not depend on the count; the
     // draws have the distribution asked for.
     void monteCarloIsReproducible() {
-        const QStringList sample{"--sample", "m.mass=uniform:1 kg:2 kg", "--sample", "F.value=normal:5 N:500 mN", "--sample",
-                                 "m.initial_velocity=lognormal:-1:0.25"};
+        const QStringList sample{"--sample", "m.mass=uniform:1 kg:2 kg",
+                                 "--sample", "F.value=normal:5 N:500 mN",
+                                 "--sample", "m.initial_velocity=lognormal:-1:0.25"};
         auto list = [&](const QStringList& extra) {
             const auto r = runBatch(QStringList{"sweep", m_pushed, "--list-points"} + sample + extra);
             return r.exitCode == 0 ? r.out : "exit " + QString::number(r.exitCode) + ": " + r.err;
@@ -163,7 +176,8 @@ private Q_SLOTS:
         double sum[3] = {}, sq[3] = {}, lo = INFINITY, hi = -INFINITY;
         std::vector<double> v;
         for (const auto& [run, row] : t) {
-            const double x[3] = {row.at("m.mass").toDouble(), row.at("F.value").toDouble(), std::log(row.at("m.initial_velocity").toDouble())};
+            const double x[3] = {row.at("m.mass").toDouble(), row.at("F.value").toDouble(),
+                                 std::log(row.at("m.initial_velocity").toDouble())};
             for (int i = 0; i < 3; ++i) sum[i] += x[i], sq[i] += x[i] * x[i];
             lo = std::min(lo, x[0]), hi = std::max(hi, x[0]);
         }
@@ -177,19 +191,23 @@ private Q_SLOTS:
         QCOMPARE_NEAR(mean(2), -1.0, 0.25 * tol);
         QCOMPARE_NEAR(sd(2), 0.25, 0.25 * tol);
         // the study runs exactly the listed values
-        const auto r = runBatch(QStringList{"sweep", m_pushed, "--count", "6", "--seed", "42", "--summary-only", "--out", scratch("mc")} + sample);
+        const auto r = runBatch(
+            QStringList{"sweep", m_pushed, "--count", "6", "--seed", "42", "--summary-only", "--out", scratch("mc")} +
+            sample);
         QCOMPARE(r.exitCode, 0);
         const Table s = table(text(scratch("mc/summary.csv")));
         for (long run = 1; run <= 6; ++run) {
             QCOMPARE(s.at(run).at("m.mass"), t.at(run).at("m.mass"));
             QCOMPARE(s.at(run).at("F.value"), t.at(run).at("F.value"));
-            QCOMPARE_NEAR(num(s, run, "m.v.final"), (num(t, run, "m.initial_velocity") + num(t, run, "F.value") / num(t, run, "m.mass")), 1e-6);
+            QCOMPARE_NEAR(num(s, run, "m.v.final"),
+                          (num(t, run, "m.initial_velocity") + num(t, run, "F.value") / num(t, run, "m.mass")), 1e-6);
         }
     }
 
     // A draw the model refuses (a negative mass) is that run's bad_input; the others run.
     void sampleOutsideTheRangeIsOneRunsBadInput() {
-        const auto r = runBatch({"sweep", m_pushed, "--sample", "m.mass=normal:0.2:1", "--count", "12", "--seed", "5", "--out", scratch("neg")});
+        const auto r = runBatch({"sweep", m_pushed, "--sample", "m.mass=normal:0.2:1", "--count", "12", "--seed", "5",
+                                 "--out", scratch("neg")});
         QCOMPARE(r.exitCode, 1);
         const Table t = table(text(scratch("neg/summary.csv")));
         QCOMPARE(t.size(), std::size_t(12));
@@ -210,7 +228,8 @@ private Q_SLOTS:
         QString merged;
         QStringList seen;
         for (int k = 0; k < 4; ++k) {
-            const auto r = runBatch(QStringList{"sweep", m_pushed, "--out", scratch("sharded"), "--shard", QString("%1/4").arg(k)} + grid);
+            const auto r = runBatch(
+                QStringList{"sweep", m_pushed, "--out", scratch("sharded"), "--shard", QString("%1/4").arg(k)} + grid);
             QCOMPARE(r.exitCode, 0);
             const QString part = text(scratch(QString("sharded/summary.%1-of-4.csv").arg(k)));
             merged += k == 0 ? part : part.mid(part.indexOf('\n') + 1);
@@ -237,8 +256,11 @@ private Q_SLOTS:
     }
     void killedStudyResumes() {
         QFETCH(int, sig);
-        const QStringList study{"sweep", test::sourcePath("resources/examples/rattling_mass.endstop"), "--vary", "slider.mass=0.5:1.5:10",
-                                "--stop-time", "20", "--jobs", "1", "--summary-only"};
+        const QStringList study{"sweep",         test::sourcePath("resources/examples/rattling_mass.endstop"),
+                                "--vary",        "slider.mass=0.5:1.5:10",
+                                "--stop-time",   "20",
+                                "--jobs",        "1",
+                                "--summary-only"};
         const QString out = scratch(QString("killed%1").arg(sig)), summary = out + "/summary.csv";
         QProcess p;
         p.start(ENDSTOP_BATCH_EXE, study + QStringList{"--out", out});
@@ -249,7 +271,8 @@ private Q_SLOTS:
         if (sig == SIGTERM) {
             QCOMPARE(p.exitStatus(), QProcess::NormalExit);
             QCOMPARE(p.exitCode(), 143);
-            QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("interrupted by SIGTERM; the summary lists the runs that ended"));
+            QVERIFY(QString::fromUtf8(p.readAllStandardError())
+                        .contains("interrupted by SIGTERM; the summary lists the runs that ended"));
         }
         const Table before = table(text(summary));
         QVERIFY2(before.size() >= 2 && before.size() < 10, qPrintable(text(summary)));
@@ -259,7 +282,9 @@ private Q_SLOTS:
         f.close();
         const auto r = runBatch(study + QStringList{"--out", out, "--resume"});
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains(QString("%1 runs, %1 ok (%2 finished before)").arg(10 - before.size()).arg(before.size())), qPrintable(r.out));
+        QVERIFY2(
+            r.out.contains(QString("%1 runs, %1 ok (%2 finished before)").arg(10 - before.size()).arg(before.size())),
+            qPrintable(r.out));
         const Table after = table(text(summary));
         QCOMPARE(after.size(), std::size_t(10));
         QCOMPARE(text(summary).count('\n'), 11);   // no cut line left, no run twice
@@ -268,7 +293,8 @@ private Q_SLOTS:
         QCOMPARE(runBatch(study + QStringList{"--out", whole}).exitCode, 0);
         QCOMPARE(after, table(text(whole + "/summary.csv")));
         // resuming a finished study runs nothing; a summary of another study is refused
-        QVERIFY(runBatch(study + QStringList{"--out", out, "--resume"}).out.contains("0 runs, 0 ok (10 finished before)"));
+        QVERIFY(
+            runBatch(study + QStringList{"--out", out, "--resume"}).out.contains("0 runs, 0 ok (10 finished before)"));
         const auto other = runBatch({"sweep", m_pushed, "--vary", "m.mass=1,2", "--out", out, "--resume"});
         QCOMPARE(other.exitCode, 2);
         QVERIFY2(other.err.contains("belongs to another study"), qPrintable(other.err));
@@ -276,8 +302,8 @@ private Q_SLOTS:
 
     // --max-steps / --max-wall stop a run as `timeout`, exit 1; the others finish; its rows stay.
     void runGuards() {
-        const auto r = runBatch({"sweep", test::sourcePath("resources/examples/rattling_mass.endstop"), "--vary", "slider.mass=0.5,1",
-                                 "--max-steps", "40", "--out", scratch("guard")});
+        const auto r = runBatch({"sweep", test::sourcePath("resources/examples/rattling_mass.endstop"), "--vary",
+                                 "slider.mass=0.5,1", "--max-steps", "40", "--out", scratch("guard")});
         QCOMPARE(r.exitCode, 1);
         const Table t = table(text(scratch("guard/summary.csv")));
         for (long run : {1L, 2L}) {
@@ -286,19 +312,22 @@ private Q_SLOTS:
             QVERIFY(!t.at(run).at("slider.x.final").isEmpty());   // the rows up to the limit count
         }
         QVERIFY(text(scratch("guard/run_000001.csv")).count('\n') > 10);
-        const auto wall = runBatch({"run", test::sourcePath("resources/examples/rattling_mass.endstop"), "--stop-time", "1e6", "--max-wall", "0.3"});
+        const auto wall = runBatch({"run", test::sourcePath("resources/examples/rattling_mass.endstop"), "--stop-time",
+                                    "1e6", "--max-wall", "0.3"});
         QCOMPARE(wall.exitCode, 1);
         QVERIFY2(wall.err.contains("--max-wall"), qPrintable(wall.err));
     }
 
     // The progress line: on when asked (here standard error is a pipe, not a terminal), off by default.
     void progressLine() {
-        auto r = runBatch({"sweep", m_pushed, "--vary", "m.mass=1:2:5", "--summary-only", "--out", scratch("progress"), "--progress"});
+        auto r = runBatch({"sweep", m_pushed, "--vary", "m.mass=1:2:5", "--summary-only", "--out", scratch("progress"),
+                           "--progress"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.contains("runs 5/5 (100%), 0 failed, ") && r.err.contains(" runs/s"), qPrintable(r.err));
         r = runBatch({"sweep", m_pushed, "--vary", "m.mass=1:2:5", "--summary-only", "--out", scratch("progress")});
         QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-        r = runBatch({"run", test::sourcePath("resources/examples/rattling_mass.endstop"), "--stop-time", "300", "--progress"});
+        r = runBatch(
+            {"run", test::sourcePath("resources/examples/rattling_mass.endstop"), "--stop-time", "300", "--progress"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.contains(" s of 300 s (") && r.err.contains(" left"), qPrintable(r.err));
     }
@@ -314,7 +343,9 @@ private Q_SLOTS:
         QVERIFY(!units.value("m.v").toObject().value("description").toString().isEmpty());
         QCOMPARE(units.size(), text(csv).split('\n').first().split(',').size());   // every column, no other
         QVERIFY(QJsonDocument::fromJson(test::readBytes(events + ".units.json")).object().contains("velocity"));
-        QCOMPARE(runBatch({"sweep", m_pushed, "--vary", "m.mass=1,2", "--summary-only", "--out", scratch("su")}).exitCode, 0);
+        QCOMPARE(
+            runBatch({"sweep", m_pushed, "--vary", "m.mass=1,2", "--summary-only", "--out", scratch("su")}).exitCode,
+            0);
         const QJsonObject s = QJsonDocument::fromJson(test::readBytes(scratch("su/summary.csv.units.json"))).object();
         QCOMPARE(s.value("m.mass").toObject().value("unit").toString(), QString("kg"));
         QCOMPARE(s.value("wall_s").toObject().value("unit").toString(), QString("s"));
@@ -334,8 +365,10 @@ private Q_SLOTS:
         bool found = false;
         for (const QJsonValue& v : list) {
             const QJsonObject o = v.toObject();
-            QVERIFY(o.contains("name") && o.contains("unit") && o.contains("description") && o.contains("block") && o.contains("variable"));
-            if (o.value("name").toString() == "m.x") found = o.value("unit").toString() == "m" && o.value("block").toString() == "m";
+            QVERIFY(o.contains("name") && o.contains("unit") && o.contains("description") && o.contains("block") &&
+                    o.contains("variable"));
+            if (o.value("name").toString() == "m.x")
+                found = o.value("unit").toString() == "m" && o.value("block").toString() == "m";
         }
         QVERIFY(found);
     }
@@ -345,15 +378,25 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         const QStringList vary{"--vary", "m.mass=1,2"};
         QTest::newRow("no design") << QStringList{} << "sweep needs a design";
-        QTest::newRow("two designs") << vary + QStringList{"--sample", "m.mass=uniform:1:2", "--count", "3"} << "one design";
-        QTest::newRow("count without sample") << vary + QStringList{"--count", "3"} << "--count and --seed belong to --sample";
-        QTest::newRow("sample without count") << QStringList{"--sample", "m.mass=uniform:1:2"} << "--sample needs --count";
-        QTest::newRow("bad distribution") << QStringList{"--sample", "m.mass=gauss:1:2", "--count", "3"} << "--sample m.mass: expected normal:MEAN:SD";
-        QTest::newRow("negative spread") << QStringList{"--sample", "m.mass=normal:1:-2", "--count", "3"} << "must be >= 0";
-        QTest::newRow("high below low") << QStringList{"--sample", "F.value=uniform:1:2", "--sample", "m.mass=uniform:2:1", "--count", "3"} << "HIGH must be >= LOW";
-        QTest::newRow("bad seed") << QStringList{"--sample", "m.mass=uniform:1:2", "--count", "3", "--seed", "-1"} << "flag --seed";
+        QTest::newRow("two designs") << vary + QStringList{"--sample", "m.mass=uniform:1:2", "--count", "3"}
+                                     << "one design";
+        QTest::newRow("count without sample")
+            << vary + QStringList{"--count", "3"} << "--count and --seed belong to --sample";
+        QTest::newRow("sample without count")
+            << QStringList{"--sample", "m.mass=uniform:1:2"} << "--sample needs --count";
+        QTest::newRow("bad distribution") << QStringList{"--sample", "m.mass=gauss:1:2", "--count", "3"}
+                                          << "--sample m.mass: expected normal:MEAN:SD";
+        QTest::newRow("negative spread") << QStringList{"--sample", "m.mass=normal:1:-2", "--count", "3"}
+                                         << "must be >= 0";
+        QTest::newRow("high below low") << QStringList{"--sample", "F.value=uniform:1:2",
+                                                       "--sample", "m.mass=uniform:2:1",
+                                                       "--count",  "3"}
+                                        << "HIGH must be >= LOW";
+        QTest::newRow("bad seed") << QStringList{"--sample", "m.mass=uniform:1:2", "--count", "3", "--seed", "-1"}
+                                  << "flag --seed";
         QTest::newRow("zero count") << QStringList{"--sample", "m.mass=uniform:1:2", "--count", "0"} << "flag --count";
-        QTest::newRow("shard out of range") << vary + QStringList{"--shard", "4/4"} << "flag --shard: expected K/N with 0 <= K < N";
+        QTest::newRow("shard out of range")
+            << vary + QStringList{"--shard", "4/4"} << "flag --shard: expected K/N with 0 <= K < N";
         QTest::newRow("shard garbage") << vary + QStringList{"--shard", "1of4"} << "flag --shard";
         QTest::newRow("unknown signal") << vary + QStringList{"--signals", "m.q"} << "--signals: unknown signal 'm.q'";
         QTest::newRow("progress twice") << vary + QStringList{"--progress", "--no-progress"} << "contradict";

@@ -27,4 +27,4 @@ inline std::vector<double> eventVelocities(const core::MemorySink& r, const std:
     return out;
 }
 
-}  // namespace endstop::test
+}   // namespace endstop::test

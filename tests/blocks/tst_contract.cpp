@@ -78,7 +78,7 @@ std::vector<std::vector<double>> modeCombinations(const Block& b) {
     return out;
 }
 
-}  // namespace
+}   // namespace
 
 class TestContract : public QObject {
     Q_OBJECT
@@ -90,20 +90,24 @@ private Q_SLOTS:
         for (const core::ParamDesc& d : b->params()) {
             QVERIFY2(keys.insert(d.key).second, qPrintable("duplicate parameter key " + QString::fromStdString(d.key)));
             if (const double* x = std::get_if<double>(&d.defaultValue))
-                QVERIFY2(d.rangeError(*x).empty(), qPrintable(QString::fromStdString(d.key + ": default " + d.rangeError(*x))));
+                QVERIFY2(d.rangeError(*x).empty(),
+                         qPrintable(QString::fromStdString(d.key + ": default " + d.rangeError(*x))));
             if (d.visibleWhen) {
                 const core::ParamDesc* ctl = nullptr;
                 for (const core::ParamDesc& c : b->params())
                     if (c.key == d.visibleWhen->param) ctl = &c;
-                QVERIFY2(ctl && ctl->type == core::ParamType::Choice, qPrintable("visibility of " + QString::fromStdString(d.key)));
+                QVERIFY2(ctl && ctl->type == core::ParamType::Choice,
+                         qPrintable("visibility of " + QString::fromStdString(d.key)));
                 for (const std::string& v : d.visibleWhen->values)
-                    QVERIFY2(std::any_of(ctl->choices.begin(), ctl->choices.end(), [&](const auto& c) { return c.key == v; }),
+                    QVERIFY2(std::any_of(ctl->choices.begin(), ctl->choices.end(),
+                                         [&](const auto& c) { return c.key == v; }),
                              qPrintable("visibility value " + QString::fromStdString(v) + " is not a choice"));
             }
             QVERIFY(!d.label.empty());
         }
         for (const core::PortDesc& p : b->ports()) QVERIFY2(ports.insert(p.name).second, "duplicate port name");
-        for (const core::RecordedVar& r : b->recorded()) QVERIFY2(recorded.insert(b->describe(r).name).second, "duplicate recorded name");
+        for (const core::RecordedVar& r : b->recorded())
+            QVERIFY2(recorded.insert(b->describe(r).name).second, "duplicate recorded name");
         QVERIFY2(!core::hasErrors(b->validate()), "defaults do not validate");
         QVERIFY(!b->info().title.empty() && !b->info().category.empty());
     }
@@ -142,17 +146,17 @@ private Q_SLOTS:
         int linearModes = 0;
         for (const std::vector<double>& modes : modeCombinations(*b)) {
             h.disc = modes;
-            std::vector<ad::Sym> sy(n), syp(n);
+            std::vector<core::ad::Sym> sy(n), syp(n);
             for (std::size_t i = 0; i < n; ++i) {
-                sy[i] = ad::Sym(0.1 * u(rng));
+                sy[i] = core::ad::Sym(0.1 * u(rng));
                 sy[i].deps.set(2 * i);
-                syp[i] = ad::Sym(0.1 * u(rng));
+                syp[i] = core::ad::Sym(0.1 * u(rng));
                 syp[i].deps.set(2 * i + 1);
             }
-            std::vector<ad::Sym> res, thr;
-            ad::Sym::valueInspected() = false;
-            h.eval(sy, syp, ad::Sym::ofTime(0.5), res, thr);
-            bool linear = !ad::Sym::valueInspected();
+            std::vector<core::ad::Sym> res, thr;
+            core::ad::Sym::valueInspected() = false;
+            h.eval(sy, syp, core::ad::Sym::ofTime(0.5), res, thr);
+            bool linear = !core::ad::Sym::valueInspected();
             for (const auto& r : res) linear = linear && !r.nonlinear;
             for (const auto& r : thr) linear = linear && !r.nonlinear;
             if (!linear) continue;
@@ -165,24 +169,28 @@ private Q_SLOTS:
                 const std::vector<double> J = jacobianAt(h, y, yp, 10.0 * (u(rng) + 1.0));
                 if (first.empty()) first = J;
                 for (std::size_t i = 0; i < J.size(); ++i)
-                    QCOMPARE_NEAR(J[i], first[i], 1e-12 * (1 + std::abs(first[i])), QString("taken as linear, but entry %1 differs here and there").arg(i));
+                    QCOMPARE_NEAR(J[i], first[i], 1e-12 * (1 + std::abs(first[i])),
+                                  QString("taken as linear, but entry %1 differs here and there").arg(i));
             }
         }
         // the blocks the large chains are made of must be recognised
-        static const std::set<QString> linearTypes = {"translational.mass", "translational.spring", "translational.damper",
-                                                      "rotational.inertia", "translational.force_source", "signal.sine"};
+        static const std::set<QString> linearTypes = {"translational.mass",         "translational.spring",
+                                                      "translational.damper",       "rotational.inertia",
+                                                      "translational.force_source", "signal.sine"};
         if (choice.isEmpty() && linearTypes.count(type)) QVERIFY2(linearModes > 0, "expected linear equations");
         if (type == "translational.hard_stop" && (choice.isEmpty() || choice == "model")) {
             QFETCH(QString, value);
             // smooth: the ramp over the transition region is nonlinear; full_damped: linear in each region
-            if (value.isEmpty() || value == "smooth") QVERIFY(linearModes < static_cast<int>(modeCombinations(*b).size()));
+            if (value.isEmpty() || value == "smooth")
+                QVERIFY(linearModes < static_cast<int>(modeCombinations(*b).size()));
             if (value == "full_damped") QVERIFY(linearModes > 0);
         }
     }
 
 private:
     // dF/dy and dF/dy' of every row, flattened
-    static std::vector<double> jacobianAt(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp, double t) {
+    static std::vector<double> jacobianAt(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp,
+                                          double t) {
         const std::size_t n = y.size();
         std::vector<double> out;
         for (const bool derivative : {false, true})
@@ -213,7 +221,8 @@ private:
                 for (const core::ChoiceOption& o : d.choices) {
                     if (core::ParamValue(o.key) == d.defaultValue) continue;
                     const std::string name = t.info.typeId + " " + d.key + "=" + o.key;
-                    QTest::newRow(name.c_str()) << type << QString::fromStdString(d.key) << QString::fromStdString(o.key);
+                    QTest::newRow(name.c_str())
+                        << type << QString::fromStdString(d.key) << QString::fromStdString(o.key);
                 }
         }
     }
@@ -227,7 +236,8 @@ private:
         return blocks::registry().create(type.toStdString(), params);
     }
 
-    static void checkJacobian(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp, double t, double cj) {
+    static void checkJacobian(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp, double t,
+                              double cj) {
         const std::size_t n = y.size();
         for (std::size_t k = 0; k < n; ++k) {
             // AD: seed y_k with 1 and y'_k with cj, as the engine does
@@ -255,21 +265,23 @@ private:
                 const double ad = res[r].d[0];
                 // the difference quotient loses about 1e-16 |terms| / eps to rounding (stiff contacts)
                 const double rounding = 1e-9 * (std::abs(plus[r]) + std::abs(minus[r]));
-                QCOMPARE_NEAR(ad, fd, 1e-5 * (1 + std::abs(fd)) + rounding, QString("row %1, slot %2: AD vs FD").arg(r).arg(k));
+                QCOMPARE_NEAR(ad, fd, 1e-5 * (1 + std::abs(fd)) + rounding,
+                              QString("row %1, slot %2: AD vs FD").arg(r).arg(k));
             }
         }
     }
 
     // Tan<double>: d/dt of every row along y' (y'' = 0), against central differences in time
-    static void checkTimeDerivative(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp, double t) {
+    static void checkTimeDerivative(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp,
+                                    double t) {
         const std::size_t n = y.size();
-        std::vector<ad::Tan<double>> ty(n), typ(n);
+        std::vector<core::ad::Tan<double>> ty(n), typ(n);
         for (std::size_t i = 0; i < n; ++i) {
             ty[i] = {y[i], yp[i]};
             typ[i] = {yp[i], 0.0};
         }
-        std::vector<ad::Tan<double>> res, thr;
-        h.eval(ty, typ, ad::Tan<double>{t, 1.0}, res, thr);
+        std::vector<core::ad::Tan<double>> res, thr;
+        h.eval(ty, typ, core::ad::Tan<double>{t, 1.0}, res, thr);
         res.insert(res.end(), thr.begin(), thr.end());
         // Richardson-extrapolated central differences with a larger step: rows whose terms cancel
         // (an end stop's c * (phi - phi_max) with phi_max = 1e6 deg) lose too much to rounding at 1e-6

@@ -52,7 +52,7 @@ struct Signal {
 Signal constantU(double value) { return {"signal.constant", {{"value", value}}}; }
 
 // Two inertias (ja with w0, jb at rest) joined by a clutch pressed by the signal block `u`.
-core::Model clutchPair(const Signal& u, double ja, double w0, double jb, const core::ParamValues& clutchParams) {
+core::model::Model clutchPair(const Signal& u, double ja, double w0, double jb, const core::ParamValues& clutchParams) {
     test::ModelBuilder b;
     b.block("u", u.type, u.params)
         .block("a", "rotational.inertia", {{"inertia", ja}, {"initial_velocity", w0}})
@@ -64,7 +64,7 @@ core::Model clutchPair(const Signal& u, double ja, double w0, double jb, const c
 
 using Speeds = std::vector<double>;   // a vector parameter: mu_speeds, mu_values
 
-}  // namespace
+}   // namespace
 
 class TestDrivetrain : public QObject {
     Q_OBJECT
@@ -81,7 +81,8 @@ private Q_SLOTS:
         QCOMPARE_NEAR(test::last(atA, "b.w"), alphaA / ratio, K * rtol * alphaA, "w_B = w_A / ratio");
         QCOMPARE_NEAR(test::last(atA, "gear.w"), alphaA, K * rtol * alphaA, "gear.w is w_A");
         QCOMPARE_NEAR(test::last(atA, "gear.t"), T - ja * alphaA, K * rtol * T, "torque into the gear at A");
-        QCOMPARE_NEAR(test::last(atA, "a.phi"), ratio * test::last(atA, "b.phi"), K * rtol * alphaA, "phi_A = ratio * phi_B");
+        QCOMPARE_NEAR(test::last(atA, "a.phi"), ratio * test::last(atA, "b.phi"), K * rtol * alphaA,
+                      "phi_A = ratio * phi_B");
 
         const auto atB = test::run(gearPair(T, ratio, ja, jb, true).build(), test::solverOptions(1.0, rtol));
         const double alphaB = T / (jb + ratio * ratio * ja);
@@ -108,14 +109,15 @@ private Q_SLOTS:
         QCOMPARE_NEAR(std::copysign(1.0, at(r, "b.w", 0.2)), -1.0, 0.0, "B turns backwards");
         const double delivered = ratio * at(r, "gear.t", 1.5);   // -t_B: what node B receives
         const double rhs = delivered - 50 * at(r, "b.phi", 1.5) - 0.3 * at(r, "b.w", 1.5);
-        QCOMPARE_NEAR(0.4 * at(r, "b.alpha", 1.5), rhs, 1e-5 * std::abs(delivered), "J_B alpha_B = ratio t_A - spring - damper");
+        QCOMPARE_NEAR(0.4 * at(r, "b.alpha", 1.5), rhs, 1e-5 * std::abs(delivered),
+                      "J_B alpha_B = ratio t_A - spring - damper");
     }
 
     // At rtol 1e-10, atol 1e-14 a gear between two inertias once failed to start (IDACalcIC did not
     // converge) with a torque at t = 0, and stalled where a sine torque crossed zero: the dummy
     // derivative (an acceleration through the gear) was held to atol. Both runs now finish.
     void gearAtTightTolerances() {
-        core::SimulationOptions o = test::solverOptions(1.0, 1e-10);
+        core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-10);
         o.absoluteTolerance = 1e-14;
         const auto start = test::run(gearPair(0.8, 4, 0.01, 0.02).build(), o);
         QVERIFY(start.stats().completed);
@@ -141,8 +143,12 @@ private Q_SLOTS:
         QFETCH(double, rtol);
         const double T = 1, ratio = 5, ja = 0.02, jb = 0.5;
         test::ModelBuilder b = gearPair(T, ratio, ja, jb);
-        b.block("stop", "rotational.hard_stop", {{"upper_bound", 0.05}, {"lower_bound", -0.05}, {"model", "full_damped"},
-                                                 {"upper_damping", 2000.0}, {"lower_damping", 2000.0}});
+        b.block("stop", "rotational.hard_stop",
+                {{"upper_bound", 0.05},
+                 {"lower_bound", -0.05},
+                 {"model", "full_damped"},
+                 {"upper_damping", 2000.0},
+                 {"lower_damping", 2000.0}});
         b.connect("b.I", "stop.R").connect("stop.C", "g.R");
         const auto r = test::run(b.build(), test::solverOptions(1.0, rtol));
         const double alphaB = T / (ja + jb / (ratio * ratio)) / ratio;
@@ -177,9 +183,10 @@ private Q_SLOTS:
     void clutchLocksWhenMomentumSays() {
         QFETCH(double, rtol);
         const double ja = 1, w0 = 10, jb = 3, fn = 20, cgeo = 0.2, mu = 0.4;
-        const auto r = test::run(clutchPair(constantU(1), ja, w0, jb,
-                                            {{"fn_max", 20.0}, {"cgeo", "200 mm"}, {"mu_values", Speeds{0.4}}, {"peak", 1.2}}),
-                                 test::solverOptions(6.0, rtol, 0.01));
+        const auto r =
+            test::run(clutchPair(constantU(1), ja, w0, jb,
+                                 {{"fn_max", 20.0}, {"cgeo", "200 mm"}, {"mu_values", Speeds{0.4}}, {"peak", 1.2}}),
+                      test::solverOptions(6.0, rtol, 0.01));
         const double T = cgeo * mu * fn;
         const double tLock = w0 / (T * (1 / ja + 1 / jb));
         QCOMPARE_NEAR(at(r, "c.t", 0.5), T, K * rtol * T, "sliding torque");
@@ -232,13 +239,20 @@ private Q_SLOTS:
         const double j0 = 1, j1 = 0.5, k = 6, fn = 10, mu0 = 0.4, peak = 1.25;
         const core::ParamValues clutch{{"fn_max", 10.0}, {"mu_values", Speeds{0.4}}, {"peak", 1.25}};
         test::ModelBuilder b;
-        b.block("u", "signal.constant").block("T", "signal.ramp", {{"slope", 6.0}})
-            .block("src", "rotational.torque_source").block("g", "rotational.reference")
+        b.block("u", "signal.constant")
+            .block("T", "signal.ramp", {{"slope", 6.0}})
+            .block("src", "rotational.torque_source")
+            .block("g", "rotational.reference")
             .block("left", "rotational.inertia", {{"inertia", 1.0}})
             .block("mid", "rotational.inertia", {{"inertia", 0.5}})
             .block("right", "rotational.inertia", {{"inertia", 1.0}})
-            .block("cl", "rotational.clutch", clutch).block("cr", "rotational.clutch", clutch);
-        b.connect("T.y", "src.S").connect("src.R", "mid.I").connect("src.C", "g.R").connect("u.y", "cl.u").connect("u.y", "cr.u");
+            .block("cl", "rotational.clutch", clutch)
+            .block("cr", "rotational.clutch", clutch);
+        b.connect("T.y", "src.S")
+            .connect("src.R", "mid.I")
+            .connect("src.C", "g.R")
+            .connect("u.y", "cl.u")
+            .connect("u.y", "cr.u");
         b.connect("left.I", "cl.R").connect("cl.C", "mid.I").connect("mid.I", "cr.R").connect("cr.C", "right.I");
         const auto r = test::run(b.build(), test::solverOptions(3.0, 1e-8, 0.01));
         const double tb = peak * mu0 * fn * (j0 + j1 + j0) / (j0 * k);
@@ -255,8 +269,10 @@ private Q_SLOTS:
 
     // mu from the table at the relative speed: (0, 0.6), (20, 0.5), (40, 0.45), linear beyond
     void clutchFollowsFrictionTable() {
-        const auto r = test::run(clutchPair(constantU(1), 1, 50, 1, {{"fn_max", 5.0}, {"mu_speeds", Speeds{0, 20, 40}}, {"mu_values", Speeds{0.6, 0.5, 0.45}}}),
-                                 test::solverOptions(12.0, 1e-8, 0.05));
+        const auto r = test::run(
+            clutchPair(constantU(1), 1, 50, 1,
+                       {{"fn_max", 5.0}, {"mu_speeds", Speeds{0, 20, 40}}, {"mu_values", Speeds{0.6, 0.5, 0.45}}}),
+            test::solverOptions(12.0, 1e-8, 0.05));
         const auto mu = [](double w) { return w < 20 ? 0.6 - 0.005 * w : 0.5 - 0.0025 * (w - 20); };
         int above = 0, middle = 0, below = 0;
         for (std::size_t i = 1; i < r.rows(); ++i) {
@@ -282,7 +298,8 @@ private Q_SLOTS:
         QCOMPARE_NEAR(at(r, "c.mode", 0.75), 1.0, 0.0, "slides forward after");
         QCOMPARE_NEAR(test::last(r, "b.w"), 0.5 * 10 * 0.5, 1e-6, "b speeds up at mu fn / J_B");
 
-        const auto pulled = test::run(clutchPair(constantU(-1), 1, 10, 1, {{"fn_max", 10.0}}), test::solverOptions(1.0, 1e-8, 0.1));
+        const auto pulled =
+            test::run(clutchPair(constantU(-1), 1, 10, 1, {{"fn_max", 10.0}}), test::solverOptions(1.0, 1e-8, 0.1));
         QVERIFY(eventTimes(pulled, "c", EventKind::Engage).empty());
         QCOMPARE_NEAR(test::last(pulled, "c.mode"), 2.0, 0.0, "negative u: free");
         QCOMPARE_NEAR(test::last(pulled, "a.w"), 10.0, 1e-12, "negative u: a keeps its speed");
@@ -292,8 +309,9 @@ private Q_SLOTS:
     void clutchDisengagesAndEngagesWithSignal_data() { rtolRows(); }
     void clutchDisengagesAndEngagesWithSignal() {
         QFETCH(double, rtol);
-        const auto r = test::run(clutchPair({"signal.sine", {{"phase", 1.5707963267948966}}}, 1, 100, 1, {{"fn_max", 1.0}}),
-                                 test::solverOptions(1.0, rtol, 0.01));
+        const auto r =
+            test::run(clutchPair({"signal.sine", {{"phase", 1.5707963267948966}}}, 1, 100, 1, {{"fn_max", 1.0}}),
+                      test::solverOptions(1.0, rtol, 0.01));
         const auto off = eventTimes(r, "c", EventKind::Disengage), on = eventTimes(r, "c", EventKind::Engage);
         QCOMPARE(off.size(), std::size_t(1));
         QCOMPARE(on.size(), std::size_t(1));
@@ -334,22 +352,31 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         using P = core::ParamValues;
         const QString clutch = "rotational.clutch";
-        QTest::newRow("gear ratio 0") << "g" << "rotational.ideal_gear" << P{{"ratio", 0.0}} << "block 'g', parameter 'ratio': must not be 0";
-        QTest::newRow("clutch fn_max < 0") << "c" << clutch << P{{"fn_max", -1.0}} << "block 'c', parameter 'fn_max': must be >= 0 N";
-        QTest::newRow("clutch cgeo 0") << "c" << clutch << P{{"fn_max", 1.0}, {"cgeo", 0.0}} << "block 'c', parameter 'cgeo': must be > 0 m";
-        QTest::newRow("clutch peak < 1") << "c" << clutch << P{{"fn_max", 1.0}, {"peak", 0.9}} << "block 'c', parameter 'peak': must be >= 1";
-        QTest::newRow("clutch table lengths") << "c" << clutch << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{0, 1}}, {"mu_values", Speeds{0.5}}}
-                                              << "block 'c', parameter 'mu_values': must have as many elements as mu_speeds (2), got 1";
-        QTest::newRow("clutch speeds order") << "c" << clutch
-                                             << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{0, 2, 1}}, {"mu_values", Speeds{0.5, 0.4, 0.3}}}
-                                             << "block 'c', parameter 'mu_speeds': must be strictly increasing (element 3)";
-        QTest::newRow("clutch no table") << "c" << clutch << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{}}, {"mu_values", Speeds{}}}
+        QTest::newRow("gear ratio 0") << "g"
+                                      << "rotational.ideal_gear" << P{{"ratio", 0.0}}
+                                      << "block 'g', parameter 'ratio': must not be 0";
+        QTest::newRow("clutch fn_max < 0")
+            << "c" << clutch << P{{"fn_max", -1.0}} << "block 'c', parameter 'fn_max': must be >= 0 N";
+        QTest::newRow("clutch cgeo 0") << "c" << clutch << P{{"fn_max", 1.0}, {"cgeo", 0.0}}
+                                       << "block 'c', parameter 'cgeo': must be > 0 m";
+        QTest::newRow("clutch peak < 1") << "c" << clutch << P{{"fn_max", 1.0}, {"peak", 0.9}}
+                                         << "block 'c', parameter 'peak': must be >= 1";
+        QTest::newRow("clutch table lengths")
+            << "c" << clutch << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{0, 1}}, {"mu_values", Speeds{0.5}}}
+            << "block 'c', parameter 'mu_values': must have as many elements as mu_speeds (2), got 1";
+        QTest::newRow("clutch speeds order")
+            << "c" << clutch << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{0, 2, 1}}, {"mu_values", Speeds{0.5, 0.4, 0.3}}}
+            << "block 'c', parameter 'mu_speeds': must be strictly increasing (element 3)";
+        QTest::newRow("clutch no table") << "c" << clutch
+                                         << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{}}, {"mu_values", Speeds{}}}
                                          << "block 'c', parameter 'mu_speeds': needs at least one speed";
         QTest::newRow("clutch negative mu") << "c" << clutch << P{{"fn_max", 1.0}, {"mu_values", Speeds{-0.1}}}
                                             << "block 'c', parameter 'mu_values': every element must be >= 0";
-        QTest::newRow("clutch negative speed") << "c" << clutch << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{-1, 0}}, {"mu_values", Speeds{0.5, 0.5}}}
-                                               << "block 'c', parameter 'mu_speeds': every element must be >= 0";
-        QTest::newRow("brake threshold") << "b" << "translational.brake" << P{{"fn_max", 1.0}, {"velocity_threshold", 0.0}}
+        QTest::newRow("clutch negative speed")
+            << "c" << clutch << P{{"fn_max", 1.0}, {"mu_speeds", Speeds{-1, 0}}, {"mu_values", Speeds{0.5, 0.5}}}
+            << "block 'c', parameter 'mu_speeds': every element must be >= 0";
+        QTest::newRow("brake threshold") << "b"
+                                         << "translational.brake" << P{{"fn_max", 1.0}, {"velocity_threshold", 0.0}}
                                          << "block 'b', parameter 'velocity_threshold': must be > 0 m/s";
     }
     void badParameters() {

@@ -33,7 +33,9 @@ test::ModelBuilder rotor(const core::ParamValues& params) {
 // Pd integrated by IDA: a torque source driven by Pd spins a unit inertia E, whose speed is the
 // energy; g is the ground.
 void addEnergyMeter(test::ModelBuilder& b) {
-    b.block("Esrc", "rotational.torque_source").block("E", "rotational.inertia", {{"inertia", 1.0}}).block("g", "rotational.reference");
+    b.block("Esrc", "rotational.torque_source")
+        .block("E", "rotational.inertia", {{"inertia", 1.0}})
+        .block("g", "rotational.reference");
     b.connect("b.Pd", "Esrc.S").connect("Esrc.R", "E.I").connect("Esrc.C", "g.R");
 }
 
@@ -47,7 +49,7 @@ double decelerationTime(double J, double C, double B, double w3, double w1, doub
     return F(w1) - F(w2);
 }
 
-}  // namespace
+}   // namespace
 
 class TestFrictionInertia : public QObject {
     Q_OBJECT
@@ -64,8 +66,14 @@ private Q_SLOTS:
         QFETCH(double, kimpact);
         QFETCH(double, rtol);
         const double J = 0.1, c = si("N*m/deg", 100), w0 = si("rpm", 60);
-        const auto model = rotor({{"J", 0.1}, {"nRPMinit", "60 rpm"}, {"dvisc", 0.0}, {"endstopmode", "elastic"}, {"phimax", "10 deg"},
-                                  {"phimin", "-10 deg"}, {"cstop", "100 N*m/deg"}, {"kimpact", kimpact}});
+        const auto model = rotor({{"J", 0.1},
+                                  {"nRPMinit", "60 rpm"},
+                                  {"dvisc", 0.0},
+                                  {"endstopmode", "elastic"},
+                                  {"phimax", "10 deg"},
+                                  {"phimin", "-10 deg"},
+                                  {"cstop", "100 N*m/deg"},
+                                  {"kimpact", kimpact}});
         const auto r = test::run(model.build(), test::solverOptions(0.1, rtol));
         const auto t = eventTimes(r, "b", EventKind::Bound);
         const auto w = eventVelocities(r, "b", EventKind::Bound);
@@ -87,9 +95,16 @@ private Q_SLOTS:
     }
     void powerIntegratesToEnergyLost() {
         QFETCH(double, rtol);
-        const double J = 0.02, T = 0.5, w0 = si("rpm", 100), c = si("N*m/deg", 2), phimax = si("deg", 30), phimin = si("deg", -30);
-        auto model = rotor({{"J", 0.02}, {"nRPMinit", "100 rpm"}, {"dvisc", "0.001 N*m/rpm"}, {"endstopmode", "elastic"},
-                            {"phimax", "30 deg"}, {"phimin", "-30 deg"}, {"cstop", "2 N*m/deg"}, {"kimpact", 0.6}});
+        const double J = 0.02, T = 0.5, w0 = si("rpm", 100), c = si("N*m/deg", 2), phimax = si("deg", 30),
+                     phimin = si("deg", -30);
+        auto model = rotor({{"J", 0.02},
+                            {"nRPMinit", "100 rpm"},
+                            {"dvisc", "0.001 N*m/rpm"},
+                            {"endstopmode", "elastic"},
+                            {"phimax", "30 deg"},
+                            {"phimin", "-30 deg"},
+                            {"cstop", "2 N*m/deg"},
+                            {"kimpact", 0.6}});
         addEnergyMeter(model);
         model.block("T", "signal.constant", {{"value", 0.5}}).connect("T.y", "b.Text");
         const auto r = test::run(model.build(), test::solverOptions(3.0, rtol, 1e-3));
@@ -150,30 +165,36 @@ private Q_SLOTS:
 
     // The block's parameter table: names, display units, defaults and ranges (in display units).
     void seedParameters() {
-        struct Row { const char* key; const char* unit; double def, lo, hi; };
-        const Row rows[] = {{"phiinit", "deg", 0, -1e7, 1e7},     {"nRPMinit", "rpm", 0, -1e7, 1e7},
-                            {"J", "kg*m^2", 0.1, 1e-8, 1e9},       {"dvisc", "N*m/rpm", 1e-3, 0, 1e6},
-                            {"epsn", "rpm", 1e-3, 1e-6, 1e6},      {"tauinv", "1/s", 1e3, 0, 1e6},
-                            {"TStick", "N*m", 1, 1e-6, 1e6},       {"TCoulomb", "N*m", 0.9, 0, 1e6},
-                            {"nStri", "rpm", 0.01, 1e-6, 1e6},     {"phimin", "deg", -1e6, -1e6, 1e6},
-                            {"phimax", "deg", 1e6, -1e6, 1e6},     {"cstop", "N*m/deg", 1e6, 0, 1e12},
-                            {"kimpact", "", 0.5, 0, 1}};
+        struct Row {
+            const char* key;
+            const char* unit;
+            double def, lo, hi;
+        };
+        const Row rows[] = {
+            {"phiinit", "deg", 0, -1e7, 1e7},   {"nRPMinit", "rpm", 0, -1e7, 1e7}, {"J", "kg*m^2", 0.1, 1e-8, 1e9},
+            {"dvisc", "N*m/rpm", 1e-3, 0, 1e6}, {"epsn", "rpm", 1e-3, 1e-6, 1e6},  {"tauinv", "1/s", 1e3, 0, 1e6},
+            {"TStick", "N*m", 1, 1e-6, 1e6},    {"TCoulomb", "N*m", 0.9, 0, 1e6},  {"nStri", "rpm", 0.01, 1e-6, 1e6},
+            {"phimin", "deg", -1e6, -1e6, 1e6}, {"phimax", "deg", 1e6, -1e6, 1e6}, {"cstop", "N*m/deg", 1e6, 0, 1e12},
+            {"kimpact", "", 0.5, 0, 1}};
         const auto b = blocks::registry().prototype("rotational.friction_inertia");
         for (const Row& row : rows) {
-            const auto it = std::find_if(b->params().begin(), b->params().end(), [&](const auto& d) { return d.key == row.key; });
+            const auto it =
+                std::find_if(b->params().begin(), b->params().end(), [&](const auto& d) { return d.key == row.key; });
             QVERIFY2(it != b->params().end(), row.key);
             QCOMPARE(it->unit.symbol, std::string(row.unit));
             const core::Unit u = row.unit[0] ? core::Unit::parse(row.unit) : core::Unit{};
-            for (auto [have, want] : {std::pair{std::get<double>(it->defaultValue), row.def}, {it->min, row.lo}, {it->max, row.hi}})
+            for (auto [have, want] :
+                 {std::pair{std::get<double>(it->defaultValue), row.def}, {it->min, row.lo}, {it->max, row.hi}})
                 QCOMPARE_NEAR(u.fromSI(have), want, 1e-12 * std::max(1.0, std::abs(want)), row.key);
         }
         const auto modes = [&](const char* key) {
-            const auto it = std::find_if(b->params().begin(), b->params().end(), [&](const auto& d) { return d.key == key; });
+            const auto it =
+                std::find_if(b->params().begin(), b->params().end(), [&](const auto& d) { return d.key == key; });
             return std::get<std::string>(it->defaultValue);
         };
         QCOMPARE(modes("frictionmode"), std::string("none"));
         QCOMPARE(modes("endstopmode"), std::string("none"));
-        const core::Model m = rotor({{"cstop", "100 N*m/deg"}, {"endstopmode", "elastic"}}).build();
+        const core::model::Model m = rotor({{"cstop", "100 N*m/deg"}, {"endstopmode", "elastic"}}).build();
         QCOMPARE(std::get<double>(m.find("b")->params.at("cstop")), 100 * 180 / kPi);
     }
 
@@ -196,18 +217,20 @@ private Q_SLOTS:
                  (std::vector<std::string>{"phimin", "phiinit"}));
         QCOMPARE(warnings({{"endstopmode", elastic}, {"phimin", -0.1}, {"phimax", 0.1}, {"phiinit", 0.2}}),
                  std::vector<std::string>{"phiinit"});
-        QCOMPARE(warnings({{"endstopmode", elastic}, {"cstop", si("N*m/deg", 1e9)}}), std::vector<std::string>{"cstop"});
+        QCOMPARE(warnings({{"endstopmode", elastic}, {"cstop", si("N*m/deg", 1e9)}}),
+                 std::vector<std::string>{"cstop"});
         QCOMPARE(warnings({{"endstopmode", elastic}, {"cstop", si("N*m/deg", 0.99e9)}}), std::vector<std::string>{});
         QCOMPARE(warnings({{"phimin", 0.2}, {"phimax", 0.1}}), std::vector<std::string>{});   // no end stop: irrelevant
     }
 
     void exampleRunsInBatch() {
-        const auto p = test::runBatch({"run", test::sourcePath("resources/examples/friction_inertia_end_stops.endstop"), "--stats"});
+        const auto p = test::runBatch(
+            {"run", test::sourcePath("resources/examples/friction_inertia_end_stops.endstop"), "--stats"});
         QVERIFY2(p.exitCode == 0, qPrintable(p.err));
         const auto r = test::run(test::loadExample("friction_inertia_end_stops.endstop"));
         QVERIFY(eventTimes(r, "rotor", EventKind::Bound).size() >= 2);   // reaches the upper stop and bounces
         QVERIFY(test::maxOf(r, "rotor.phi") > si("deg", 90));
-        QCOMPARE(test::last(r, "rotor.mode"), 0.0);                       // and ends stuck in it
+        QCOMPARE(test::last(r, "rotor.mode"), 0.0);   // and ends stuck in it
     }
 };
 

@@ -26,10 +26,11 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 
 // A body "m" (mass or inertia) moving at v0 into a stop "stop" whose case is grounded.
-core::Model bodyOnStop(bool rotational, double m, double v0, const core::ParamValues& stopParameters) {
+core::model::Model bodyOnStop(bool rotational, double m, double v0, const core::ParamValues& stopParameters) {
     const std::string domain = rotational ? "rotational" : "translational";
     test::ModelBuilder b;
-    b.block("m", rotational ? "rotational.inertia" : "translational.mass", {{rotational ? "inertia" : "mass", m}, {"initial_velocity", v0}})
+    b.block("m", rotational ? "rotational.inertia" : "translational.mass",
+            {{rotational ? "inertia" : "mass", m}, {"initial_velocity", v0}})
         .block("stop", domain + ".hard_stop", stopParameters)
         .block("g", domain + ".reference");
     b.connect(rotational ? "m.I" : "m.M", "stop.R").connect("stop.C", "g.R");
@@ -37,9 +38,11 @@ core::Model bodyOnStop(bool rotational, double m, double v0, const core::ParamVa
 }
 
 // Bodies "a" and "b" with a stop between them (R at a, C at b).
-core::Model twoBodies(bool rotational, double ma, double va, double mb, double vb, const core::ParamValues& stopParameters) {
+core::model::Model twoBodies(bool rotational, double ma, double va, double mb, double vb,
+                             const core::ParamValues& stopParameters) {
     const std::string domain = rotational ? "rotational" : "translational";
-    const std::string type = rotational ? "rotational.inertia" : "translational.mass", key = rotational ? "inertia" : "mass";
+    const std::string type = rotational ? "rotational.inertia" : "translational.mass",
+                      key = rotational ? "inertia" : "mass";
     const std::string port = rotational ? ".I" : ".M";
     test::ModelBuilder b;
     b.block("a", type, {{key, ma}, {"initial_velocity", va}})
@@ -86,7 +89,7 @@ struct Impact {
     std::string column(const char* t, const char* r) const { return std::string("stop.") + (rotational ? r : t); }
 };
 
-}  // namespace
+}   // namespace
 
 class TestHardStop : public QObject {
     Q_OBJECT
@@ -97,7 +100,8 @@ private Q_SLOTS:
         QFETCH(double, rtol);
         const Impact c(rotational);
         const Oscillator o(c.m, c.K, c.D);
-        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), test::solverOptions(0.1, rtol, 2e-6));
+        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")),
+                                 test::solverOptions(0.1, rtol, 2e-6));
         const auto ev = eventsOf(r, "stop");
         QCOMPARE(ev.size(), std::size_t(2));
         QCOMPARE(ev[0].kind, EventKind::Bound);
@@ -126,14 +130,17 @@ private Q_SLOTS:
         QFETCH(double, rtol);
         const Impact c(rotational);
         const Oscillator o(c.m, c.K, c.D);
-        const auto damped = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")), test::solverOptions(0.1, rtol, 2e-6));
-        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_undamped")), test::solverOptions(0.1, rtol, 2e-6));
+        const auto damped = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_damped")),
+                                      test::solverOptions(0.1, rtol, 2e-6));
+        const auto r = test::run(bodyOnStop(rotational, c.m, c.v0, c.parameters("full_undamped")),
+                                 test::solverOptions(0.1, rtol, 2e-6));
         const auto ev = eventsOf(r, "stop");
         QCOMPARE(ev.size(), std::size_t(2));
         const double t0 = ev[0].time, pMax = c.v0 / o.wn * o.compressionFactor();
         for (double phase : {0.2, 0.5, 0.8, 1.0}) {   // the compression is the damped one
             const double t = t0 + phase * o.timeOfDeepest();
-            QCOMPARE_NEAR(test::at(r, "stop.penetration", t), test::at(damped, "stop.penetration", t), 50 * rtol * pMax);
+            QCOMPARE_NEAR(test::at(r, "stop.penetration", t), test::at(damped, "stop.penetration", t),
+                          50 * rtol * pMax);
         }
         QCOMPARE_NEAR(test::maxOf(r, "stop.penetration"), pMax, 50 * rtol * pMax);
         QCOMPARE_NEAR(ev[1].time - t0, o.timeOfDeepest() + kPi / (2 * o.wn), 50 * rtol * kPi / o.wn);
@@ -141,13 +148,17 @@ private Q_SLOTS:
         QVERIFY(o.compressionFactor() > o.dampedRestitution());   // the rebound is undamped
         const double vOut = test::last(r, rotational ? "m.w" : "m.v");
         QCOMPARE_NEAR(test::last(r, "stop.energy_dissipated"), 0.5 * c.m * (c.v0 * c.v0 - vOut * vOut),
-                    50 * rtol * 0.5 * c.m * c.v0 * c.v0);
+                      50 * rtol * 0.5 * c.m * c.v0 * c.v0);
     }
 
     // smooth: F = s(u) (K p + clamp(D p', -K p, K p)), u = min(p / delta, 1), s = u^2 (3 - 2u)
     void smooth() {
-        const double m = 1.0, K = 1e4, D = 150.0, delta = 1e-4, v0 = 0.5;   // zeta = 0.75: the clamp acts on the rebound
-        const core::ParamValues params{{"model", "smooth"}, {"upper_bound", 0.05}, {"upper_stiffness", 1e4}, {"upper_damping", 150.0},
+        const double m = 1.0, K = 1e4, D = 150.0, delta = 1e-4,
+                     v0 = 0.5;   // zeta = 0.75: the clamp acts on the rebound
+        const core::ParamValues params{{"model", "smooth"},
+                                       {"upper_bound", 0.05},
+                                       {"upper_stiffness", 1e4},
+                                       {"upper_damping", 150.0},
                                        {"transition_region", 1e-4}};
         const auto r = test::run(bodyOnStop(false, m, v0, params), test::solverOptions(0.2, 1e-8));
         const auto& t = r.time();
@@ -158,7 +169,8 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < r.rows(); ++i) {
             QVERIFY2(f[i] >= -1e-9 * fMax, qPrintable(QString("pulls: f = %1 at t = %2").arg(f[i]).arg(t[i])));
             if (i > 0)
-                QCOMPARE_NEAR(f[i], f[i - 1], slopeBound * (t[i] - t[i - 1]) + 1e-9 * fMax, QString("f jumps from %1 to %2 at t = %3").arg(f[i - 1]).arg(f[i]).arg(t[i]));
+                QCOMPARE_NEAR(f[i], f[i - 1], slopeBound * (t[i] - t[i - 1]) + 1e-9 * fMax,
+                              QString("f jumps from %1 to %2 at t = %3").arg(f[i - 1]).arg(f[i]).arg(t[i]));
             if (p[i] < delta) continue;
             const double limited = std::clamp(D * v[i], -K * p[i], K * p[i]);
             QCOMPARE_NEAR(f[i], K * p[i] + limited, 1e-7 * fMax);   // the full law past the transition
@@ -185,13 +197,21 @@ private Q_SLOTS:
             .block("sum", "signal.sum", {{"signs", "++"}})
             .block("fs", "translational.force_source")
             .block("m", "translational.mass", {{"mass", 2.0}})
-            .block("stop", "translational.hard_stop", {{"model", "restitution"}, {"lower_bound", -0.2}, {"upper_bound", 10.0},
-                                                       {"restitution_coefficient", 0.7}, {"static_speed_threshold", 0.1},
-                                                       {"release_threshold", 0.5}})
+            .block("stop", "translational.hard_stop",
+                   {{"model", "restitution"},
+                    {"lower_bound", -0.2},
+                    {"upper_bound", 10.0},
+                    {"restitution_coefficient", 0.7},
+                    {"static_speed_threshold", 0.1},
+                    {"release_threshold", 0.5}})
             .block("g", "translational.reference");
-        b.connect("w.y", "sum.u1").connect("lift.y", "sum.u2").connect("sum.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R");
+        b.connect("w.y", "sum.u1")
+            .connect("lift.y", "sum.u2")
+            .connect("sum.y", "fs.S")
+            .connect("fs.R", "m.M")
+            .connect("fs.C", "g.R");
         b.connect("m.M", "stop.R").connect("stop.C", "g.R");
-        const core::Model model = b.build();
+        const core::model::Model model = b.build();
         const auto r = test::run(model, test::solverOptions(6.0, rtol));
         const auto ev = eventsOf(r, "stop");
         double tk = std::sqrt(2 * h / g), vk = -std::sqrt(2 * g * h);
@@ -236,8 +256,9 @@ private Q_SLOTS:
     void restitutionTwoFreeMasses() {
         QFETCH(bool, rotational);
         const double ma = 1.0, mb = 3.0, va = 2.0, vb = -0.5, e = 0.6;
-        const auto model = twoBodies(rotational, ma, va, mb, vb,
-                                     {{"model", "restitution"}, {"upper_bound", 0.1}, {"lower_bound", -1.0}, {"restitution_coefficient", 0.6}});
+        const auto model = twoBodies(
+            rotational, ma, va, mb, vb,
+            {{"model", "restitution"}, {"upper_bound", 0.1}, {"lower_bound", -1.0}, {"restitution_coefficient", 0.6}});
         const auto r = test::run(model, test::solverOptions(0.2, 1e-8));
         const std::string v = rotational ? ".w" : ".v";
         const double va1 = test::last(r, "a" + v), vb1 = test::last(r, "b" + v);
@@ -262,10 +283,13 @@ private Q_SLOTS:
             .block("V", "signal.constant", {{"value", 0.5}})
             .block("vs", "translational.velocity_source")
             .block("stop", "translational.hard_stop",
-                   {{"model", "restitution"}, {"lower_bound", -0.1}, {"upper_bound", 0.5}, {"restitution_coefficient", 0.6}})
+                   {{"model", "restitution"},
+                    {"lower_bound", -0.1},
+                    {"upper_bound", 0.5},
+                    {"restitution_coefficient", 0.6}})
             .block("g", "translational.reference");
         b.connect("m.M", "stop.R").connect("stop.C", "vs.R").connect("vs.C", "g.R").connect("V.y", "vs.S");
-        const core::Model model = b.build();
+        const core::model::Model model = b.build();
         const auto r = test::run(model, test::solverOptions(0.1, 1e-8));
         const auto ev = eventsOf(r, "stop");
         QCOMPARE(ev.size(), std::size_t(1));
@@ -284,11 +308,19 @@ private Q_SLOTS:
         b.block("w", "signal.constant", {{"value", -9.81}})
             .block("fs", "translational.force_source")
             .block("m", "translational.mass", {{"mass", 1.0}})
-            .block("stop", "translational.hard_stop", {{"model", "restitution"}, {"lower_bound", -0.1}, {"upper_bound", 1.0},
-                                                       {"restitution_coefficient", 0.8}, {"static_speed_threshold", 0.0}})
+            .block("stop", "translational.hard_stop",
+                   {{"model", "restitution"},
+                    {"lower_bound", -0.1},
+                    {"upper_bound", 1.0},
+                    {"restitution_coefficient", 0.8},
+                    {"static_speed_threshold", 0.0}})
             .block("g", "translational.reference");
-        b.connect("w.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
-        const core::Model model = b.build();
+        b.connect("w.y", "fs.S")
+            .connect("fs.R", "m.M")
+            .connect("fs.C", "g.R")
+            .connect("m.M", "stop.R")
+            .connect("stop.C", "g.R");
+        const core::model::Model model = b.build();
         const auto r = test::run(model, test::solverOptions(2.0, 1e-6));
         QVERIFY(r.stats().completed);
         const auto ev = eventsOf(r, "stop");
@@ -306,23 +338,36 @@ private Q_SLOTS:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("message");   // empty: valid
         using P = core::ParamValues;
-        QTest::newRow("bounds crossed") << P{{"upper_bound", 0.1}, {"lower_bound", 0.1}} << "lower_bound" << "must be less than upper_bound";
-        QTest::newRow("stiffness 0") << P{{"upper_stiffness", 0.0}} << "upper_stiffness" << "must be > 0";
-        QTest::newRow("negative damping") << P{{"model", "full_damped"}, {"lower_damping", -1.0}} << "lower_damping" << "must be >= 0";
-        QTest::newRow("transition 0") << P{{"transition_region", 0.0}} << "transition_region" << "must be > 0";
-        QTest::newRow("transition hidden") << P{{"model", "full_damped"}, {"transition_region", 0.0}} << "" << "";
+        QTest::newRow("bounds crossed") << P{{"upper_bound", 0.1}, {"lower_bound", 0.1}} << "lower_bound"
+                                        << "must be less than upper_bound";
+        QTest::newRow("stiffness 0") << P{{"upper_stiffness", 0.0}} << "upper_stiffness"
+                                     << "must be > 0";
+        QTest::newRow("negative damping") << P{{"model", "full_damped"}, {"lower_damping", -1.0}} << "lower_damping"
+                                          << "must be >= 0";
+        QTest::newRow("transition 0") << P{{"transition_region", 0.0}} << "transition_region"
+                                      << "must be > 0";
+        QTest::newRow("transition hidden") << P{{"model", "full_damped"}, {"transition_region", 0.0}} << ""
+                                           << "";
         QTest::newRow("restitution > 1") << P{{"model", "restitution"}, {"restitution_coefficient", 1.5}}
-                                         << "restitution_coefficient" << "must be <= 1";
+                                         << "restitution_coefficient"
+                                         << "must be <= 1";
         QTest::newRow("restitution < 0") << P{{"model", "restitution"}, {"restitution_coefficient", -0.1}}
-                                         << "restitution_coefficient" << "must be >= 0";
-        QTest::newRow("restitution hidden") << P{{"model", "smooth"}, {"restitution_coefficient", 1.5}} << "" << "";
+                                         << "restitution_coefficient"
+                                         << "must be >= 0";
+        QTest::newRow("restitution hidden") << P{{"model", "smooth"}, {"restitution_coefficient", 1.5}} << ""
+                                            << "";
         QTest::newRow("speed threshold") << P{{"model", "restitution"}, {"static_speed_threshold", -1.0}}
-                                         << "static_speed_threshold" << "must be >= 0";
-        QTest::newRow("release threshold") << P{{"model", "restitution"}, {"release_threshold", -1.0}}
-                                           << "release_threshold" << "must be >= 0";
-        QTest::newRow("stiffness hidden") << P{{"model", "restitution"}, {"upper_stiffness", -5.0}, {"lower_damping", -1.0}} << "" << "";
-        QTest::newRow("threshold 0 is fine") << P{{"model", "restitution"}, {"static_speed_threshold", 0.0}, {"release_threshold", 0.0}}
-                                             << "" << "";
+                                         << "static_speed_threshold"
+                                         << "must be >= 0";
+        QTest::newRow("release threshold")
+            << P{{"model", "restitution"}, {"release_threshold", -1.0}} << "release_threshold"
+            << "must be >= 0";
+        QTest::newRow("stiffness hidden")
+            << P{{"model", "restitution"}, {"upper_stiffness", -5.0}, {"lower_damping", -1.0}} << ""
+            << "";
+        QTest::newRow("threshold 0 is fine")
+            << P{{"model", "restitution"}, {"static_speed_threshold", 0.0}, {"release_threshold", 0.0}} << ""
+            << "";
     }
     void validation() {
         QFETCH(core::ParamValues, parameters);
@@ -330,7 +375,7 @@ private Q_SLOTS:
         QFETCH(QString, message);
         for (bool rotational : {false, true}) {
             const auto model = bodyOnStop(rotational, 1.0, 0.0, parameters);
-            const core::Diagnostics d = core::validateModel(model, blocks::registry());
+            const core::Diagnostics d = core::simulation::validateModel(model, blocks::registry());
             std::vector<core::Diagnostic> errors;
             for (const core::Diagnostic& x : d)
                 if (x.severity == core::Severity::Error) errors.push_back(x);
@@ -354,19 +399,23 @@ private Q_SLOTS:
             .block("stop", "translational.hard_stop", {{"model", "restitution"}, {"upper_bound", 0.05}})
             .block("g", "translational.reference");
         b.connect("m.M", "k.R").connect("k.C", "stop.R").connect("stop.C", "g.R");
-        const core::Model model = b.build();
-        const core::Diagnostics d = core::validateModel(model, blocks::registry());
+        const core::model::Model model = b.build();
+        const core::Diagnostics d = core::simulation::validateModel(model, blocks::registry());
         QVERIFY(core::hasErrors(d));
         QCOMPARE(QString::fromStdString(d.front().block), QString("stop"));
-        QVERIFY2(QString::fromStdString(d.front().message).contains("{k.C, stop.R}, which has no inertia"), d.front().text().c_str());
+        QVERIFY2(QString::fromStdString(d.front().message).contains("{k.C, stop.R}, which has no inertia"),
+                 d.front().text().c_str());
     }
 
     // the rotational twin records phi, w, t and uses rotational units
     void rotationalNames() {
-        const auto r = test::run(bodyOnStop(true, 0.01, 1.0, {{"model", "full_damped"}}), test::solverOptions(0.2, 1e-6));
-        for (const char* c : {"stop.phi", "stop.w", "stop.t", "stop.penetration", "stop.impacts", "stop.energy_dissipated", "stop.mode"})
+        const auto r =
+            test::run(bodyOnStop(true, 0.01, 1.0, {{"model", "full_damped"}}), test::solverOptions(0.2, 1e-6));
+        for (const char* c : {"stop.phi", "stop.w", "stop.t", "stop.penetration", "stop.impacts",
+                              "stop.energy_dissipated", "stop.mode"})
             QVERIFY2(r.columnIndex(c) >= 0, c);
-        QCOMPARE(QString::fromStdString(r.columns()[static_cast<std::size_t>(r.columnIndex("stop.t"))].unit), QString("N*m"));
+        QCOMPARE(QString::fromStdString(r.columns()[static_cast<std::size_t>(r.columnIndex("stop.t"))].unit),
+                 QString("N*m"));
         QVERIFY(test::maxOf(r, "stop.t") > 0);
     }
 
@@ -374,8 +423,10 @@ private Q_SLOTS:
     void examples_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("expect");   // an event kind the run must log
-        QTest::newRow("rattling_mass") << "rattling_mass.endstop" << "bound";
-        QTest::newRow("bouncing_mass") << "bouncing_mass.endstop" << "release";
+        QTest::newRow("rattling_mass") << "rattling_mass.endstop"
+                                       << "bound";
+        QTest::newRow("bouncing_mass") << "bouncing_mass.endstop"
+                                       << "release";
     }
     void examples() {
         QFETCH(QString, file);

@@ -18,12 +18,14 @@ using test::crossings;
 namespace {
 constexpr double kPi = std::numbers::pi;
 
-core::SimulationOptions tight(double stop, double interval = 1e-3) { return test::solverOptions(stop, 1e-8, interval); }
+core::simulation::SimulationOptions tight(double stop, double interval = 1e-3) {
+    return test::solverOptions(stop, 1e-8, interval);
+}
 
 double meanPeriod(const std::vector<double>& upCrossings) {
     return (upCrossings.back() - upCrossings.front()) / static_cast<double>(upCrossings.size() - 1);
 }
-}  // namespace
+}   // namespace
 
 class TestLinearPhysics : public QObject {
     Q_OBJECT
@@ -36,7 +38,7 @@ private Q_SLOTS:
             .block("k", "translational.spring", {{"stiffness", 800.0}})
             .block("g", "translational.reference");
         net.connect("m.M", "k.R").connect("k.C", "g.R");
-        const core::Model model = net.build();
+        const core::model::Model model = net.build();
         const double T = 2 * kPi * std::sqrt(m / k);
         const auto r = test::run(model, tight(35 * T));
         const auto up = crossings(r, "m.x", 0.0, +1);
@@ -63,7 +65,7 @@ private Q_SLOTS:
             .block("d", "rotational.damper", {{"damping", 0.004}})
             .block("g", "rotational.reference");
         net.connect("J.I", "k.R").connect("k.C", "g.R").connect("J.I", "d.R").connect("d.C", "g.R");
-        const core::Model model = net.build();
+        const core::model::Model model = net.build();
         const double wn = std::sqrt(k / J), zeta = d / (2 * std::sqrt(k * J)), wd = wn * std::sqrt(1 - zeta * zeta);
         const auto r = test::run(model, tight(10.0, 2e-4));
         QCOMPARE(r.values("J.w").front(), 2 * kPi);   // 60 rpm in rad/s
@@ -84,7 +86,7 @@ private Q_SLOTS:
             .block("b", "translational.mass", {{"mass", 3.0}, {"initial_velocity", -1.0}})
             .block("k", "translational.spring", {{"stiffness", 500.0}});
         net.connect("a.M", "k.R").connect("k.C", "b.M");
-        const core::Model model = net.build();
+        const core::model::Model model = net.build();
         const auto r = test::run(model, tight(3.0));
         for (std::size_t i = 0; i < r.rows(); i += 97) {
             const double p = 1 * r.values("a.v")[i] + 3 * r.values("b.v")[i];
@@ -103,7 +105,7 @@ private Q_SLOTS:
             .block("k2", "translational.spring", {{"stiffness", 300.0}})
             .block("g", "translational.reference");
         net.connect("m.M", "k1.R").connect("k1.C", "k2.R").connect("k2.C", "g.R");
-        const core::Model model = net.build();
+        const core::model::Model model = net.build();
         const double w = std::sqrt(75.0);
         const auto r = test::run(model, tight(5.0));
         QCOMPARE_NEAR(meanPeriod(crossings(r, "m.x", 0.0, +1)), 2 * kPi / w, 1e-6);
@@ -121,7 +123,7 @@ private Q_SLOTS:
             .block("m", "translational.mass", {{"mass", 3.0}})
             .block("g", "translational.reference");
         net.connect("s.y", "vs.S").connect("vs.R", "m.M").connect("vs.C", "g.R");
-        const core::Model model = net.build();
+        const core::model::Model model = net.build();
         const auto r = test::run(model, tight(1.0));
         for (std::size_t i = 0; i < r.rows(); i += 50) {
             const double t = r.time()[i];
@@ -143,14 +145,14 @@ private Q_SLOTS:
             .block("probe", "signal.gain");
         net.connect("f.y", "fs.S").connect("fs.R", "a.M").connect("fs.C", "g.R").connect("a.M", "sens.R");
         net.connect("sens.C", "b.M").connect("sens.f", "probe.u");
-        const core::Model model = net.build();
+        const core::model::Model model = net.build();
         const auto r = test::run(model, tight(1.0));
         // initial velocities made consistent by momentum: (1*3 + 2*0)/3 = 1
         QCOMPARE_NEAR(r.values("a.v").front(), 1.0, 1e-9);
         QCOMPARE_NEAR(r.values("b.v").front(), 1.0, 1e-9);
-        QCOMPARE_NEAR(test::last(r, "b.v"), 3.0, 1e-8);        // a = 6/3
+        QCOMPARE_NEAR(test::last(r, "b.v"), 3.0, 1e-8);   // a = 6/3
         QCOMPARE_NEAR(test::last(r, "b.x"), 2.0, 1e-8);
-        QCOMPARE_NEAR(at(r, "probe.y", 0.5), 4.0, 1e-8);       // pushes b: m_b * a = 4 N
+        QCOMPARE_NEAR(at(r, "probe.y", 0.5), 4.0, 1e-8);   // pushes b: m_b * a = 4 N
     }
 
     // wheel and axle: a torque on the axle sees J + m r^2
@@ -164,7 +166,7 @@ private Q_SLOTS:
             .block("rg", "rotational.reference");
         net.connect("T.y", "ts.S").connect("ts.R", "J.I").connect("ts.C", "rg.R").connect("J.I", "w.A");
         net.connect("w.P", "m.M");
-        const core::Model model = net.build();
+        const core::model::Model model = net.build();
         const auto r = test::run(model, tight(1.0));
         const double alpha = 2.0 / (0.05 + 5 * 0.2 * 0.2);
         QCOMPARE_NEAR(test::last(r, "J.w"), alpha, 1e-7);

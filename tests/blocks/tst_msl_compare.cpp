@@ -67,7 +67,8 @@ double worstRelative(const Table& ref, const Compared& c) {
         lo = std::min(lo, v);
         hi = std::max(hi, v);
     }
-    for (const auto& row : ref.rows) worst = std::max(worst, std::abs(c.ours(row[0]) - referenceValue(ref, row, c.reference)));
+    for (const auto& row : ref.rows)
+        worst = std::max(worst, std::abs(c.ours(row[0]) - referenceValue(ref, row, c.reference)));
     qInfo("%-40s range %-10.4g largest difference %.3g = %.2e of the range", qPrintable(c.reference), hi - lo, worst,
           worst / (hi - lo));
     return worst / (hi - lo);
@@ -75,11 +76,11 @@ double worstRelative(const Table& ref, const Compared& c) {
 
 core::MemorySink runFixture(const QString& name) {
     const QString path = test::sourcePath("tests/blocks/msl/" + name);
-    const core::Model model = core::io::parseProject(test::readBytes(path), path, blocks::registry());
+    const core::model::Model model = core::io::parseProject(test::readBytes(path), path, blocks::registry());
     return test::run(model);
 }
 
-}  // namespace
+}   // namespace
 
 class TestMslCompare : public QObject {
     Q_OBJECT
@@ -128,21 +129,29 @@ private Q_SLOTS:
             for (const auto& [a, b] : switches) {
                 const bool matched = std::any_of(ourSwitches.begin(), ourSwitches.end(),
                                                  [&](double t) { return t >= a - 1e-5 && t <= b + 1e-5; });
-                QVERIFY2(matched, qPrintable(QString("%1 switches between %2 and %3 s in the reference, not here").arg(clutch).arg(a).arg(b)));
+                QVERIFY2(matched, qPrintable(QString("%1 switches between %2 and %3 s in the reference, not here")
+                                                 .arg(clutch)
+                                                 .arg(a)
+                                                 .arg(b)));
             }
-            qInfo("%s: %zu mode changes in the reference, %zu events here", clutch, switches.size(), ourSwitches.size());
+            qInfo("%s: %zu mode changes in the reference, %zu events here", clutch, switches.size(),
+                  ourSwitches.size());
             QCOMPARE(ourSwitches.size(), switches.size());
             // equal modes away from the switches (ours: +1 forward for R faster than C, the opposite sign)
             int compared = 0;
             for (const auto& row : ref.rows) {
                 const double t = row[0];
-                const bool nearSwitch = std::any_of(switches.begin(), switches.end(),
-                                                    [&](const auto& s) { return t >= s.first - 2e-3 && t <= s.second + 2e-3; });
+                const bool nearSwitch = std::any_of(switches.begin(), switches.end(), [&](const auto& s) {
+                    return t >= s.first - 2e-3 && t <= s.second + 2e-3;
+                });
                 if (nearSwitch) continue;
                 const double theirs = row[static_cast<std::size_t>(m)];
                 const double ours = test::at(r, std::string(clutch) + ".mode", t);
                 const double expected = std::abs(theirs) == 1 ? -theirs : theirs;
-                QVERIFY2(ours == expected, qPrintable(QString("%1 at %2 s: mode %3, the reference %4").arg(clutch).arg(t).arg(ours).arg(theirs)));
+                QVERIFY2(
+                    ours == expected,
+                    qPrintable(
+                        QString("%1 at %2 s: mode %3, the reference %4").arg(clutch).arg(t).arg(ours).arg(theirs)));
                 ++compared;
             }
             QVERIFY(compared > 100);

@@ -38,7 +38,9 @@ double potential(const std::vector<double>& k, double x, bool signedEven) {
 }
 
 // the quarter period from x = 0 to the turning point A (U(A) = E) on one side (sign `side`)
-struct Quarter { double time, amplitude; };
+struct Quarter {
+    double time, amplitude;
+};
 Quarter quarter(const std::function<double(double)>& U, double E, double m, double side) {
     double lo = 0, hi = 1e-3 * side;
     while (U(hi) < E) hi *= 2;
@@ -58,22 +60,28 @@ Quarter quarter(const std::function<double(double)>& U, double E, double m, doub
     return {sum * (kPi / 2 / n) / 3, A};
 }
 
-double meanPeriod(const std::vector<double>& up) { return (up.back() - up.front()) / static_cast<double>(up.size() - 1); }
+double meanPeriod(const std::vector<double>& up) {
+    return (up.back() - up.front()) / static_cast<double>(up.size() - 1);
+}
 
 // A body m (mass or inertia) at v0 on a nonlinear spring k to the ground g.
-core::Model oscillator(const core::ParamValues& springParams, double m, double v0, const std::string& domain = "translational") {
+core::model::Model oscillator(const core::ParamValues& springParams, double m, double v0,
+                              const std::string& domain = "translational") {
     const bool rot = domain == "rotational";
     test::ModelBuilder b;
-    b.block("m", rot ? "rotational.inertia" : "translational.mass", {{rot ? "inertia" : "mass", m}, {"initial_velocity", v0}})
+    b.block("m", rot ? "rotational.inertia" : "translational.mass",
+            {{rot ? "inertia" : "mass", m}, {"initial_velocity", v0}})
         .block("k", domain + ".nonlinear_spring", springParams)
         .block("g", domain + ".reference");
     b.connect(rot ? "m.I" : "m.M", "k.R").connect("k.C", "g.R");
     return b.build();
 }
 
-int events(const core::ParamValues& p) { return blocks::registry().create("translational.nonlinear_spring", p)->eventCount(); }
+int events(const core::ParamValues& p) {
+    return blocks::registry().create("translational.nonlinear_spring", p)->eventCount();
+}
 
-}  // namespace
+}   // namespace
 
 class TestNonlinearSpring : public QObject {
     Q_OBJECT
@@ -115,13 +123,22 @@ private Q_SLOTS:
         const auto qt = quarter([&](double x) { return potential(kt, x, false); }, E, m, 1.0);
         const auto qc = quarter([&](double x) { return potential(kc, x, false); }, E, m, -1.0);
         const double T = 2 * qt.time + 2 * qc.time;
-        const auto r = test::run(oscillator({{"symmetry", "asymmetric"}, {"tension_coefficients", kt}, {"compression_coefficients", kc}}, m, v0),
-                                 test::solverOptions(20 * T, rtol, 1e-4));
+        const auto r = test::run(
+            oscillator({{"symmetry", "asymmetric"}, {"tension_coefficients", kt}, {"compression_coefficients", kc}}, m,
+                       v0),
+            test::solverOptions(20 * T, rtol, 1e-4));
         QCOMPARE_NEAR(meanPeriod(test::crossings(r, "k.x", 0.0, +1)), T, P * rtol * T, "period");
         QCOMPARE_NEAR(test::maxOf(r, "k.x"), qt.amplitude, P * rtol * qt.amplitude + 1e-8, "tension amplitude");
-        QCOMPARE_NEAR(test::minOf(r, "k.x"), qc.amplitude, P * rtol * std::abs(qc.amplitude) + 1e-8, "compression amplitude");
-        QCOMPARE(events({{"symmetry", std::string("asymmetric")}, {"tension_coefficients", kt}, {"compression_coefficients", kc}}), 1);
-        QCOMPARE(events({{"symmetry", std::string("asymmetric")}, {"tension_coefficients", kt}, {"compression_coefficients", kt}}), 0);
+        QCOMPARE_NEAR(test::minOf(r, "k.x"), qc.amplitude, P * rtol * std::abs(qc.amplitude) + 1e-8,
+                      "compression amplitude");
+        QCOMPARE(events({{"symmetry", std::string("asymmetric")},
+                         {"tension_coefficients", kt},
+                         {"compression_coefficients", kc}}),
+                 1);
+        QCOMPARE(events({{"symmetry", std::string("asymmetric")},
+                         {"tension_coefficients", kt},
+                         {"compression_coefficients", kt}}),
+                 0);
     }
 
     // The rotational twin: same keys, records phi and t; J phi'' = -(k1 phi + k3 phi^3)
@@ -129,7 +146,8 @@ private Q_SLOTS:
         const std::vector<double> k{2, 0, 50, 0, 0};
         const double J = 0.01, w0 = 3, E = 0.5 * J * w0 * w0;
         const double T = 4 * quarter([&](double x) { return potential(k, x, true); }, E, J, 1.0).time;
-        const auto r = test::run(oscillator({{"coefficients", k}}, J, w0, "rotational"), test::solverOptions(10 * T, 1e-8, 1e-4));
+        const auto r =
+            test::run(oscillator({{"coefficients", k}}, J, w0, "rotational"), test::solverOptions(10 * T, 1e-8, 1e-4));
         QCOMPARE_NEAR(meanPeriod(test::crossings(r, "k.phi", 0.0, +1)), T, P * 1e-8 * T, "period");
         const double phi = at(r, "k.phi", 0.37);
         QCOMPARE_NEAR(at(r, "k.t", 0.37), 2 * phi + 50 * phi * phi * phi, 1e-9, "torque");
@@ -149,18 +167,21 @@ private Q_SLOTS:
         b.block("v", "signal.constant", {{"value", 0.02}})
             .block("src", "translational.velocity_source")
             .block("k", "translational.nonlinear_spring",
-                   {{"parameterization", "table"}, {"displacements", std::vector<double>{-0.02, -0.005, 0.01, 0.03}},
-                    {"forces", std::vector<double>{-30, -5, 10, 50}}, {"initial_deformation", -0.03},
+                   {{"parameterization", "table"},
+                    {"displacements", std::vector<double>{-0.02, -0.005, 0.01, 0.03}},
+                    {"forces", std::vector<double>{-30, -5, 10, 50}},
+                    {"initial_deformation", -0.03},
                     {"extrapolation", extrapolation.toStdString()}})
             .block("g", "translational.reference");
         b.connect("v.y", "src.S").connect("src.R", "k.R").connect("src.C", "g.R").connect("k.C", "g.R");
-        const core::Model model = b.build();
+        const core::model::Model model = b.build();
         const auto r = test::run(model, test::solverOptions(4.0, 1e-8));
         const bool linear = extrapolation == "linear";
         auto expected = [&](double x) {
             const std::size_t n = X.size();
             if (x <= X[0]) return linear ? F[0] + (x - X[0]) * (F[1] - F[0]) / (X[1] - X[0]) : F[0];
-            if (x >= X[n - 1]) return linear ? F[n - 1] + (x - X[n - 1]) * (F[n - 1] - F[n - 2]) / (X[n - 1] - X[n - 2]) : F[n - 1];
+            if (x >= X[n - 1])
+                return linear ? F[n - 1] + (x - X[n - 1]) * (F[n - 1] - F[n - 2]) / (X[n - 1] - X[n - 2]) : F[n - 1];
             std::size_t i = 0;
             while (x > X[i + 1]) ++i;
             return F[i] + (x - X[i]) * (F[i + 1] - F[i]) / (X[i + 1] - X[i]);
@@ -178,8 +199,10 @@ private Q_SLOTS:
     void smoothInterpolation() {
         const std::vector<double> X{-0.02, 0.0, 0.01, 0.02, 0.03, 0.05}, F{-30, 0, 10, 10, 10, 60};
         const blocks::SpringTable smooth(X, F, true, true), linear(X, F, false, true);
-        using G = ad::Grad<1>;
-        auto slope = [](const blocks::SpringTable& t, double x, int region) { return t.force(G::seed(x, 0), region).d[0]; };
+        using G = core::ad::Grad<1>;
+        auto slope = [](const blocks::SpringTable& t, double x, int region) {
+            return t.force(G::seed(x, 0), region).d[0];
+        };
         double worstKink = 0, linearKink = 0;
         for (std::size_t i = 0; i < X.size(); ++i) {
             const int region = static_cast<int>(i) + 1;   // the segment above point i
@@ -196,8 +219,10 @@ private Q_SLOTS:
     }
 
     void initialDeformation() {
-        const auto r = test::run(oscillator({{"coefficients", std::vector<double>{100, 0, 1e5, 0, 0}}, {"initial_deformation", 0.02}}, 0.5, 0),
-                                 test::solverOptions(1.0, 1e-8, 1e-4));
+        const auto r = test::run(
+            oscillator({{"coefficients", std::vector<double>{100, 0, 1e5, 0, 0}}, {"initial_deformation", 0.02}}, 0.5,
+                       0),
+            test::solverOptions(1.0, 1e-8, 1e-4));
         QCOMPARE(r.values("k.x").front(), 0.02);
         QCOMPARE_NEAR(r.values("k.f").front(), 100 * 0.02 + 1e5 * std::pow(0.02, 3), 1e-12, "f(0)");
         QCOMPARE_NEAR(test::minOf(r, "k.x"), -0.02, 1e-8, "turning point");
@@ -217,8 +242,11 @@ private Q_SLOTS:
         QCOMPARE(errorKey({{"displacements", V{0, 0.01, 0.01}}, {"forces", V{0, 1, 2}}}), std::string("displacements"));
         QCOMPARE(errorKey({{"displacements", V{0, 0.01}}, {"forces", V{0, 1, 2}}}), std::string("forces"));
         QCOMPARE(errorKey({{"displacements", V{0}}, {"forces", V{0}}}), std::string("displacements"));
-        QCOMPARE(errorKey({{"displacements", V{0.01}}, {"forces", V{1}}}), std::string());   // the origin makes two points
-        const auto six = blocks::registry().create("translational.nonlinear_spring", {{"coefficients", V{1, 2, 3, 4, 5, 6}}})->validate();
+        QCOMPARE(errorKey({{"displacements", V{0.01}}, {"forces", V{1}}}),
+                 std::string());   // the origin makes two points
+        const auto six = blocks::registry()
+                             .create("translational.nonlinear_spring", {{"coefficients", V{1, 2, 3, 4, 5, 6}}})
+                             ->validate();
         QVERIFY(core::hasErrors(six) && six[0].param == "coefficients");
         QCOMPARE(events({{"parameterization", std::string("table")}}), 4);   // one per point, origin included
     }

@@ -21,13 +21,14 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 
 // The model of `b` with an integrator `int` of the block `x`'s output added
-core::Model integrated(test::ModelBuilder b) {
+core::model::Model integrated(test::ModelBuilder b) {
     b.block("int", "signal.integrator").connect("x.y", "int.u");
     return b.build();
 }
 
 // A constant (or any source) u wired to the block x of the given type and parameters.
-core::Model fedBy(const std::string& uType, const core::ParamValues& uParams, const std::string& xType, const core::ParamValues& xParams) {
+core::model::Model fedBy(const std::string& uType, const core::ParamValues& uParams, const std::string& xType,
+                         const core::ParamValues& xParams) {
     test::ModelBuilder b;
     b.block("u", uType, uParams).block("x", xType, xParams).connect("u.y", "x.u");
     return b.build();
@@ -39,7 +40,7 @@ bool hasRowNear(const core::MemorySink& r, double t, double tol) {
     return false;
 }
 
-}  // namespace
+}   // namespace
 
 class TestSignalMath : public QObject {
     Q_OBJECT
@@ -55,7 +56,8 @@ private Q_SLOTS:
             const double u = quarter.values("u.y")[i], y = quarter.values("x.y")[i];
             QCOMPARE_NEAR(y, std::clamp(u, -1.0, 1.0), 1e-9, QString("t = %1, u = %2").arg(quarter.time()[i]).arg(u));
         }
-        QCOMPARE_NEAR(test::last(quarter, "int.y"), (1 - std::cos(kPi / 6)) / kPi + (0.25 - 1.0 / 12), 1e-8, "integral to 0.25 s");
+        QCOMPARE_NEAR(test::last(quarter, "int.y"), (1 - std::cos(kPi / 6)) / kPi + (0.25 - 1.0 / 12), 1e-8,
+                      "integral to 0.25 s");
         const auto period = test::run(model, test::solverOptions(1.0, 1e-8));
         for (double t : {1.0 / 12, 5.0 / 12, 7.0 / 12, 11.0 / 12})
             QVERIFY2(hasRowNear(period, t, 1e-9), qPrintable(QString("no row where u reaches a limit near %1").arg(t)));
@@ -64,11 +66,13 @@ private Q_SLOTS:
 
     // an input outside the band from the start gives the limit at once; limits are any values
     void limiterStartsOutside() {
-        const auto r = test::run(fedBy("signal.constant", {{"value", 5.0}}, "signal.limiter", {{"upper_limit", "3 kN"}, {"lower_limit", -2.0}}),
+        const auto r = test::run(fedBy("signal.constant", {{"value", 5.0}}, "signal.limiter",
+                                       {{"upper_limit", "3 kN"}, {"lower_limit", -2.0}}),
                                  test::solverOptions(1.0, 1e-8, 0.5));
         QCOMPARE(r.values("x.y").front(), 5.0);   // inside [-2, 3000]
-        const auto low = test::run(fedBy("signal.constant", {{"value", 5.0}}, "signal.limiter", {{"upper_limit", 2.0}, {"lower_limit", 1.0}}),
-                                   test::solverOptions(1.0, 1e-8, 0.5));
+        const auto low = test::run(
+            fedBy("signal.constant", {{"value", 5.0}}, "signal.limiter", {{"upper_limit", 2.0}, {"lower_limit", 1.0}}),
+            test::solverOptions(1.0, 1e-8, 0.5));
         QCOMPARE(low.values("x.y").front(), 2.0);
         QCOMPARE(low.values("x.y").back(), 2.0);
     }
@@ -78,7 +82,8 @@ private Q_SLOTS:
         test::ModelBuilder b;
         b.block("u", "signal.sine").block("x", "signal.abs").connect("u.y", "x.u");
         const auto r = test::run(integrated(b), test::solverOptions(1.0, 1e-8));
-        for (std::size_t i = 0; i < r.rows(); ++i) QCOMPARE_NEAR(r.values("x.y")[i], std::abs(r.values("u.y")[i]), 1e-9);
+        for (std::size_t i = 0; i < r.rows(); ++i)
+            QCOMPARE_NEAR(r.values("x.y")[i], std::abs(r.values("u.y")[i]), 1e-9);
         QVERIFY(hasRowNear(r, 0.5, 1e-9));
         QCOMPARE_NEAR(test::last(r, "int.y"), 2 / kPi, 1e-8, "integral of |sin|");
     }
@@ -86,7 +91,9 @@ private Q_SLOTS:
     // sin(2 pi t) * cos(2 pi t) = sin(4 pi t) / 2: integral to 1/8 s is 1 / (8 pi)
     void product() {
         test::ModelBuilder b;
-        b.block("s", "signal.sine").block("c", "signal.sine", {{"phase", 1.5707963267948966}}).block("x", "signal.product");
+        b.block("s", "signal.sine")
+            .block("c", "signal.sine", {{"phase", 1.5707963267948966}})
+            .block("x", "signal.product");
         b.connect("s.y", "x.u1").connect("c.y", "x.u2");
         const auto r = test::run(integrated(b), test::solverOptions(0.125, 1e-8, 0.005));
         QCOMPARE_NEAR(at(r, "x.y", 0.05), std::sin(0.1 * kPi) * std::cos(0.1 * kPi), 1e-9, "product at 0.05 s");
@@ -95,13 +102,16 @@ private Q_SLOTS:
 
     // y' = u from initial_value: a constant gives a line, a sine gives (1 - cos) / omega
     void integrator() {
-        const auto line = test::run(fedBy("signal.constant", {{"value", 3.0}}, "signal.integrator", {{"initial_value", 2.0}}),
-                                    test::solverOptions(1.5, 1e-8, 0.5));
+        const auto line =
+            test::run(fedBy("signal.constant", {{"value", 3.0}}, "signal.integrator", {{"initial_value", 2.0}}),
+                      test::solverOptions(1.5, 1e-8, 0.5));
         QCOMPARE(line.values("x.y").front(), 2.0);
         QCOMPARE_NEAR(test::last(line, "x.y"), 6.5, 1e-10, "2 + 3 t at 1.5 s");
-        const auto wave = test::run(fedBy("signal.sine", {{"frequency", 2.0}}, "signal.integrator", {{"initial_value", -1.0}}),
-                                    test::solverOptions(0.3, 1e-8, 0.01));
-        QCOMPARE_NEAR(at(wave, "x.y", 0.3), -1 + (1 - std::cos(1.2 * kPi)) / (4 * kPi), 1e-8, "-1 + (1 - cos(4 pi t)) / (4 pi)");
+        const auto wave =
+            test::run(fedBy("signal.sine", {{"frequency", 2.0}}, "signal.integrator", {{"initial_value", -1.0}}),
+                      test::solverOptions(0.3, 1e-8, 0.01));
+        QCOMPARE_NEAR(at(wave, "x.y", 0.3), -1 + (1 - std::cos(1.2 * kPi)) / (4 * kPi), 1e-8,
+                      "-1 + (1 - cos(4 pi t)) / (4 pi)");
     }
 
     // an integrator's output drives a force: the mass's velocity is the double integral
@@ -121,7 +131,8 @@ private Q_SLOTS:
         test::ModelBuilder limiter;
         limiter.block("lim", "signal.limiter", {{"upper_limit", -1.0}, {"lower_limit", 1.0}});
         const QStringList errors = test::buildErrors(limiter.build());
-        QVERIFY2(!errors.isEmpty() && errors.front().startsWith("block 'lim', parameter 'lower_limit': must be <= upper_limit (-1)"),
+        QVERIFY2(!errors.isEmpty() &&
+                     errors.front().startsWith("block 'lim', parameter 'lower_limit': must be <= upper_limit (-1)"),
                  qPrintable(errors.join('\n')));
         test::ModelBuilder product;
         product.block("p", "signal.product").block("c", "signal.constant").connect("c.y", "p.u1");

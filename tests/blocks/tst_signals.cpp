@@ -8,7 +8,7 @@
 #include "support/test_support.hpp"
 
 #include "core/graph/topology.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QTest>
 
@@ -28,7 +28,7 @@ constexpr double kPi = std::numbers::pi;
 
 // A signal source `src` of the given type drives a force source on a 1 kg mass, so the mass's
 // velocity integrates the signal.
-core::Model drivenMass(const std::string& type, const core::ParamValues& params) {
+core::model::Model drivenMass(const std::string& type, const core::ParamValues& params) {
     test::ModelBuilder b;
     b.block("src", type, params)
         .block("fs", "translational.force_source")
@@ -44,11 +44,14 @@ using Values = std::vector<double>;   // a vector parameter: times, values
 bool givenInUnits(const core::ParamValues& params) {
     return std::any_of(params.begin(), params.end(), [](const auto& p) {
         const auto* text = std::get_if<std::string>(&p.second);
-        return text && !text->empty() && (std::isdigit(static_cast<unsigned char>(text->front())) || text->front() == '-');
+        return text && !text->empty() &&
+               (std::isdigit(static_cast<unsigned char>(text->front())) || text->front() == '-');
     });
 }
 
-core::SimulationOptions until(double stop, double interval = 0.0) { return test::solverOptions(stop, 1e-8, interval); }
+core::simulation::SimulationOptions until(double stop, double interval = 0.0) {
+    return test::solverOptions(stop, 1e-8, interval);
+}
 
 std::vector<double> timeEvents(const core::MemorySink& r, const std::string& block) {
     std::vector<double> out;
@@ -67,8 +70,8 @@ std::vector<double> valuesAt(const core::MemorySink& r, const std::string& colum
 
 // Every row strictly inside (a, b) has `column` equal to f(t) within tol; there is at least one.
 // Algebraic unknowns are exact only to the Newton tolerance, a fraction of rtol * |y| + atol.
-bool follows(const core::MemorySink& r, const std::string& column, double a, double b, const std::function<double(double)>& f,
-             double tol, QString* why) {
+bool follows(const core::MemorySink& r, const std::string& column, double a, double b,
+             const std::function<double(double)>& f, double tol, QString* why) {
     int seen = 0;
     for (std::size_t i = 0; i < r.rows(); ++i) {
         const double t = r.time()[i];
@@ -76,7 +79,8 @@ bool follows(const core::MemorySink& r, const std::string& column, double a, dou
         ++seen;
         const double got = r.values(column)[i];
         if (std::abs(got - f(t)) > tol) {
-            *why = QString("%1(%2) = %3, expected %4").arg(QString::fromStdString(column), test::num(t), test::num(got), test::num(f(t)));
+            *why = QString("%1(%2) = %3, expected %4")
+                       .arg(QString::fromStdString(column), test::num(t), test::num(got), test::num(f(t)));
             return false;
         }
     }
@@ -84,7 +88,7 @@ bool follows(const core::MemorySink& r, const std::string& column, double a, dou
     return seen > 0;
 }
 
-}  // namespace
+}   // namespace
 
 class TestSignals : public QObject {
     Q_OBJECT
@@ -102,17 +106,27 @@ private Q_SLOTS:
                               << QList<double>{0.3} << QList<double>{1} << QList<double>{5};
         QTest::newRow("step in ms") << "signal.step" << P{{"step_time", "700 ms"}, {"final_value", "-2 N"}}
                                     << QList<double>{0.7} << QList<double>{0} << QList<double>{-2};
-        QTest::newRow("pulse") << "signal.pulse" << P{{"amplitude", 2.0}, {"period", 0.4}, {"width", 0.1}, {"start_time", 0.25}}
+        QTest::newRow("pulse") << "signal.pulse"
+                               << P{{"amplitude", 2.0}, {"period", 0.4}, {"width", 0.1}, {"start_time", 0.25}}
                                << QList<double>{0.25, 0.35, 0.65, 0.75, 1.05, 1.15} << QList<double>{0, 2, 0, 2, 0, 2}
                                << QList<double>{2, 0, 2, 0, 2, 0};
         QTest::newRow("pulse from zero") << "signal.pulse" << P{{"amplitude", 3.0}, {"period", 0.5}, {"width", 0.15}}
                                          << QList<double>{0.15, 0.5, 0.65, 1.0, 1.15} << QList<double>{3, 0, 3, 0, 3}
                                          << QList<double>{0, 3, 0, 3, 0};
-        QTest::newRow("table linear") << "signal.table" << P{{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}}
-                                      << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 3, -1} << QList<double>{1, 3, -1};
-        QTest::newRow("table hold") << "signal.table" << P{{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}, {"interpolation", "hold"}}
-                                    << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 1, 3} << QList<double>{1, 3, -1};
-        QTest::newRow("table from zero") << "signal.table" << P{{"times", Values{0, 0.5, 0.9}}, {"values", Values{4, 0, 2}}, {"interpolation", "hold"}}
+        QTest::newRow("table linear") << "signal.table"
+                                      << P{{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}}
+                                      << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 3, -1}
+                                      << QList<double>{1, 3, -1};
+        QTest::newRow("table hold") << "signal.table"
+                                    << P{{"times", Values{0.1, 0.35, 0.6}},
+                                         {"values", Values{1, 3, -1}},
+                                         {"interpolation", "hold"}}
+                                    << QList<double>{0.1, 0.35, 0.6} << QList<double>{1, 1, 3}
+                                    << QList<double>{1, 3, -1};
+        QTest::newRow("table from zero") << "signal.table"
+                                         << P{{"times", Values{0, 0.5, 0.9}},
+                                              {"values", Values{4, 0, 2}},
+                                              {"interpolation", "hold"}}
                                          << QList<double>{0.5, 0.9} << QList<double>{4, 0} << QList<double>{0, 2};
         QTest::newRow("ramp") << "signal.ramp" << P{{"slope", 2.0}, {"start_time", 0.4}, {"initial_output", 0.5}}
                               << QList<double>{0.4} << QList<double>{0.5} << QList<double>{0.5};
@@ -146,45 +160,85 @@ private Q_SLOTS:
     void valuesBetweenBreakpoints() {
         QString why;
         {
-            const auto r = test::run(drivenMass("signal.step", {{"step_time", 0.3}, {"initial_value", 1.0}, {"final_value", 5.0}}), until(1.0));
-            QVERIFY2(follows(r, "src.y", 0.0, 0.3, [](double) { return 1.0; }, 1e-12, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.3, 1.0, [](double) { return 5.0; }, 1e-12, &why), qPrintable(why));
+            const auto r =
+                test::run(drivenMass("signal.step", {{"step_time", 0.3}, {"initial_value", 1.0}, {"final_value", 5.0}}),
+                          until(1.0));
+            QVERIFY2(follows(
+                         r, "src.y", 0.0, 0.3, [](double) { return 1.0; }, 1e-12, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.3, 1.0, [](double) { return 5.0; }, 1e-12, &why),
+                     qPrintable(why));
             // v = t before the step, 0.3 + 5 (t - 0.3) after: exact for a piecewise-constant force
-            QVERIFY2(follows(r, "m.v", 0.3, 1.0001, [](double t) { return 0.3 + 5 * (t - 0.3); }, 1e-7, &why), qPrintable(why));
+            QVERIFY2(follows(
+                         r, "m.v", 0.3, 1.0001, [](double t) { return 0.3 + 5 * (t - 0.3); }, 1e-7, &why),
+                     qPrintable(why));
         }
         {
-            const auto r = test::run(drivenMass("signal.table", {{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}}), until(1.0));
-            QVERIFY2(follows(r, "src.y", 0.0, 0.1, [](double) { return 1.0; }, 1e-12, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.1, 0.35, [](double t) { return 1 + (t - 0.1) * 8; }, 1e-9, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.35, 0.6, [](double t) { return 3 - (t - 0.35) * 16; }, 1e-9, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.6, 1.0, [](double) { return -1.0; }, 1e-12, &why), qPrintable(why));
+            const auto r =
+                test::run(drivenMass("signal.table", {{"times", Values{0.1, 0.35, 0.6}}, {"values", Values{1, 3, -1}}}),
+                          until(1.0));
+            QVERIFY2(follows(
+                         r, "src.y", 0.0, 0.1, [](double) { return 1.0; }, 1e-12, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.1, 0.35, [](double t) { return 1 + (t - 0.1) * 8; }, 1e-9, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.35, 0.6, [](double t) { return 3 - (t - 0.35) * 16; }, 1e-9, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.6, 1.0, [](double) { return -1.0; }, 1e-12, &why),
+                     qPrintable(why));
             // integral of the table: 0.1 + 0.5 + 0.25 - 0.4 = 0.45 at t = 1
             QCOMPARE_NEAR(test::last(r, "m.v"), 0.45, 1e-7);
         }
         {
-            const auto r = test::run(drivenMass("signal.ramp", {{"slope", 2.0}, {"start_time", 0.4}, {"initial_output", 0.5}}), until(1.0));
-            QVERIFY2(follows(r, "src.y", 0.0, 0.4, [](double) { return 0.5; }, 1e-12, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.4, 1.0001, [](double t) { return 0.5 + 2 * (t - 0.4); }, 1e-9, &why), qPrintable(why));
+            const auto r = test::run(
+                drivenMass("signal.ramp", {{"slope", 2.0}, {"start_time", 0.4}, {"initial_output", 0.5}}), until(1.0));
+            QVERIFY2(follows(
+                         r, "src.y", 0.0, 0.4, [](double) { return 0.5; }, 1e-12, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.4, 1.0001, [](double t) { return 0.5 + 2 * (t - 0.4); }, 1e-9, &why),
+                     qPrintable(why));
             QCOMPARE_NEAR(test::last(r, "m.v"), (0.5 + 0.36), 1e-7);   // 0.5 t + (t - 0.4)^2
         }
         {
-            const auto r = test::run(drivenMass("signal.pulse", {{"amplitude", 2.0}, {"period", 0.4}, {"width", 0.1}, {"start_time", 0.25}}), until(1.0));
-            QVERIFY2(follows(r, "src.y", 0.0, 0.25, [](double) { return 0.0; }, 1e-12, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.25, 0.35, [](double) { return 2.0; }, 1e-12, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.35, 0.65, [](double) { return 0.0; }, 1e-12, &why), qPrintable(why));
-            QVERIFY2(follows(r, "src.y", 0.65, 0.75, [](double) { return 2.0; }, 1e-12, &why), qPrintable(why));
+            const auto r = test::run(
+                drivenMass("signal.pulse", {{"amplitude", 2.0}, {"period", 0.4}, {"width", 0.1}, {"start_time", 0.25}}),
+                until(1.0));
+            QVERIFY2(follows(
+                         r, "src.y", 0.0, 0.25, [](double) { return 0.0; }, 1e-12, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.25, 0.35, [](double) { return 2.0; }, 1e-12, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.35, 0.65, [](double) { return 0.0; }, 1e-12, &why),
+                     qPrintable(why));
+            QVERIFY2(follows(
+                         r, "src.y", 0.65, 0.75, [](double) { return 2.0; }, 1e-12, &why),
+                     qPrintable(why));
             QCOMPARE_NEAR(test::last(r, "m.v"), 0.4, 1e-7);   // two full pulses of 2 N for 0.1 s
         }
         {
-            const auto r = test::run(drivenMass("signal.sine", {{"amplitude", 2.0}, {"frequency", "3 Hz"}, {"phase", "30 deg"}, {"bias", 0.5}}), until(1.0));
-            QVERIFY2(follows(r, "src.y", 0.0, 1.0001, [](double t) { return 2 * std::sin(6 * kPi * t + kPi / 6) + 0.5; }, 1e-7, &why), qPrintable(why));
+            const auto r =
+                test::run(drivenMass("signal.sine",
+                                     {{"amplitude", 2.0}, {"frequency", "3 Hz"}, {"phase", "30 deg"}, {"bias", 0.5}}),
+                          until(1.0));
+            QVERIFY2(follows(
+                         r, "src.y", 0.0, 1.0001, [](double t) { return 2 * std::sin(6 * kPi * t + kPi / 6) + 0.5; },
+                         1e-7, &why),
+                     qPrintable(why));
             QVERIFY(timeEvents(r, "src").empty());   // smooth: no events
         }
     }
 
     // A breakpoint on the output grid is still an event; grid rows stay on k * interval.
     void breakpointsWithOutputInterval() {
-        const auto r = test::run(drivenMass("signal.step", {{"step_time", 0.35}, {"final_value", 5.0}}), until(1.0, 0.1));
+        const auto r =
+            test::run(drivenMass("signal.step", {{"step_time", 0.35}, {"final_value", 5.0}}), until(1.0, 0.1));
         QCOMPARE(timeEvents(r, "src").size(), std::size_t(1));
         QCOMPARE(timeEvents(r, "src").front(), 0.35);
         QCOMPARE(r.rows(), std::size_t(11));
@@ -198,11 +252,13 @@ private Q_SLOTS:
         b.block("t", "signal.table", {{"times", Values{0.2, 0.6}}, {"values", Values{0, 4}}})
             .block("k", "signal.gain", {{"gain", -0.5}})
             .connect("t.y", "k.u");
-        const core::Model m = b.build();
+        const core::model::Model m = b.build();
         const auto r = test::run(m, until(1.0));
         QCOMPARE(timeEvents(r, "t").size(), std::size_t(2));
         QString why;
-        QVERIFY2(follows(r, "k.y", 0.2, 0.6, [](double t) { return -0.5 * 10 * (t - 0.2); }, 1e-9, &why), qPrintable(why));
+        QVERIFY2(follows(
+                     r, "k.y", 0.2, 0.6, [](double t) { return -0.5 * 10 * (t - 0.2); }, 1e-9, &why),
+                 qPrintable(why));
         QCOMPARE(test::last(r, "k.y"), -2.0);
     }
 
@@ -240,9 +296,13 @@ private Q_SLOTS:
     // a sum input that is not wired, and a wire to an input the signs do not have
     void sumPortsChecked() {
         test::ModelBuilder b;
-        b.block("s", "signal.sum", {{"signs", "+-+"}}).block("c", "signal.constant").connect("c.y", "s.u1").connect("c.y", "s.u3");
+        b.block("s", "signal.sum", {{"signs", "+-+"}})
+            .block("c", "signal.constant")
+            .connect("c.y", "s.u1")
+            .connect("c.y", "s.u3");
         const QStringList open = buildErrors(b.build());
-        QVERIFY2(!open.isEmpty() && open.front().startsWith("block 's', port 'u2': input signal port has no source"), qPrintable(open.join('\n')));
+        QVERIFY2(!open.isEmpty() && open.front().startsWith("block 's', port 'u2': input signal port has no source"),
+                 qPrintable(open.join('\n')));
         // the file reader checks a connection against the ports the signs give
         QString message;
         try {
@@ -261,11 +321,15 @@ private Q_SLOTS:
             .block("k", "signal.gain", {{"gain", 2.5}})
             .block("k2", "signal.gain", {{"gain", "3 kN"}});
         b.connect("s.y", "k.u").connect("k.y", "k2.u");
-        const core::Model m = b.build();
+        const core::model::Model m = b.build();
         const auto r = test::run(m, until(0.5));
         QString why;
-        QVERIFY2(follows(r, "k.y", 0.0, 0.5, [](double t) { return 2.5 * std::sin(4 * kPi * t); }, 1e-7, &why), qPrintable(why));
-        QVERIFY2(follows(r, "k2.y", 0.0, 0.5, [](double t) { return 7500 * std::sin(4 * kPi * t); }, 3e-4, &why), qPrintable(why));
+        QVERIFY2(follows(
+                     r, "k.y", 0.0, 0.5, [](double t) { return 2.5 * std::sin(4 * kPi * t); }, 1e-7, &why),
+                 qPrintable(why));
+        QVERIFY2(follows(
+                     r, "k2.y", 0.0, 0.5, [](double t) { return 7500 * std::sin(4 * kPi * t); }, 3e-4, &why),
+                 qPrintable(why));
     }
 
     // Parameter checks of the signal blocks: they name block and parameter and say why.
@@ -275,23 +339,36 @@ private Q_SLOTS:
         QTest::addColumn<core::ParamValues>("parameters");
         QTest::addColumn<QString>("expected");
         using P = core::ParamValues;
-        QTest::newRow("table times not increasing") << "tab" << "signal.table" << P{{"times", Values{0, 0.5, 0.5}}, {"values", Values{1, 2, 3}}}
-                                                    << "block 'tab', parameter 'times': must be strictly increasing (element 3)";
-        QTest::newRow("table times decreasing") << "tab" << "signal.table" << P{{"times", Values{1, 0}}, {"values", Values{1, 2}}}
-                                                << "block 'tab', parameter 'times': must be strictly increasing (element 2)";
-        QTest::newRow("table lengths differ") << "tab" << "signal.table" << P{{"times", Values{0, 1, 2}}, {"values", Values{1, 2}}}
-                                              << "block 'tab', parameter 'values': must have as many elements as times (3), got 2";
-        QTest::newRow("table empty") << "tab" << "signal.table" << P{{"times", Values{}}, {"values", Values{}}}
+        QTest::newRow("table times not increasing")
+            << "tab"
+            << "signal.table" << P{{"times", Values{0, 0.5, 0.5}}, {"values", Values{1, 2, 3}}}
+            << "block 'tab', parameter 'times': must be strictly increasing (element 3)";
+        QTest::newRow("table times decreasing")
+            << "tab"
+            << "signal.table" << P{{"times", Values{1, 0}}, {"values", Values{1, 2}}}
+            << "block 'tab', parameter 'times': must be strictly increasing (element 2)";
+        QTest::newRow("table lengths differ")
+            << "tab"
+            << "signal.table" << P{{"times", Values{0, 1, 2}}, {"values", Values{1, 2}}}
+            << "block 'tab', parameter 'values': must have as many elements as times (3), got 2";
+        QTest::newRow("table empty") << "tab"
+                                     << "signal.table" << P{{"times", Values{}}, {"values", Values{}}}
                                      << "block 'tab', parameter 'times': needs at least one breakpoint";
-        QTest::newRow("sum no signs") << "s" << "signal.sum" << P{{"signs", ""}}
-                                      << "block 's', parameter 'signs': expected 1 to 32 characters '+' or '-', got \"\"";
-        QTest::newRow("sum bad sign") << "s" << "signal.sum" << P{{"signs", "+*"}}
+        QTest::newRow("sum no signs")
+            << "s"
+            << "signal.sum" << P{{"signs", ""}}
+            << "block 's', parameter 'signs': expected 1 to 32 characters '+' or '-', got \"\"";
+        QTest::newRow("sum bad sign") << "s"
+                                      << "signal.sum" << P{{"signs", "+*"}}
                                       << "block 's', parameter 'signs': expected 1 to 32 characters";
-        QTest::newRow("pulse period") << "p" << "signal.pulse" << P{{"period", 0.0}}
+        QTest::newRow("pulse period") << "p"
+                                      << "signal.pulse" << P{{"period", 0.0}}
                                       << "block 'p', parameter 'period': must be > 0 s, got 0 s";
-        QTest::newRow("pulse width") << "p" << "signal.pulse" << P{{"period", 0.2}}
+        QTest::newRow("pulse width") << "p"
+                                     << "signal.pulse" << P{{"period", 0.2}}
                                      << "block 'p', parameter 'width': must be <= period";
-        QTest::newRow("sine frequency") << "w" << "signal.sine" << P{{"frequency", "-1 Hz"}}
+        QTest::newRow("sine frequency") << "w"
+                                        << "signal.sine" << P{{"frequency", "-1 Hz"}}
                                         << "block 'w', parameter 'frequency': must be >= 0 Hz";
     }
     void validation() {

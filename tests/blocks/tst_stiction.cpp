@@ -34,18 +34,22 @@ Force constant(double value) { return {"signal.constant", {{"value", value}}}; }
 
 // A mass m (initial velocity v0) on the ground through the stiction block `s`, pushed by the
 // signal block F.
-core::Model slider(const Force& force, double m, double v0, const core::ParamValues& stictionParams = {}) {
+core::model::Model slider(const Force& force, double m, double v0, const core::ParamValues& stictionParams = {}) {
     test::ModelBuilder b;
     b.block("F", force.type, force.params)
         .block("src", "translational.force_source")
         .block("m", "translational.mass", {{"mass", m}, {"initial_velocity", v0}})
         .block("s", "translational.stiction", stictionParams)
         .block("g", "translational.reference");
-    b.connect("F.y", "src.S").connect("src.R", "m.M").connect("src.C", "g.R").connect("m.M", "s.R").connect("s.C", "g.R");
+    b.connect("F.y", "src.S")
+        .connect("src.R", "m.M")
+        .connect("src.C", "g.R")
+        .connect("m.M", "s.R")
+        .connect("s.C", "g.R");
     return b.build();
 }
 
-double param(const core::Model& model, const char* block, const char* key) {
+double param(const core::model::Model& model, const char* block, const char* key) {
     return std::get<double>(model.find(block)->params.at(key));
 }
 
@@ -55,7 +59,7 @@ void rtolRows() {
     QTest::newRow("rtol 1e-8") << 1e-8;
 }
 
-}  // namespace
+}   // namespace
 
 class TestStiction : public QObject {
     Q_OBJECT
@@ -84,13 +88,16 @@ private Q_SLOTS:
     // same; while sliding f = Fk + (Fs - Fk) exp(-v / vS) + c v
     void stribeckBreakaway() {
         const double vS = 0.05, c = 0.5;
-        const auto r = test::run(slider(ramp(5), 2, 0, {{"kinetic_model", "stribeck"}, {"stribeck_velocity", 0.05}, {"viscous_coefficient", 0.5}}),
-                                 test::solverOptions(3.0, 1e-8, 1e-2));
+        const auto r = test::run(
+            slider(ramp(5), 2, 0,
+                   {{"kinetic_model", "stribeck"}, {"stribeck_velocity", 0.05}, {"viscous_coefficient", 0.5}}),
+            test::solverOptions(3.0, 1e-8, 1e-2));
         QCOMPARE_NEAR(eventTimes(r, "s", EventKind::Unlock).at(0), 2.0, K * 1e-8 * 2, "breakaway time");
         for (double t : {2.1, 2.5, 3.0}) {
             const double v = at(r, "m.v", t);
             QVERIFY(v > 0);
-            QCOMPARE_NEAR(at(r, "s.f", t), kFk + (kFs - kFk) * std::exp(-v / vS) + c * v, K * 1e-8 * kFs, "Stribeck force");
+            QCOMPARE_NEAR(at(r, "s.f", t), kFk + (kFs - kFk) * std::exp(-v / vS) + c * v, K * 1e-8 * kFs,
+                          "Stribeck force");
         }
     }
 
@@ -143,7 +150,7 @@ private Q_SLOTS:
     void stickSlipOnBelt_data() { rtolRows(); }
     void stickSlipOnBelt() {
         QFETCH(double, rtol);
-        const core::Model model = test::loadExample("stick_slip_belt.endstop");
+        const core::model::Model model = test::loadExample("stick_slip_belt.endstop");
         const double m = param(model, "block", "mass"), k = param(model, "spring", "stiffness");
         const double vb = param(model, "belt_speed", "value"), Fs = param(model, "friction", "breakaway_positive"),
                      Fk = param(model, "friction", "kinetic_friction");
@@ -153,7 +160,8 @@ private Q_SLOTS:
         const double t1 = std::asin(vb * m * w / Fk) / w, x1 = Fk / k * (1 - std::cos(w * t1));
         const double stop = 10.0;
         const auto r = test::run(model, test::solverOptions(stop, rtol, 1e-4));
-        const auto locks = eventTimes(r, "friction", EventKind::Lock), unlocks = eventTimes(r, "friction", EventKind::Unlock);
+        const auto locks = eventTimes(r, "friction", EventKind::Lock),
+                   unlocks = eventTimes(r, "friction", EventKind::Unlock);
         QVERIFY(locks.size() >= 10);
         QCOMPARE_NEAR(locks[0], t1, K * rtol, "first lock");
         QCOMPARE_NEAR(unlocks[0], t1 + (Fs / k - x1) / vb, K * rtol, "first breakaway");
@@ -173,9 +181,11 @@ private Q_SLOTS:
         // + 1e-9: the peak falls between rows of the 1e-4 s output grid
         QCOMPARE_NEAR(xMax, Fk / k + A, K * rtol * (Fk / k + A) + 1e-9, "largest x");
         QCOMPARE_NEAR(xMin, Fk / k - A, K * rtol * (Fk / k + A) + 1e-9, "smallest x");
-        qInfo("stick-slip: %zu lock/unlock events in %g s = %.2f per second; %ld restarts (with wait -> unlocked), "
-              "%ld steps, %.4f s wall", r.events().size(), stop, static_cast<double>(r.events().size()) / stop,
-              r.stats().reinits, r.stats().steps, r.stats().wallSeconds);
+        qInfo(
+            "stick-slip: %zu lock/unlock events in %g s = %.2f per second; %ld restarts (with wait -> unlocked), "
+            "%ld steps, %.4f s wall",
+            r.events().size(), stop, static_cast<double>(r.events().size()) / stop, r.stats().reinits, r.stats().steps,
+            r.stats().wallSeconds);
     }
 
     // Inertias J1 at w0 and J2 at rest joined by a clutch with kinetic torque Tk: the slip
@@ -188,9 +198,10 @@ private Q_SLOTS:
         test::ModelBuilder b;
         b.block("J1", "rotational.inertia", {{"inertia", 0.2}, {"initial_velocity", 100.0}})
             .block("J2", "rotational.inertia", {{"inertia", 0.3}})
-            .block("cl", "rotational.stiction", {{"breakaway_positive", 30.0}, {"breakaway_negative", -30.0}, {"kinetic_friction", 20.0}});
+            .block("cl", "rotational.stiction",
+                   {{"breakaway_positive", 30.0}, {"breakaway_negative", -30.0}, {"kinetic_friction", 20.0}});
         b.connect("J1.I", "cl.R").connect("cl.C", "J2.I");
-        const core::Model model = b.build();
+        const core::model::Model model = b.build();
         const auto r = test::run(model, test::solverOptions(1.0, rtol, 1e-3));
         const double tl = w0 / (Tk * (1 / J1 + 1 / J2)), wc = J1 * w0 / (J1 + J2);
         const auto locks = eventTimes(r, "cl", EventKind::Lock);
@@ -216,7 +227,7 @@ private Q_SLOTS:
             .block("g", "translational.reference");
         b.connect("F.y", "src.S").connect("src.R", "m.M").connect("src.C", "g.R");
         b.connect("m.M", "s1.R").connect("s1.C", "g.R").connect("m.M", "s2.R").connect("s2.C", "g.R");
-        const core::Model model = b.build();
+        const core::model::Model model = b.build();
         const auto r = test::run(model, test::solverOptions(3.0, 1e-8, 1e-3));
         QCOMPARE(eventTimes(r, "s1", EventKind::Lock).size(), std::size_t(1));
         QCOMPARE(eventTimes(r, "s1", EventKind::Lock), eventTimes(r, "s2", EventKind::Lock));
@@ -243,7 +254,11 @@ private Q_SLOTS:
                 .block("hi", "signal.step", {{"step_time", 0.5}, {"initial_value", 20.0}, {"final_value", fsrAfter}})
                 .block("s", "translational.stiction", {{"limits_from", "signals"}})
                 .block("g", "translational.reference");
-            b.connect("F.y", "src.S").connect("src.R", "m.M").connect("src.C", "g.R").connect("m.M", "s.R").connect("s.C", "g.R");
+            b.connect("F.y", "src.S")
+                .connect("src.R", "m.M")
+                .connect("src.C", "g.R")
+                .connect("m.M", "s.R")
+                .connect("s.C", "g.R");
             b.connect("fk.y", "s.FK").connect("lo.y", "s.FSf").connect("hi.y", "s.FSr");
             return b.build();
         };
@@ -255,8 +270,10 @@ private Q_SLOTS:
         // the inputs exist only with limits_from = signals
         const auto byParams = blocks::registry().create("translational.stiction", {});
         QCOMPARE(byParams->portIndex("FK"), -1);
-        const auto bySignals = blocks::registry().create("translational.stiction", {{"limits_from", std::string("signals")}});
-        QVERIFY(bySignals->portIndex("FK") >= 0 && bySignals->portIndex("FSf") >= 0 && bySignals->portIndex("FSr") >= 0);
+        const auto bySignals =
+            blocks::registry().create("translational.stiction", {{"limits_from", std::string("signals")}});
+        QVERIFY(bySignals->portIndex("FK") >= 0 && bySignals->portIndex("FSf") >= 0 &&
+                bySignals->portIndex("FSr") >= 0);
     }
 
     // Coulomb friction above a breakaway force has no consistent mode between the two: the joint
@@ -274,8 +291,10 @@ private Q_SLOTS:
 
     // Parameter ranges (docs/blocks.md): breakaway_positive > 0, breakaway_negative < 0, kinetic >= 0.
     void parameterRanges() {
-        for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
-                 {"breakaway_positive", 0.0}, {"breakaway_negative", 1.0}, {"kinetic_friction", -1.0}, {"velocity_threshold", 0.0}}) {
+        for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{{"breakaway_positive", 0.0},
+                                                                                    {"breakaway_negative", 1.0},
+                                                                                    {"kinetic_friction", -1.0},
+                                                                                    {"velocity_threshold", 0.0}}) {
             const auto d = blocks::registry().create("translational.stiction", {{key, value}})->validate();
             QVERIFY2(core::hasErrors(d), key.c_str());
             QCOMPARE(d[0].param, key);

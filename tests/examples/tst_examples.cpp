@@ -7,7 +7,7 @@
 #include "support/test_support.hpp"
 
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QDir>
 #include <QTest>
@@ -29,18 +29,18 @@ private Q_SLOTS:
     }
     void everyExample() {
         QFETCH(QString, file);
-        const core::Model model = test::loadExample(file);
+        const core::model::Model model = test::loadExample(file);
         QVERIFY(!model.blocks().empty());
-        const core::Diagnostics diags = core::validateModel(model, blocks::registry());
-        for (const core::Diagnostic& d : diags)
-            QVERIFY2(d.severity != core::Severity::Error, d.text().c_str());
+        const core::Diagnostics diags = core::simulation::validateModel(model, blocks::registry());
+        for (const core::Diagnostic& d : diags) QVERIFY2(d.severity != core::Severity::Error, d.text().c_str());
         // a saved example reads back to the same bytes
         const QByteArray bytes = core::io::serializeProject(model);
         QCOMPARE(core::io::serializeProject(core::io::parseProject(bytes, file, blocks::registry())), bytes);
         // its plots show recorded variables
         QStringList recorded;
-        for (const core::Column& c : core::recordableVariables(model, blocks::registry())) recorded << QString::fromStdString(c.name);
-        for (const core::PlotSpec& p : model.plots())
+        for (const core::Column& c : core::simulation::recordableVariables(model, blocks::registry()))
+            recorded << QString::fromStdString(c.name);
+        for (const core::model::PlotSpec& p : model.plots())
             for (const std::string& s : p.signals) QVERIFY2(recorded.contains(QString::fromStdString(s)), s.c_str());
         // it runs to its stop time with the settings it was saved with
         const core::MemorySink r = test::run(model);
@@ -57,8 +57,8 @@ private Q_SLOTS:
     void tightTolerances_data() { everyExample_data(); }
     void tightTolerances() {
         QFETCH(QString, file);
-        const core::Model model = test::loadExample(file);
-        core::SimulationOptions o;
+        const core::model::Model model = test::loadExample(file);
+        core::simulation::SimulationOptions o;
         o.relativeTolerance = 1e-10;
         o.absoluteTolerance = 1e-14;
         core::MemorySink r;
@@ -74,10 +74,10 @@ private Q_SLOTS:
     // flywheel on a torsion spring with a damper, torque step T at 0.2 s: it settles at T / k
     // with the damped natural frequency between the first peaks
     void flywheelSettles() {
-        const core::Model model = test::loadExample("flywheel_torsion.endstop");
+        const core::model::Model model = test::loadExample("flywheel_torsion.endstop");
         const double k = 0.05 * 180 / std::numbers::pi, J = 0.05, d = 0.008 * 60 / (2 * std::numbers::pi), T = 0.5;
         const double wn = std::sqrt(k / J), zeta = d / (2 * std::sqrt(k * J)), wd = wn * std::sqrt(1 - zeta * zeta);
-        core::SimulationOptions o;
+        core::simulation::SimulationOptions o;
         o.relativeTolerance = 1e-8;
         o.absoluteTolerance = 1e-10;
         o.outputInterval = 1e-3;
@@ -88,8 +88,10 @@ private Q_SLOTS:
         // the response to a step: phi = T/k (1 - e^{-zeta wn s} (cos wd s + zeta wn / wd sin wd s)), s = t - 0.2
         for (double t : {0.5, 1.0, 2.5, 6.0}) {
             const double s = t - 0.2;
-            const double expected = T / k * (1 - std::exp(-zeta * wn * s) * (std::cos(wd * s) + zeta * wn / wd * std::sin(wd * s)));
-            QCOMPARE_NEAR(test::at(r, "flywheel.phi", t), expected, 1e-5, QString("t = %1").arg(t));   // incl. linear interpolation
+            const double expected =
+                T / k * (1 - std::exp(-zeta * wn * s) * (std::cos(wd * s) + zeta * wn / wd * std::sin(wd * s)));
+            QCOMPARE_NEAR(test::at(r, "flywheel.phi", t), expected, 1e-5,
+                          QString("t = %1").arg(t));   // incl. linear interpolation
         }
     }
 };

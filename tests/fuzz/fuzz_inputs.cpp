@@ -13,7 +13,7 @@
 #include "blocks/registry.hpp"
 #include "core/io/overrides.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/simulation/simulate.hpp"
 #include "core/units/unit.hpp"
 
@@ -33,11 +33,48 @@ using namespace endstop;
 
 namespace {
 
-const std::vector<std::string> kTokens = {
-    "(", ")", "[", "]", "{", "}", "\"", ",", ":", "^257", "^-99999999999", "^24", "1e308", "-1e308", "5e-324", "1e300", "-1",
-    "0", "null", "true", "[]", "{}", " kg", " mm^2", " N*m/deg", "/", "*", " rpm", "\"restitution\"", "\"smooth\"",
-    "\"formatVersion\": 1e300", "\"typeVersion\": 4294967297", "\\u0000", "\xC2\xB7", "\xC2\xB5m", "\xFF", std::string(200, '('),
-    std::string(200, ')'), std::string(2000, '['), "\"output_interval\": 5e-324", "\"max_step\": 1e-300", "\"stop_time\": 1e300"};
+const std::vector<std::string> kTokens = {"(",
+                                          ")",
+                                          "[",
+                                          "]",
+                                          "{",
+                                          "}",
+                                          "\"",
+                                          ",",
+                                          ":",
+                                          "^257",
+                                          "^-99999999999",
+                                          "^24",
+                                          "1e308",
+                                          "-1e308",
+                                          "5e-324",
+                                          "1e300",
+                                          "-1",
+                                          "0",
+                                          "null",
+                                          "true",
+                                          "[]",
+                                          "{}",
+                                          " kg",
+                                          " mm^2",
+                                          " N*m/deg",
+                                          "/",
+                                          "*",
+                                          " rpm",
+                                          "\"restitution\"",
+                                          "\"smooth\"",
+                                          "\"formatVersion\": 1e300",
+                                          "\"typeVersion\": 4294967297",
+                                          "\\u0000",
+                                          "\xC2\xB7",
+                                          "\xC2\xB5m",
+                                          "\xFF",
+                                          std::string(200, '('),
+                                          std::string(200, ')'),
+                                          std::string(2000, '['),
+                                          "\"output_interval\": 5e-324",
+                                          "\"max_step\": 1e-300",
+                                          "\"stop_time\": 1e300"};
 
 class Mutator {
 public:
@@ -48,13 +85,25 @@ public:
         for (int i = 0; i < n; ++i) {
             const std::size_t at = s.empty() ? 0 : static_cast<std::size_t>(pick(static_cast<int>(s.size())));
             switch (pick(7)) {
-            case 0: if (!s.empty()) s[at] = static_cast<char>(s[at] ^ (1 << pick(8))); break;
-            case 1: s.insert(at, 1, static_cast<char>(pick(256))); break;
-            case 2: s.erase(at, static_cast<std::size_t>(pick(16))); break;
-            case 3: s.insert(at, s.substr(at, static_cast<std::size_t>(pick(64)))); break;
-            case 4:
-            case 5: s.insert(at, kTokens[static_cast<std::size_t>(pick(static_cast<int>(kTokens.size())))]); break;
-            default: replaceNumber(s, at); break;
+                case 0:
+                    if (!s.empty()) s[at] = static_cast<char>(s[at] ^ (1 << pick(8)));
+                    break;
+                case 1:
+                    s.insert(at, 1, static_cast<char>(pick(256)));
+                    break;
+                case 2:
+                    s.erase(at, static_cast<std::size_t>(pick(16)));
+                    break;
+                case 3:
+                    s.insert(at, s.substr(at, static_cast<std::size_t>(pick(64))));
+                    break;
+                case 4:
+                case 5:
+                    s.insert(at, kTokens[static_cast<std::size_t>(pick(static_cast<int>(kTokens.size())))]);
+                    break;
+                default:
+                    replaceNumber(s, at);
+                    break;
             }
         }
         return s;
@@ -68,8 +117,10 @@ private:
         const std::size_t b = s.find_first_of("0123456789", at);
         if (b == std::string::npos) return;
         const std::size_t e = s.find_first_not_of("0123456789.e-+", b);
-        static const std::vector<std::string> extremes = {"0", "-0", "1e308", "5e-324", "-1", "2147483648", "1e-300", "9e99999"};
-        s.replace(b, e == std::string::npos ? std::string::npos : e - b, extremes[static_cast<std::size_t>(pick(static_cast<int>(extremes.size())))]);
+        static const std::vector<std::string> extremes = {"0",  "-0",         "1e308",  "5e-324",
+                                                          "-1", "2147483648", "1e-300", "9e99999"};
+        s.replace(b, e == std::string::npos ? std::string::npos : e - b,
+                  extremes[static_cast<std::size_t>(pick(static_cast<int>(extremes.size())))]);
     }
     std::mt19937 m_rng;
 };
@@ -82,7 +133,7 @@ struct Tally {
 // One project-file case; returns its class, or throws a finding.
 std::string projectCase(const std::string& text) {
     const QByteArray bytes = QByteArray::fromStdString(text);
-    core::Model m;
+    core::model::Model m;
     try {
         m = core::io::parseProject(bytes, "fuzz.endstop", blocks::registry());
     } catch (const core::Error&) {
@@ -91,14 +142,14 @@ std::string projectCase(const std::string& text) {
     const QByteArray saved = core::io::serializeProject(m);
     if (core::io::serializeProject(core::io::parseProject(saved, "fuzz.endstop", blocks::registry())) != saved)
         throw std::logic_error("save, load and save again changed the bytes");
-    if (core::hasErrors(core::validateModel(m, blocks::registry()))) return "loaded, refused by validation";
-    core::SimulationOptions o;
+    if (core::hasErrors(core::simulation::validateModel(m, blocks::registry()))) return "loaded, refused by validation";
+    core::simulation::SimulationOptions o;
     o.stopTime = std::min(m.simulation().stopTime, 0.05);
     o.maxSteps = 20000;
     o.maxWallSeconds = 0.5;
     core::MemorySink sink;
     try {
-        core::simulate(m, blocks::registry(), o, sink);
+        core::simulation::simulate(m, blocks::registry(), o, sink);
     } catch (const core::RunLimitError&) {
         return "ran into a run limit";
     } catch (const core::SolverError&) {
@@ -123,9 +174,9 @@ std::string unitCase(Mutator& mut) {
     }
 }
 
-std::string setCase(Mutator& mut, const core::Model& m, const std::string& seed) {
+std::string setCase(Mutator& mut, const core::model::Model& m, const std::string& seed) {
     try {
-        core::Model copy = m;
+        core::model::Model copy = m;
         copy.apply(core::io::parseAssignment(copy, blocks::registry(), mut.mutate(seed)));
         return "--set accepted";
     } catch (const core::Error&) {
@@ -140,7 +191,7 @@ void saveFinding(const QString& dir, long index, const std::string& input) {
     if (f.open(QIODevice::WriteOnly)) f.write(input.data(), static_cast<qint64>(input.size()));
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
@@ -150,10 +201,14 @@ int main(int argc, char** argv) {
     QStringList corpusDirs;
     const QStringList args = app.arguments().mid(1);
     for (qsizetype i = 0; i < args.size(); ++i) {
-        if (args[i] == "--seconds" && i + 1 < args.size()) seconds = args[++i].toDouble();
-        else if (args[i] == "--seed" && i + 1 < args.size()) seed = args[++i].toUInt();
-        else if (args[i] == "--crashes" && i + 1 < args.size()) crashes = args[++i];
-        else corpusDirs << args[i];
+        if (args[i] == "--seconds" && i + 1 < args.size())
+            seconds = args[++i].toDouble();
+        else if (args[i] == "--seed" && i + 1 < args.size())
+            seed = args[++i].toUInt();
+        else if (args[i] == "--crashes" && i + 1 < args.size())
+            crashes = args[++i];
+        else
+            corpusDirs << args[i];
     }
     std::vector<std::string> corpus;
     for (const QString& d : corpusDirs)
@@ -165,7 +220,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "fuzz_inputs: no *.endstop files in the corpus directories given\n");
         return 2;
     }
-    const core::Model base = core::io::parseProject(QByteArray::fromStdString(corpus.front()), "seed", blocks::registry());
+    const core::model::Model base =
+        core::io::parseProject(QByteArray::fromStdString(corpus.front()), "seed", blocks::registry());
     const std::string setSeed = base.blocks().empty() ? "x.y=1" : base.blocks().front().name + ".mass=2 kg";
 
     Mutator mut(seed);

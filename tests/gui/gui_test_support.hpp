@@ -48,8 +48,8 @@ inline void mouse(gui::DiagramView* view, QEvent::Type type, QPointF scenePos, Q
                   Qt::KeyboardModifiers mods = {}) {
     const QPoint p = view->mapFromScene(scenePos);
     const Qt::MouseButtons held = type == QEvent::MouseButtonRelease ? Qt::NoButton : Qt::MouseButtons(button);
-    QMouseEvent e(type, QPointF(p), view->viewport()->mapToGlobal(QPointF(p)), type == QEvent::MouseMove ? Qt::NoButton : button,
-                  held, mods);
+    QMouseEvent e(type, QPointF(p), view->viewport()->mapToGlobal(QPointF(p)),
+                  type == QEvent::MouseMove ? Qt::NoButton : button, held, mods);
     QApplication::sendEvent(view->viewport(), &e);
 }
 
@@ -77,8 +77,10 @@ public:
             if (m_text) *m_text = box->text() + QStringLiteral("\n") + box->informativeText();
             ++m_answered;
             timer->stop();
-            if (QAbstractButton* b = box->button(m_button)) b->click();
-            else box->reject();
+            if (QAbstractButton* b = box->button(m_button))
+                b->click();
+            else
+                box->reject();
         });
         timer->start(10);
     }
@@ -90,4 +92,4 @@ private:
     int m_answered = 0;
 };
 
-}  // namespace endstop::test
+}   // namespace endstop::test

@@ -35,7 +35,7 @@ const char* kModel = R"({ "formatVersion": 2,
               { "name": "g", "type": "translational.reference", "ui": { "pos": [240, 80] } } ],
   "connections": [ ["m1.M", "st1.R"], ["st1.C", "g.R"] ] })";
 
-}  // namespace
+}   // namespace
 
 class TestComponents : public QObject {
     Q_OBJECT
@@ -87,7 +87,7 @@ private Q_SLOTS:
         const int steps = doc().undoStack()->count();
         doubleClick(item);
         QCOMPARE(doc().undoStack()->count(), steps + 1);
-        const core::BlockSpec* inserted = doc().model().find("stage1");
+        const core::model::BlockSpec* inserted = doc().model().find("stage1");
         QVERIFY(inserted);
         QCOMPARE(inserted->type, std::string("subsystem:Stage"));   // the identical definition reused
         QCOMPARE(doc().model().subsystems().size(), std::size_t(1));
@@ -109,7 +109,7 @@ private Q_SLOTS:
         QDropEvent drop(QPointF(at), Qt::CopyAction, data, Qt::LeftButton, {});
         QApplication::sendEvent(view->viewport(), &drop);
         delete data;
-        const core::BlockSpec* inserted = doc().model().find("stage1");
+        const core::model::BlockSpec* inserted = doc().model().find("stage1");
         QVERIFY(inserted);
         QVERIFY(std::abs(inserted->ui.x - 400) <= 10 && std::abs(inserted->ui.y - 300) <= 10);
     }
@@ -118,12 +118,13 @@ private Q_SLOTS:
         core::io::saveComponent(doc().model(), "Stage", componentPath(), blocks::registry());
         m_window->components()->refresh();
         // the project's Stage changes after the component was saved
-        QVERIFY(!doc().apply(core::InSubsystem{"Stage", {core::SetParameter{"spring", "stiffness", 5e3}}}, "edit"));
+        QVERIFY(!doc().apply(core::model::InSubsystem{"Stage", {core::model::SetParameter{"spring", "stiffness", 5e3}}},
+                             "edit"));
         doubleClick(library()->componentItem(componentPath()));
         QCOMPARE(doc().model().find("stage1")->type, std::string("subsystem:Stage_2"));
-        QVERIFY(!doc().apply(core::Connect{{{"m1", "M"}, {"stage1", "R"}}}, "wire"));
-        QVERIFY(!doc().apply(core::Connect{{{"stage1", "C"}, {"g", "R"}}}, "wire"));
-        const core::Model flat = core::flatten(doc().model(), blocks::registry());
+        QVERIFY(!doc().apply(core::model::Connect{{{"m1", "M"}, {"stage1", "R"}}}, "wire"));
+        QVERIFY(!doc().apply(core::model::Connect{{{"stage1", "C"}, {"g", "R"}}}, "wire"));
+        const core::model::Model flat = core::model::flatten(doc().model(), blocks::registry());
         QCOMPARE(std::get<double>(flat.find("st1.spring")->params.at("stiffness")), 5e3);
         QCOMPARE(std::get<double>(flat.find("stage1.spring")->params.at("stiffness")), 3e3);
     }

@@ -40,12 +40,12 @@ const char* kModel = R"({
   "connections": [["mass1.M", "spring1.R"]]
 })";
 
-bool connected(const core::Model& m, const char* a, const char* b) {
-    const core::Connection c{*core::PortRef::parse(a), *core::PortRef::parse(b)};
+bool connected(const core::model::Model& m, const char* a, const char* b) {
+    const core::model::Connection c{*core::model::PortRef::parse(a), *core::model::PortRef::parse(b)};
     return std::find(m.connections().begin(), m.connections().end(), c) != m.connections().end();
 }
 
-}  // namespace
+}   // namespace
 
 class TestEditor : public QObject {
     Q_OBJECT
@@ -80,7 +80,8 @@ private Q_SLOTS:
         QTreeWidgetItem* item = m_window->library()->itemFor("translational.damper");
         QVERIFY(item);
         const QModelIndex index = tree->model()->index(tree->indexOfTopLevelItem(item->parent()), 0);
-        std::unique_ptr<QMimeData> data(tree->model()->mimeData({tree->model()->index(item->parent()->indexOfChild(item), 0, index)}));
+        std::unique_ptr<QMimeData> data(
+            tree->model()->mimeData({tree->model()->index(item->parent()->indexOfChild(item), 0, index)}));
         QVERIFY(data && data->hasFormat(gui::kBlockTypeMime));
 
         const QPoint at = view()->mapFromScene(QPointF(480, 300));
@@ -92,7 +93,7 @@ private Q_SLOTS:
         QDropEvent drop(QPointF(at), Qt::CopyAction, data.get(), Qt::LeftButton, {});
         QApplication::sendEvent(view()->viewport(), &drop);
 
-        const core::BlockSpec* b = doc().model().find("damper1");
+        const core::model::BlockSpec* b = doc().model().find("damper1");
         QVERIFY(b);
         QCOMPARE(b->type, std::string("translational.damper"));
         QCOMPARE(b->ui.x, 480.0);   // dropped where the mouse was, on the grid
@@ -211,7 +212,7 @@ private Q_SLOTS:
         step();
         QVERIFY(scene()->renameBlock("spring1", "spring_main"));
         step();
-        QVERIFY(!doc().apply(core::SetParameter{"spring_main", "stiffness", 2500.0}, "set"));
+        QVERIFY(!doc().apply(core::model::SetParameter{"spring_main", "stiffness", 2500.0}, "set"));
         step();
         scene()->selectBlocks({"mass1"});
         QTest::keyClick(view(), Qt::Key_Delete);
@@ -234,14 +235,16 @@ private Q_SLOTS:
         scene()->selectBlocks({"mass1", "spring1"});
         QTest::keyClick(view(), Qt::Key_C, Qt::ControlModifier);
         QTest::keyClick(view(), Qt::Key_V, Qt::ControlModifier);
-        const core::Model& m = doc().model();
+        const core::model::Model& m = doc().model();
         QVERIFY(m.find("mass2"));
         QVERIFY(m.find("spring2"));
         QVERIFY(connected(m, "mass2.M", "spring2.R"));
         QCOMPARE(m.connections().size(), std::size_t(2));   // no wire to the originals
         // beside the originals, in free space (not one grid step over them)
-        QVERIFY(!scene()->blockItem("mass2")->sceneBoundingRect().intersects(scene()->blockItem("mass1")->sceneBoundingRect()));
-        QVERIFY(!scene()->blockItem("spring2")->sceneBoundingRect().intersects(scene()->blockItem("spring1")->sceneBoundingRect()));
+        QVERIFY(!scene()->blockItem("mass2")->sceneBoundingRect().intersects(
+            scene()->blockItem("mass1")->sceneBoundingRect()));
+        QVERIFY(!scene()->blockItem("spring2")->sceneBoundingRect().intersects(
+            scene()->blockItem("spring1")->sceneBoundingRect()));
         QCOMPARE(scene()->selectedBlockNames(), (QStringList{"mass2", "spring2"}));
         QCOMPARE(doc().undoStack()->count(), 1);   // the paste is one step
         // duplicate the pasted pair: fresh names again
@@ -307,10 +310,11 @@ private Q_SLOTS:
         test::mouse(view(), QEvent::MouseMove, from + QPointF(-50, 0), Qt::MiddleButton);
         test::mouse(view(), QEvent::MouseButtonRelease, from + QPointF(-50, 0), Qt::MiddleButton);
         QCOMPARE(view()->horizontalScrollBar()->value(), h + 50);
-        QTest::keyPress(view(), Qt::Key_Space);   // space + left drag pans too, and selects nothing
+        QTest::keyPress(view(), Qt::Key_Space);         // space + left drag pans too, and selects nothing
         const QPoint at = view()->mapFromScene(from);   // in viewport pixels: the scene moves under the mouse
         const auto send = [this](QEvent::Type type, QPoint p) {
-            QMouseEvent e(type, QPointF(p), view()->viewport()->mapToGlobal(QPointF(p)), type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton,
+            QMouseEvent e(type, QPointF(p), view()->viewport()->mapToGlobal(QPointF(p)),
+                          type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton,
                           type == QEvent::MouseButtonRelease ? Qt::NoButton : Qt::LeftButton, {});
             QApplication::sendEvent(view()->viewport(), &e);
         };
@@ -332,7 +336,10 @@ private Q_SLOTS:
         QVERIFY(visible.contains(scene()->itemsBoundingRect()));
         scene()->selectBlocks({"k2"});
         m_window->action("zoomSelection")->trigger();
-        QVERIFY(view()->mapToScene(view()->viewport()->rect()).boundingRect().contains(scene()->blockItem("k2")->sceneBoundingRect()));
+        QVERIFY(view()
+                    ->mapToScene(view()->viewport()->rect())
+                    .boundingRect()
+                    .contains(scene()->blockItem("k2")->sceneBoundingRect()));
         QCOMPARE(doc().undoStack()->count(), 0);   // the view is not the document
     }
 

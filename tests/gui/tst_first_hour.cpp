@@ -68,7 +68,7 @@ public:
     QString directory, file;
 };
 
-}  // namespace
+}   // namespace
 
 class TestFirstHour : public QObject {
     Q_OBJECT
@@ -203,7 +203,8 @@ private Q_SLOTS:
         // a unit box shows its whole unit
         QComboBox* unit = form->unitBox("upper_bound");
         QVERIFY(unit);
-        QTRY_VERIFY2(unit->width() >= unit->minimumSizeHint().width(), qPrintable(QString("%1 < %2").arg(unit->width()).arg(unit->minimumSizeHint().width())));
+        QTRY_VERIFY2(unit->width() >= unit->minimumSizeHint().width(),
+                     qPrintable(QString("%1 < %2").arg(unit->width()).arg(unit->minimumSizeHint().width())));
     }
 
     // 9. the model summary counts blocks after delete, undo and redo
@@ -238,9 +239,9 @@ private Q_SLOTS:
                          qPrintable(a.key() + " overlaps " + b.key()));
         // still near where they were asked for: the visible centre, next to the copied block
         const QPointF centre = view()->visibleCenter();
-        const core::BlockSpec* damper = doc().model().find("damper1");
+        const core::model::BlockSpec* damper = doc().model().find("damper1");
         QVERIFY(QLineF(QPointF(damper->ui.x, damper->ui.y), centre).length() < 200);
-        const core::BlockSpec* pasted = doc().model().find("stop2");
+        const core::model::BlockSpec* pasted = doc().model().find("stop2");
         QVERIFY(pasted && QLineF(QPointF(pasted->ui.x, pasted->ui.y), QPointF(160, 160)).length() < 200);
     }
 
@@ -268,7 +269,7 @@ private Q_SLOTS:
         QVERIFY(!scene()->blockItem("ground")->hotPortRefused());
         QCOMPARE(scene()->wirePreview()->pen().color(), normal);
         test::mouse(view(), QEvent::MouseButtonRelease, ground);
-        const core::Connection c{{"spring1", "C"}, {"ground", "R"}};
+        const core::model::Connection c{{"spring1", "C"}, {"ground", "R"}};
         QVERIFY(std::find(doc().model().connections().begin(), doc().model().connections().end(), c) !=
                 doc().model().connections().end());
     }

@@ -51,7 +51,7 @@ QStringList rows(const QTreeWidget* list) {
     return out;
 }
 
-}  // namespace
+}   // namespace
 
 class TestFirstHourRuns : public QObject {
     Q_OBJECT
@@ -157,7 +157,7 @@ private Q_SLOTS:
           "connections": [["push.y", "fs.S"], ["fs.R", "m.M"], ["fs.C", "g.R"]]})"),
                     QString());
         QVERIFY(runAndWait());
-        QCOMPARE(runs().current()->run().state(), core::RunState::Failed);
+        QCOMPARE(runs().current()->run().state(), core::simulation::RunState::Failed);
         QVERIFY(!diagnostics().runDiagnostics().empty());
         const QString block = QString::fromStdString(diagnostics().runDiagnostics().front().block);
         QVERIFY(m_window->scene()->blockItem(block)->hasError());
@@ -168,7 +168,7 @@ private Q_SLOTS:
         for (const QString& r : rows(diagnostics().list())) QVERIFY2(!r.startsWith("run"), qPrintable(r));
         QVERIFY(!m_window->scene()->blockItem(block)->hasError());
         QVERIFY(runAndWait());
-        QCOMPARE(runs().current()->run().state(), core::RunState::Finished);
+        QCOMPARE(runs().current()->run().state(), core::simulation::RunState::Finished);
     }
 
     // 5 and 6. a structural error is listed once, and says what is missing
@@ -176,11 +176,12 @@ private Q_SLOTS:
         doc().reset(test::modelFromJson(kNoReference), QString());
         QVERIFY(validated());
         QVERIFY(runAndWait());
-        QCOMPARE(runs().current()->run().state(), core::RunState::Failed);
+        QCOMPARE(runs().current()->run().state(), core::simulation::RunState::Failed);
         QVERIFY(validated());
         const QStringList list = rows(diagnostics().list());
         QCOMPARE(list.filter("no reference").size(), 1);
-        QVERIFY2(list.filter("no reference").front().contains("connect src.C to a Reference (ground)"), qPrintable(list.join('\n')));
+        QVERIFY2(list.filter("no reference").front().contains("connect src.C to a Reference (ground)"),
+                 qPrintable(list.join('\n')));
         QVERIFY2(list.filter("remove one of them").isEmpty(), qPrintable(list.join('\n')));
         QVERIFY(m_window->scene()->blockItem("src")->hasError());
         // the whole message, wrapped, in the details pane
@@ -188,7 +189,8 @@ private Q_SLOTS:
         tree->setCurrentItem(tree->topLevelItem(list.indexOf(list.filter("no reference").front())));
         QVERIFY(diagnostics().details()->isVisibleTo(&diagnostics()));
         QVERIFY(diagnostics().details()->wordWrap());
-        QVERIFY(diagnostics().details()->text().contains("connect src.C to a Reference (ground) or to what it acts against"));
+        QVERIFY(diagnostics().details()->text().contains(
+            "connect src.C to a Reference (ground) or to what it acts against"));
     }
 
     // 7. a force added to a position subplot gets its own axis; neither is squashed
@@ -232,7 +234,7 @@ private Q_SLOTS:
         const QColor selected = plots().subplot(0)->title()->textColor();
         QVERIFY(plots().exportImage(m_dir.filePath("plain.png"), 800, 500));
         QCOMPARE(plots().subplot(0)->title()->textColor(), selected);   // the window keeps its selection
-        const auto hasSelectedTitle = [](const QImage& image) {   // its colour, rgb(25, 90, 170)
+        const auto hasSelectedTitle = [](const QImage& image) {         // its colour, rgb(25, 90, 170)
             for (int y = 0; y < 60; ++y)
                 for (int x = 0; x < 300; ++x)
                     if (image.pixelColor(x, y) == QColor(25, 90, 170)) return true;
@@ -256,7 +258,7 @@ private Q_SLOTS:
         const gui::Subplot* s = plots().subplot(0);
         const QCPGraph* g = s->graph("mass1.x", runs().current()->id());
         QCOMPARE(g->valueAxis()->label(), QString("[mm]"));
-        const core::ResultBuffer& r = runs().current()->run().results();
+        const core::simulation::ResultBuffer& r = runs().current()->run().results();
         const double last = r.value(r.rows() - 1, r.columnIndex("mass1.x"));
         QCOMPARE_NEAR(g->data()->at(g->dataCount() - 1)->value, 1000 * last, 1e-9 * std::abs(1000 * last) + 1e-12);
         const double t = r.lastTime();
@@ -291,7 +293,8 @@ private Q_SLOTS:
         const gui::Subplot* clutch = plots().subplot(2);
         const QCPGraph* mode = clutch->graph("clutch.mode", runs().current()->id());
         QVERIFY(mode);
-        QVERIFY2(QTest::qWaitFor([&] { return mode->dataCount() > 20; }, 5000), qPrintable(QString::number(mode->dataCount())));
+        QVERIFY2(QTest::qWaitFor([&] { return mode->dataCount() > 20; }, 5000),
+                 qPrintable(QString::number(mode->dataCount())));
         std::set<double> seen;
         for (int i = 0; i < mode->dataCount(); ++i) seen.insert(mode->data()->at(i)->value);
         QVERIFY2(seen.count(2.0) && seen.count(1.0) && seen.count(0.0), "free, sliding forward and locked all plotted");
@@ -302,7 +305,10 @@ private Q_SLOTS:
         QVERIFY2(atTime(0.5).contains("clutch: engage"), qPrintable(atTime(0.5)));
         double firstLock = -1;
         for (const core::EventRecord& e : runs().current()->events())
-            if (e.block == "clutch" && e.kind == core::EventKind::Lock) { firstLock = e.time; break; }
+            if (e.block == "clutch" && e.kind == core::EventKind::Lock) {
+                firstLock = e.time;
+                break;
+            }
         QVERIFY(firstLock > 0.5);
         QVERIFY2(atTime(firstLock).contains("clutch: lock"), qPrintable(atTime(firstLock)));
         QVERIFY2(clutch->readout(2.0).contains("clutch.mode = 0"), qPrintable(clutch->readout(2.0)));

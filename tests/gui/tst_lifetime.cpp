@@ -61,7 +61,7 @@ private Q_SLOTS:
         w->action("run")->trigger();
         QVERIFY(QTest::qWaitFor([&] { return !w->runs()->active(); }, 30000));
         QVERIFY(w->runs()->current());
-        QCOMPARE(w->runs()->current()->run().state(), core::RunState::Finished);
+        QCOMPARE(w->runs()->current()->run().state(), core::simulation::RunState::Finished);
         w->document().markClean();
         w.reset();
         QThreadPool::globalInstance()->waitForDone();

@@ -93,7 +93,7 @@ void checkEnvelope(const Data& d, const MinMaxCache& c, double t0, double t1, in
     if (hi < d.t.size() && hi > 0) QCOMPARE(out.back().t, d.t[hi]);
 }
 
-}  // namespace
+}   // namespace
 
 class TestMinMaxCache : public QObject {
     Q_OBJECT

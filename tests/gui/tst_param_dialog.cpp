@@ -60,7 +60,7 @@ const core::Registry& testRegistry() {
     return r;
 }
 
-core::Model model() {
+core::model::Model model() {
     return core::io::parseProject(R"({"format": "endstop-project", "formatVersion": 1,
       "blocks": [
         {"name": "probe", "type": "test.probe", "ui": {"pos": [0, 0]}},
@@ -84,7 +84,7 @@ double param(const gui::Document& d, const char* block, const char* key) {
     return it == ps.end() ? std::nan("") : std::get<double>(it->second);
 }
 
-}  // namespace
+}   // namespace
 
 class TestParamDialog : public QObject {
     Q_OBJECT
@@ -123,9 +123,11 @@ private Q_SLOTS:
     }
 
     void hardStopModelShowsItsParameters() {
-        if (!blocks::registry().find("translational.hard_stop")) QSKIP("translational.hard_stop is not registered in this branch");
+        if (!blocks::registry().find("translational.hard_stop"))
+            QSKIP("translational.hard_stop is not registered in this branch");
         gui::Document doc(blocks::registry());
-        doc.reset(test::modelFromJson(R"({"blocks": [{"name": "stop", "type": "translational.hard_stop"}]})"), QString());
+        doc.reset(test::modelFromJson(R"({"blocks": [{"name": "stop", "type": "translational.hard_stop"}]})"),
+                  QString());
         gui::ParamForm form(doc, "stop", gui::ParamForm::Mode::Dialog);
         auto* choice = qobject_cast<QComboBox*>(form.editor("model"));
         QVERIFY(choice);
@@ -228,8 +230,8 @@ private Q_SLOTS:
     }
 
     void hidingAConnectedPortDisconnectsItInTheSameStep() {
-        QVERIFY(!m_doc->apply(core::SetParameter{"probe", "model", std::string("fancy")}, "fancy"));
-        QVERIFY(!m_doc->apply(core::Connect{{{"k", "y"}, {"probe", "S"}}}, "connect"));
+        QVERIFY(!m_doc->apply(core::model::SetParameter{"probe", "model", std::string("fancy")}, "fancy"));
+        QVERIFY(!m_doc->apply(core::model::Connect{{{"k", "y"}, {"probe", "S"}}}, "connect"));
         const QByteArray before = test::bytes(*m_doc);
         gui::ParamDialog dialog(*m_doc, "probe");
         auto* choice = qobject_cast<QComboBox*>(dialog.form()->editor("model"));

@@ -81,11 +81,11 @@ void retype(QLineEdit* e, const QString& text) {
 std::string value(const gui::Document& d, const std::string& name) { return d.model().findParameter(name)->value; }
 
 double flatParam(const gui::Document& d, const char* block, const char* key) {
-    const core::Model flat = core::flatten(d.model(), d.registry());
+    const core::model::Model flat = core::model::flatten(d.model(), d.registry());
     return std::get<double>(flat.find(block)->params.at(key));
 }
 
-}  // namespace
+}   // namespace
 
 class TestParametersPanel : public QObject {
     Q_OBJECT
@@ -127,7 +127,8 @@ private Q_SLOTS:
         QCOMPARE(doc().undoStack()->count(), steps + 1);
         QApplication::processEvents();
         // the Add button opened the value for editing: close it, then type like a user
-        const QModelIndex editing = p->table()->indexFromItem(p->table()->item(p->rowOf("p1"), gui::ParametersPanel::ValueColumn));
+        const QModelIndex editing =
+            p->table()->indexFromItem(p->table()->item(p->rowOf("p1"), gui::ParametersPanel::ValueColumn));
         auto* open = qobject_cast<QLineEdit*>(p->table()->indexWidget(editing));
         QVERIFY(open);
         QTest::keyClick(open, Qt::Key_Escape);
@@ -135,7 +136,8 @@ private Q_SLOTS:
         QCOMPARE(value(doc(), "p1"), std::string("gap + 5 mm"));
         QVERIFY2(cell(p, "p1", gui::ParametersPanel::ResolvedColumn).contains("unknown name 'gap'"),
                  qPrintable(cell(p, "p1", gui::ParametersPanel::ResolvedColumn)));
-        QCOMPARE(p->table()->item(p->rowOf("p1"), gui::ParametersPanel::ResolvedColumn)->foreground().color(), QColor(0xc6, 0x28, 0x28));
+        QCOMPARE(p->table()->item(p->rowOf("p1"), gui::ParametersPanel::ResolvedColumn)->foreground().color(),
+                 QColor(0xc6, 0x28, 0x28));
         QCOMPARE(cell(p, "k2", gui::ParametersPanel::ResolvedColumn), QString("20000 N/m"));   // the others unaffected
         typeInto(tableOf(p), p->rowOf("p1"), gui::ParametersPanel::ValueColumn, "k * 2 mm");
         QCOMPARE(cell(p, "p1", gui::ParametersPanel::ResolvedColumn), QString("20 N"));
@@ -169,7 +171,7 @@ private Q_SLOTS:
 
     void renameUpdatesUsesInOneStep() {
         gui::ParametersPanel* p = panel();
-        QVERIFY(!doc().apply(core::SetParameter{"spring", "stiffness", std::string("3*k")}, "expr"));
+        QVERIFY(!doc().apply(core::model::SetParameter{"spring", "stiffness", std::string("3*k")}, "expr"));
         const QByteArray before = test::bytes(doc());
         const int steps = doc().undoStack()->count();
         QString asked;
@@ -184,8 +186,9 @@ private Q_SLOTS:
         QCOMPARE(value(doc(), "k2"), std::string("2*k_base"));
         QCOMPARE(std::get<std::string>(doc().model().find("spring")->params.at("stiffness")), std::string("3*k_base"));
         QCOMPARE(std::get<std::string>(doc().model().find("cell")->params.at("c")), std::string("k_base/100"));
-        const core::SubsystemDef* cellDef = doc().model().findSubsystem("Cell");
-        QCOMPARE(std::get<std::string>(cellDef->body.find("spring")->params.at("stiffness")), std::string("c + k_base"));
+        const core::model::SubsystemDef* cellDef = doc().model().findSubsystem("Cell");
+        QCOMPARE(std::get<std::string>(cellDef->body.find("spring")->params.at("stiffness")),
+                 std::string("c + k_base"));
         QCOMPARE(cellDef->body.findParameter("c")->value, std::string("k_base/10"));
         QCOMPARE(flatParam(doc(), "spring", "stiffness"), 3e4);
         QCOMPARE(flatParam(doc(), "cell.spring", "stiffness"), 1e4 + 100);
@@ -231,7 +234,7 @@ private Q_SLOTS:
         QCOMPARE(line->text(), QString("2*k"));
         QCOMPARE(again.form()->resolvedLabel("stiffness")->text(), QString("= 20000 N/m"));
         // the resolved value follows the model parameter while the dialog is open
-        QVERIFY(!doc().apply(core::SetModelParameter{"k", std::string("2e4 N/m")}, "k"));
+        QVERIFY(!doc().apply(core::model::SetModelParameter{"k", std::string("2e4 N/m")}, "k"));
         QCOMPARE(again.form()->resolvedLabel("stiffness")->text(), QString("= 40000 N/m"));
         // an unknown name: the reason, and OK refused
         const QByteArray before = test::bytes(doc());
@@ -253,7 +256,7 @@ private Q_SLOTS:
     }
 
     void namesAreCompletedWhileTyping() {
-        QVERIFY(!doc().apply(core::SetModelParameter{"k_stop", std::string("1e6 N/m")}, "k_stop"));
+        QVERIFY(!doc().apply(core::model::SetModelParameter{"k_stop", std::string("1e6 N/m")}, "k_stop"));
         gui::ParamDialog dialog(doc(), "spring");
         dialog.show();
         QVERIFY(QTest::qWaitForWindowExposed(&dialog));
@@ -272,7 +275,7 @@ private Q_SLOTS:
     }
 
     void modelParameterPinnedAsSliderRerunsAndCommits() {
-        QVERIFY(!doc().apply(core::SetParameter{"spring", "stiffness", std::string("k")}, "expr"));
+        QVERIFY(!doc().apply(core::model::SetParameter{"spring", "stiffness", std::string("k")}, "expr"));
         gui::ParametersPanel* p = panel();
         p->table()->selectRow(p->rowOf("k2"));   // an expression: not tunable
         QTest::mouseClick(p->tuneButton(), Qt::LeftButton);
@@ -293,7 +296,8 @@ private Q_SLOTS:
         const double k = row->value();
         QVERIFY(k > 1e4);
         QCOMPARE(flatParam(doc(), "spring", "stiffness"), k);
-        QCOMPARE(cell(p, "k2", gui::ParametersPanel::ResolvedColumn), QString::fromStdString(core::formatNumber(2 * k) + " N/m"));
+        QCOMPARE(cell(p, "k2", gui::ParametersPanel::ResolvedColumn),
+                 QString::fromStdString(core::formatNumber(2 * k) + " N/m"));
         QVERIFY2(m_window->runs()->current()->label.contains("(k = "), qPrintable(m_window->runs()->current()->label));
         doc().undoStack()->undo();
         QCOMPARE(row->value(), 1e4);

@@ -40,7 +40,7 @@ QStringList lastCsvRow(const QString& csv) {
 
 double lastValue(const QCPGraph* g) { return g->data()->at(g->dataCount() - 1)->value; }
 
-}  // namespace
+}   // namespace
 
 class TestPlots : public QObject {
     Q_OBJECT
@@ -79,8 +79,9 @@ private Q_SLOTS:
         QCOMPARE(plots().subplotCount(), 2);
         QVERIFY(runAndWait());
         const gui::RunSeries* run = runs().current();
-        QCOMPARE(run->run().state(), core::RunState::Finished);
-        const auto batch = test::runBatch({"run", example("rattling_mass.endstop"), "--signals", "stops.x,stops.v,stops.f", "--out", "-"});
+        QCOMPARE(run->run().state(), core::simulation::RunState::Finished);
+        const auto batch = test::runBatch(
+            {"run", example("rattling_mass.endstop"), "--signals", "stops.x,stops.v,stops.f", "--out", "-"});
         QCOMPARE(batch.exitCode, 0);
         const QStringList last = lastCsvRow(batch.out);
         QCOMPARE(last.size(), 4);
@@ -98,7 +99,8 @@ private Q_SLOTS:
         // the events of the run are marked on the time axis, and say what they are
         QVERIFY(plots().plot()->graphCount() > 5);
         const core::EventRecord& e = run->events().front();
-        const QString tip = plots().subplot(1)->eventsNear(plots().subplot(1)->rect()->axis(QCPAxis::atBottom)->coordToPixel(e.time), 3);
+        const QString tip = plots().subplot(1)->eventsNear(
+            plots().subplot(1)->rect()->axis(QCPAxis::atBottom)->coordToPixel(e.time), 3);
         QVERIFY2(tip.contains("stops: ") && tip.contains(core::toString(e.kind)), qPrintable(tip));
     }
 
@@ -116,14 +118,17 @@ private Q_SLOTS:
         QCOMPARE(plots().subplot(1)->readoutItem()->text(), plots().subplot(1)->readout(t));
 
         const QCPRange before = plots().timeRange();
-        QWheelEvent wheel(at, plot->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QWheelEvent wheel(at, plot->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
         QApplication::sendEvent(plot, &wheel);
         const QCPRange zoomed = plots().timeRange();
-        QVERIFY2(zoomed.size() < before.size() * 0.9, qPrintable(QString("%1 -> %2").arg(before.size()).arg(zoomed.size())));
+        QVERIFY2(zoomed.size() < before.size() * 0.9,
+                 qPrintable(QString("%1 -> %2").arg(before.size()).arg(zoomed.size())));
         QVERIFY(zoomed.contains(t));
         QVERIFY(!plots().autoScaling());
         QCOMPARE(plots().subplot(1)->rect()->axis(QCPAxis::atBottom)->range(), zoomed);   // linked
-        QMouseEvent twice(QEvent::MouseButtonDblClick, at, plot->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent twice(QEvent::MouseButtonDblClick, at, plot->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton,
+                          Qt::NoModifier);
         QApplication::sendEvent(plot, &twice);
         QVERIFY(plots().autoScaling());
         QCOMPARE(plots().timeRange(), QCPRange(0, 1.0));
@@ -140,7 +145,8 @@ private Q_SLOTS:
         QCPGraph* x = plots().subplot(0)->graph("stops.x", run->id());
         plots().plot()->replot(QCustomPlot::rpImmediateRefresh);
         const int width = plots().subplot(0)->rect()->width();
-        QVERIFY2(x->dataCount() <= 4 * width + 8, qPrintable(QString("%1 points, %2 px").arg(x->dataCount()).arg(width)));
+        QVERIFY2(x->dataCount() <= 4 * width + 8,
+                 qPrintable(QString("%1 points, %2 px").arg(x->dataCount()).arg(width)));
         bool found = false;
         const QCPRange drawn = x->getValueRange(found);
         QVERIFY(found);
@@ -170,7 +176,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(runs().current()->rows() > 100, 10000);
         QVERIFY(m_window->action("stop")->isEnabled());
         m_window->action("pause")->trigger();
-        QTRY_COMPARE_WITH_TIMEOUT(runs().current()->run().state(), core::RunState::Paused, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(runs().current()->run().state(), core::simulation::RunState::Paused, 5000);
         QVERIFY(m_window->action("pause")->isChecked());
         const std::size_t rows = runs().current()->run().results().rows();
         QTest::qWait(100);
@@ -180,9 +186,10 @@ private Q_SLOTS:
 
         m_window->action("stop")->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(!runs().active(), 5000);
-        const core::Run& run = runs().current()->run();
-        QCOMPARE(run.state(), core::RunState::Stopped);
-        QVERIFY2(run.stopLatency() >= 0, qPrintable(test::num(run.stopLatency())));   // measured: the stop was requested
+        const core::simulation::Run& run = runs().current()->run();
+        QCOMPARE(run.state(), core::simulation::RunState::Stopped);
+        QVERIFY2(run.stopLatency() >= 0,
+                 qPrintable(test::num(run.stopLatency())));   // measured: the stop was requested
         QVERIFY(run.time() < 1000.0);
         plots().plot()->replot(QCustomPlot::rpImmediateRefresh);   // a long trace is drawn as an envelope at replot
         const QCPGraph* x = currentGraph(0, "stops.x");
@@ -202,7 +209,7 @@ private Q_SLOTS:
           "plots": [{"title": "m", "signals": ["m.v"]}]})"),
                     QString());
         QVERIFY(runAndWait());
-        QCOMPARE(runs().current()->run().state(), core::RunState::Failed);
+        QCOMPARE(runs().current()->run().state(), core::simulation::RunState::Failed);
         QVERIFY(currentGraph(0, "m.v")->dataCount() > 0);   // what it computed stays
         QTreeWidget* list = m_window->diagnostics()->list();
         QVERIFY(list->topLevelItemCount() >= 1);
@@ -229,17 +236,18 @@ private Q_SLOTS:
         QVERIFY(dialog.fieldError("stop_time")->text().isEmpty());
         dialog.field("relative_tolerance")->setText("2");
         QVERIFY(!dialog.apply());
-        QVERIFY2(dialog.fieldError("relative_tolerance")->text().contains("(0, 1)"), qPrintable(dialog.fieldError("relative_tolerance")->text()));
+        QVERIFY2(dialog.fieldError("relative_tolerance")->text().contains("(0, 1)"),
+                 qPrintable(dialog.fieldError("relative_tolerance")->text()));
         dialog.field("relative_tolerance")->setText("1e-5");
         dialog.field("max_step")->setText("2 ms");
         dialog.field("output_interval")->setText("0.01");
         dialog.linearSolver()->setCurrentIndex(dialog.linearSolver()->findData("klu"));
         QVERIFY(dialog.apply());
-        const core::SimulationSettings s = doc().model().simulation();
+        const core::model::SimulationSettings s = doc().model().simulation();
         QCOMPARE(s.relativeTolerance, 1e-5);
         QCOMPARE(s.maxStep, 0.002);
         QCOMPARE(s.outputInterval, 0.01);
-        QCOMPARE(s.linearSolver, core::LinearSolver::Klu);
+        QCOMPARE(s.linearSolver, core::model::LinearSolver::Klu);
         QCOMPARE(doc().undoStack()->undoText(), QString("Solver settings"));
         doc().undoStack()->undo();
         QCOMPARE(doc().model().simulation().relativeTolerance, 1e-6);
@@ -267,7 +275,8 @@ private Q_SLOTS:
     void exportWritesPngPdfAndCsv() {
         QVERIFY(m_window->openFile(example("rattling_mass.endstop")));
         QVERIFY(runAndWait());
-        const QString png = m_dir.filePath("plot.png"), pdf = m_dir.filePath("plot.pdf"), csv = m_dir.filePath("plot.csv");
+        const QString png = m_dir.filePath("plot.png"), pdf = m_dir.filePath("plot.pdf"),
+                      csv = m_dir.filePath("plot.csv");
         QVERIFY(plots().exportImage(png, 800, 500));
         const QImage image(png);
         QCOMPARE(image.size(), QSize(800, 500));
@@ -280,7 +289,7 @@ private Q_SLOTS:
         QVERIFY(c.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(c.readAll()).trimmed().split('\n');
         QCOMPARE(lines.front(), QString("time,stops.x,stops.v,stops.f,stops.penetration,stops.energy_dissipated"));
-        const core::ResultBuffer& r = runs().current()->run().results();
+        const core::simulation::ResultBuffer& r = runs().current()->run().results();
         QCOMPARE(static_cast<std::size_t>(lines.size()), r.rows() + 1);
         const QStringList last = lines.back().split(',');
         QCOMPARE(last[0].toDouble(), r.lastTime());
@@ -298,7 +307,8 @@ private Q_SLOTS:
         QCOMPARE(runs().keepRuns(), 3);
         QCOMPARE(runs().previous().size(), std::size_t{3});   // newest first
         QCOMPARE(runs().previous().front()->id(), ids[2]);
-        QVERIFY(plots().subplot(0)->graph("mass1.x", ids[0]) && plots().subplot(0)->graph("mass1.x", ids[0])->dataCount() > 0);
+        QVERIFY(plots().subplot(0)->graph("mass1.x", ids[0]) &&
+                plots().subplot(0)->graph("mass1.x", ids[0])->dataCount() > 0);
         runs().setPinned(ids[0], true);
         runs().setKeepRuns(1);
         QCOMPARE(runs().previous().size(), std::size_t{2});   // the newest one and the pinned one
@@ -311,17 +321,19 @@ private Q_SLOTS:
     }
 
     void largeModelsRecordOnlyThePlottedSignals() {
-        core::Model big;
+        core::model::Model big;
         for (int i = 0; i < 60; ++i) {   // 60 stops of 7 recorded variables each
-            core::BlockSpec b;
+            core::model::BlockSpec b;
             b.name = "stop" + std::to_string(i);
             b.type = "translational.hard_stop";
-            big.apply(core::AddBlock{b});
+            big.apply(core::model::AddBlock{b});
         }
-        QVERIFY(gui::RunController::recordingFor(big, blocks::registry()).signals.size() == 1);   // the time and one column
-        big.apply(core::SetPlots{{{"p", {"stop3.f", "stop7.x", "stop3.f", "nope.x"}}}});
-        QCOMPARE(gui::RunController::recordingFor(big, blocks::registry()).signals, (std::vector<std::string>{"stop3.f", "stop7.x"}));
-        const core::Model small = test::loadExample("rattling_mass.endstop");
+        QVERIFY(gui::RunController::recordingFor(big, blocks::registry()).signals.size() ==
+                1);   // the time and one column
+        big.apply(core::model::SetPlots{{{"p", {"stop3.f", "stop7.x", "stop3.f", "nope.x"}}}});
+        QCOMPARE(gui::RunController::recordingFor(big, blocks::registry()).signals,
+                 (std::vector<std::string>{"stop3.f", "stop7.x"}));
+        const core::model::Model small = test::loadExample("rattling_mass.endstop");
         QVERIFY(gui::RunController::recordingFor(small, blocks::registry()).signals.empty());   // everything
     }
 
@@ -347,7 +359,8 @@ private Q_SLOTS:
         QVERIFY(power);
         power->trigger();
         plots().renameSubplot(1, "Damper");
-        const std::vector<core::PlotSpec> expected{{"Mass", {"mass1.x", "mass1.v", "spring1.f"}}, {"Damper", {"damper1.power"}}};
+        const std::vector<core::model::PlotSpec> expected{{"Mass", {"mass1.x", "mass1.v", "spring1.f"}},
+                                                          {"Damper", {"damper1.power"}}};
         QCOMPARE(doc().model().plots(), expected);
         QVERIFY(plots().subplot(1)->graph("damper1.power", 0));   // not run yet: an empty trace in the legend
         QVERIFY(runAndWait());

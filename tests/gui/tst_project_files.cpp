@@ -20,7 +20,7 @@ using namespace endstop;
 
 namespace {
 using test::readBytes;
-}  // namespace
+}   // namespace
 
 class TestProjectFiles : public QObject {
     Q_OBJECT
@@ -53,8 +53,8 @@ private Q_SLOTS:
 
     void saveOpenRoundTripIsByteIdentical() {
         QVERIFY(m_window->openFile(example()));
-        QVERIFY(!doc().apply(core::MoveBlock{"mass1", 330, 10}, "move"));
-        QVERIFY(!doc().apply(core::SetParameter{"spring1", "stiffness", 1234.5678901234567}, "k"));
+        QVERIFY(!doc().apply(core::model::MoveBlock{"mass1", 330, 10}, "move"));
+        QVERIFY(!doc().apply(core::model::SetParameter{"spring1", "stiffness", 1234.5678901234567}, "k"));
         QVERIFY(m_window->saveTo(tmp("a.endstop")));
         QVERIFY(!m_window->isWindowModified());
         QVERIFY(m_window->openFile(tmp("a.endstop")));
@@ -69,10 +69,11 @@ private Q_SLOTS:
 
     void malformedFileShowsAnErrorAndKeepsTheDocument() {
         QVERIFY(m_window->openFile(example()));
-        QVERIFY(!doc().apply(core::MoveBlock{"mass1", 0, 0}, "move"));
+        QVERIFY(!doc().apply(core::model::MoveBlock{"mass1", 0, 0}, "move"));
         const QByteArray before = test::bytes(doc());
         const QString path = doc().path();
-        test::writeBytes(tmp("bad.endstop"), "{ \"format\": \"endstop-project\", \"formatVersion\": 1, \"blocks\": [ { \"name\": ");
+        test::writeBytes(tmp("bad.endstop"),
+                         "{ \"format\": \"endstop-project\", \"formatVersion\": 1, \"blocks\": [ { \"name\": ");
         QString text;
         test::MessageBoxAnswer answer(QMessageBox::Ok, &text);
         QVERIFY(!m_window->openFile(tmp("bad.endstop")));
@@ -95,7 +96,7 @@ private Q_SLOTS:
         QVERIFY(m_window->openFile(example()));
         QVERIFY(!m_window->isWindowModified());
         QVERIFY(m_window->windowTitle().startsWith("mass_spring_damper.endstop"));
-        QVERIFY(!doc().apply(core::MoveBlock{"mass1", 10, 10}, "move"));
+        QVERIFY(!doc().apply(core::model::MoveBlock{"mass1", 10, 10}, "move"));
         QVERIFY(m_window->isWindowModified());
         {   // New with unsaved changes asks; Cancel keeps everything
             test::MessageBoxAnswer answer(QMessageBox::Cancel, nullptr);
@@ -113,7 +114,7 @@ private Q_SLOTS:
         QVERIFY(!m_window->isWindowModified());
         {
             test::MessageBoxAnswer answer(QMessageBox::Discard, nullptr);
-            QVERIFY(!doc().apply(core::MoveBlock{"mass1", 10, 10}, "move"));
+            QVERIFY(!doc().apply(core::model::MoveBlock{"mass1", 10, 10}, "move"));
             m_window->newFile();
             QCOMPARE(answer.answered(), 1);
             QVERIFY(doc().model().blocks().empty());
@@ -124,7 +125,7 @@ private Q_SLOTS:
     void autosaveAndRecoveryAfterACrash() {
         QVERIFY(m_window->openFile(example()));
         QVERIFY(!m_window->recovery()->autosave());   // nothing unsaved
-        QVERIFY(!doc().apply(core::RenameBlock{"mass1", "slider"}, "rename"));
+        QVERIFY(!doc().apply(core::model::RenameBlock{"mass1", "slider"}, "rename"));
         QVERIFY(m_window->recovery()->autosave());
         const QString recoveryFile = m_window->recovery()->path();
         QCOMPARE(readBytes(recoveryFile), test::bytes(doc()));

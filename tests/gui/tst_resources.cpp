@@ -31,15 +31,17 @@ private Q_SLOTS:
     }
 
     void schematicSymbolsExist() {
-        for (const char* type : {"translational.hard_stop", "translational.spring", "translational.damper", "translational.mass",
-                                 "translational.stiction", "rotational.hard_stop", "rotational.stiction"})
+        for (const char* type :
+             {"translational.hard_stop", "translational.spring", "translational.damper", "translational.mass",
+              "translational.stiction", "rotational.hard_stop", "rotational.stiction"})
             QVERIFY2(gui::iconPathFor(type) != ":/icons/generic.svg", type);
         QCOMPARE(gui::iconPathFor("vendor.unknown_thing"), QString(":/icons/generic.svg"));
     }
 
     void everyShippedBlockHasItsOwnIcon() {   // a new block type brings resources/icons/<name>.svg
         for (const core::BlockType& t : blocks::registry().types())
-            QVERIFY2(gui::iconPathFor(QString::fromStdString(t.info.typeId)) != ":/icons/generic.svg", t.info.typeId.c_str());
+            QVERIFY2(gui::iconPathFor(QString::fromStdString(t.info.typeId)) != ":/icons/generic.svg",
+                     t.info.typeId.c_str());
         // the catalogue's blocks still to come have theirs already
         for (const char* type : {"translational.nonlinear_spring", "rotational.friction_inertia"})
             QVERIFY2(gui::iconPathFor(type) != ":/icons/generic.svg", type);

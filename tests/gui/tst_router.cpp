@@ -35,7 +35,7 @@ QPolygonF polygon(const QPainterPath& path) {
     return p;
 }
 
-}  // namespace
+}   // namespace
 
 class TestRouter : public QObject {
     Q_OBJECT
@@ -73,7 +73,8 @@ private Q_SLOTS:
         // the second wire may cross the first but does not run along y = 0 with it
         int along = 0;
         for (int i = 2; i + 1 < second->size() - 1; ++i)
-            if ((*second)[i - 1].y() == 0 && (*second)[i].y() == 0) along += int(std::abs((*second)[i].x() - (*second)[i - 1].x()));
+            if ((*second)[i - 1].y() == 0 && (*second)[i].y() == 0)
+                along += int(std::abs((*second)[i].x() - (*second)[i - 1].x()));
         QCOMPARE(along, 0);
         router.occupy(*first, -1);   // lifted: the lane is free again
         const auto again = router.route({0, 0}, {1, 0}, {200, 0}, {-1, 0});
@@ -94,8 +95,8 @@ private Q_SLOTS:
             QVERIFY(orthogonal(route));
             for (auto* b : scene.blockItems())
                 QVERIFY2(!crosses(route, b->mapRectToScene(b->bodyTransform().mapRect(b->layout().body))),
-                         qPrintable(QString::fromStdString(static_cast<gui::WireItem*>(i)->connection().a.toString()) + " crosses " +
-                                    b->name()));
+                         qPrintable(QString::fromStdString(static_cast<gui::WireItem*>(i)->connection().a.toString()) +
+                                    " crosses " + b->name()));
         }
         QCOMPARE(wires, 7);
     }

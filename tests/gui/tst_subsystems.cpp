@@ -40,11 +40,11 @@ const char* kModel = R"({ "formatVersion": 2,
   "connections": [ ["src.y", "fs.S"], ["fs.R", "m1.M"], ["fs.C", "g.R"], ["m1.M", "k.R"],
                    ["k.C", "m2.M"], ["m2.M", "d.R"], ["d.C", "g.R"] ] })";
 
-double stiffness(const core::Model& flat, const std::string& block) {
+double stiffness(const core::model::Model& flat, const std::string& block) {
     return std::get<double>(flat.find(block)->params.at("stiffness"));
 }
 
-}  // namespace
+}   // namespace
 
 class TestSubsystems : public QObject {
     Q_OBJECT
@@ -54,7 +54,7 @@ class TestSubsystems : public QObject {
     gui::DiagramView* view() const { return m_window->view(); }
     gui::Document& doc() const { return m_window->document(); }
     gui::Breadcrumbs* crumbs() const { return m_window->findChild<gui::Breadcrumbs*>(); }
-    core::Model flat() const { return core::flatten(doc().model(), blocks::registry()); }
+    core::model::Model flat() const { return core::model::flatten(doc().model(), blocks::registry()); }
 
     void group(const QStringList& names) {
         scene()->selectBlocks(names);
@@ -96,7 +96,8 @@ private Q_SLOTS:
         QCOMPARE(doc().model().connectionsOf("subsystem1").size(), std::size_t(2));   // m1's node, the ground
         QCOMPARE(scene()->blockItem("subsystem1")->layout().ports.size(), std::size_t(2));
         const auto after = test::run(doc().model());
-        for (double t : {0.1, 0.2, 0.3}) QCOMPARE_NEAR(test::at(after, "subsystem1.m2.x", t), test::at(before, "m2.x", t), 1e-7);
+        for (double t : {0.1, 0.2, 0.3})
+            QCOMPARE_NEAR(test::at(after, "subsystem1.m2.x", t), test::at(before, "m2.x", t), 1e-7);
         doc().undoStack()->undo();   // one step restores everything
         QCOMPARE(test::bytes(doc()), original);
         QVERIFY(scene()->blockItem("k"));
@@ -104,16 +105,16 @@ private Q_SLOTS:
 
     void doubleClickOpensAndEditsReachEveryInstance() {
         group({"k", "m2", "d"});
-        core::BlockSpec second{"subsystem2", "subsystem:Subsystem1", 1, {}, {}};
+        core::model::BlockSpec second{"subsystem2", "subsystem:Subsystem1", 1, {}, {}};
         second.ui.x = 400;
-        QVERIFY(!doc().apply(core::AddBlock{second}, "add"));
+        QVERIFY(!doc().apply(core::model::AddBlock{second}, "add"));
         doubleClick("subsystem1");
         QCOMPARE(scene()->levelPath(), QStringList{"subsystem1"});
         QCOMPARE(scene()->levelDefinition(), QString("Subsystem1"));
         QCOMPARE(crumbs()->texts(), (QStringList{"Model", "subsystem1 (Subsystem1)"}));
         QVERIFY(scene()->blockItem("k") && scene()->blockItem("P1") && !scene()->blockItem("m1"));
         // an edit inside (through the scene, as every gesture) changes both instances
-        QVERIFY(!scene()->applyEdit(core::SetParameter{"k", "stiffness", 5000.0}, "edit"));
+        QVERIFY(!scene()->applyEdit(core::model::SetParameter{"k", "stiffness", 5000.0}, "edit"));
         QCOMPARE(stiffness(flat(), "subsystem1.k"), 5000.0);
         QCOMPARE(stiffness(flat(), "subsystem2.k"), 5000.0);
         // a gesture inside: delete the damper, the level follows
@@ -154,21 +155,25 @@ private Q_SLOTS:
 
     void makeUniqueSeparatesOneInstance() {
         group({"k", "m2", "d"});
-        QVERIFY(!doc().apply(core::AddBlock{core::BlockSpec{"subsystem2", "subsystem:Subsystem1", 1, {}, {}}}, "add"));
+        QVERIFY(!doc().apply(
+            core::model::AddBlock{core::model::BlockSpec{"subsystem2", "subsystem:Subsystem1", 1, {}, {}}}, "add"));
         scene()->selectBlocks({"subsystem2"});
         m_window->action("makeUnique")->trigger();
         QCOMPARE(QString::fromStdString(doc().model().find("subsystem2")->type), QString("subsystem:Subsystem2"));
         doubleClick("subsystem2");
         QCOMPARE(crumbs()->texts(), (QStringList{"Model", "subsystem2 (Subsystem2)"}));
-        QVERIFY(!scene()->applyEdit(core::SetParameter{"k", "stiffness", 7000.0}, "edit"));
+        QVERIFY(!scene()->applyEdit(core::model::SetParameter{"k", "stiffness", 7000.0}, "edit"));
         QCOMPARE(stiffness(flat(), "subsystem2.k"), 7000.0);
         QCOMPARE(stiffness(flat(), "subsystem1.k"), 4000.0);
     }
 
     void maskDialogEditsTheInstance() {
         group({"k", "m2", "d"});
-        QVERIFY(!doc().apply(core::InSubsystem{"Subsystem1", {core::SetModelParameter{"kk", "1e3 N/m"}}}, "mask"));
-        QVERIFY(!doc().apply(core::InSubsystem{"Subsystem1", {core::SetParameter{"k", "stiffness", std::string("kk")}}}, "use"));
+        QVERIFY(!doc().apply(core::model::InSubsystem{"Subsystem1", {core::model::SetModelParameter{"kk", "1e3 N/m"}}},
+                             "mask"));
+        QVERIFY(!doc().apply(
+            core::model::InSubsystem{"Subsystem1", {core::model::SetParameter{"k", "stiffness", std::string("kk")}}},
+            "use"));
         QCOMPARE(stiffness(flat(), "subsystem1.k"), 1000.0);
         {
             gui::ParamDialog dialog(*scene(), "subsystem1", m_window.get());

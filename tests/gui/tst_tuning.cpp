@@ -53,7 +53,7 @@ double contactTime(const gui::RunSeries& run) {
     return t.size() >= 2 ? t[1] - t[0] : -1.0;
 }
 
-}  // namespace
+}   // namespace
 
 class TestTuning : public QObject {
     Q_OBJECT
@@ -63,7 +63,9 @@ private:
     std::unique_ptr<gui::MainWindow> m_window;
     gui::Document& doc() const { return m_window->document(); }
     gui::RunController& runs() const { return *m_window->runs(); }
-    bool idle() const { return QTest::qWaitFor([this] { return !runs().active(); }, 30000); }
+    bool idle() const {
+        return QTest::qWaitFor([this] { return !runs().active(); }, 30000);
+    }
     double stiffness() const { return std::get<double>(doc().model().find("stop")->params.at("upper_stiffness")); }
 
     gui::TuningRow* pinFromCanvasMenu(const char* block, const char* key) {
@@ -237,9 +239,9 @@ private Q_SLOTS:
         QVERIFY(pinFromCanvasMenu("stop", "upper_stiffness"));
         QVERIFY(!pinFromCanvasMenu("stop", "model"));   // a choice is not offered
         QVERIFY(!m_window->tuning()->pin("stop", "model"));
-        QVERIFY(!doc().apply(core::RenameBlock{"stop", "limit"}, "rename"));
+        QVERIFY(!doc().apply(core::model::RenameBlock{"stop", "limit"}, "rename"));
         QVERIFY(m_window->tuning()->row("limit", "upper_stiffness"));
-        QVERIFY(!doc().apply(core::RemoveBlock{"limit"}, "delete"));
+        QVERIFY(!doc().apply(core::model::RemoveBlock{"limit"}, "delete"));
         QTRY_COMPARE(m_window->tuning()->rowCount(), 0);
     }
 };

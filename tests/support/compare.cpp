@@ -15,7 +15,8 @@ QString num(double x) { return QString::number(x, 'g', QLocale::FloatingPointSho
 bool compareNear(double actual, double expected, double tolerance, const char* actualText, const char* expectedText,
                  const QString& context, const char* file, int line) {
     const double difference = std::abs(actual - expected);
-    if (difference <= tolerance) return QTest::qVerify(true, "QCOMPARE_NEAR", "", file, line);   // a NaN is not <=: it fails
+    if (difference <= tolerance)
+        return QTest::qVerify(true, "QCOMPARE_NEAR", "", file, line);   // a NaN is not <=: it fails
     QString message = QString("%1 = %2, expected %3 = %4: difference %5, tolerance %6")
                           .arg(actualText, num(actual), expectedText, num(expected), num(difference), num(tolerance));
     if (!context.isEmpty()) message = context + ": " + message;
@@ -28,4 +29,4 @@ bool compareNear(double actual, double expected, Relative tolerance, const char*
     return compareNear(actual, expected, tolerance.factor * scale, actualText, expectedText, context, file, line);
 }
 
-}  // namespace endstop::test
+}   // namespace endstop::test

@@ -30,11 +30,11 @@ bool compareNear(double actual, double expected, double tolerance, const char* a
 bool compareNear(double actual, double expected, Relative tolerance, const char* actualText, const char* expectedText,
                  const QString& context, const char* file, int line);
 
-}  // namespace endstop::test
+}   // namespace endstop::test
 
-#define QCOMPARE_NEAR(actual, expected, tolerance, ...)                                                      \
-    do {                                                                                                     \
-        if (!::endstop::test::compareNear((actual), (expected), (tolerance), #actual, #expected,             \
-                                          QString(__VA_ARGS__), __FILE__, __LINE__))                         \
-            return;                                                                                          \
+#define QCOMPARE_NEAR(actual, expected, tolerance, ...)                                                                \
+    do {                                                                                                               \
+        if (!::endstop::test::compareNear((actual), (expected), (tolerance), #actual, #expected, QString(__VA_ARGS__), \
+                                          __FILE__, __LINE__))                                                         \
+            return;                                                                                                    \
     } while (false)

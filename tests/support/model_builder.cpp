@@ -4,7 +4,7 @@
 
 #include "blocks/registry.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <stdexcept>
 
@@ -20,7 +20,7 @@ const core::ParamDesc* findParam(const core::Block& proto, const std::string& ke
 
 // A string for a real or vector parameter is user text ("10 mm", "[0 1] mm", "2*k"): converted to
 // SI like the file reader does. Numbers, vectors and choice keys are stored as they are.
-core::ParamValue convert(const core::ParamValue& v, const core::ParamDesc& d, const core::Model& m) {
+core::ParamValue convert(const core::ParamValue& v, const core::ParamDesc& d, const core::model::Model& m) {
     const auto* text = std::get_if<std::string>(&v);
     if (!text) return v;
     if (d.type == core::ParamType::Real)
@@ -28,14 +28,14 @@ core::ParamValue convert(const core::ParamValue& v, const core::ParamDesc& d, co
     return core::io::parseParameterText(*text, d);
 }
 
-}  // namespace
+}   // namespace
 
 ModelBuilder& ModelBuilder::block(const std::string& name, const std::string& type, const core::ParamValues& params,
                                   double x, double y) {
     const core::BlockType* registered = blocks::registry().find(type);
     if (!registered) throw std::invalid_argument("ModelBuilder: unknown block type '" + type + "'");
     const auto proto = blocks::registry().prototype(type);
-    core::BlockSpec spec;
+    core::model::BlockSpec spec;
     spec.name = name;
     spec.type = type;
     spec.typeVersion = registered->info.typeVersion;
@@ -50,38 +50,38 @@ ModelBuilder& ModelBuilder::block(const std::string& name, const std::string& ty
             throw std::invalid_argument("ModelBuilder: " + name + "." + key + ": " + e.what());
         }
     }
-    m_model.apply(core::AddBlock{spec});
+    m_model.apply(core::model::AddBlock{spec});
     return *this;
 }
 
 ModelBuilder& ModelBuilder::connect(const std::string& a, const std::string& b) {
-    const auto pa = core::PortRef::parse(a), pb = core::PortRef::parse(b);
+    const auto pa = core::model::PortRef::parse(a), pb = core::model::PortRef::parse(b);
     if (!pa || !pb) throw std::invalid_argument("ModelBuilder: expected \"block.port\", got '" + a + "', '" + b + "'");
-    m_model.apply(core::Connect{core::Connection{*pa, *pb}});
+    m_model.apply(core::model::Connect{core::model::Connection{*pa, *pb}});
     return *this;
 }
 
 ModelBuilder& ModelBuilder::parameter(const std::string& name, const std::string& value) {
-    m_model.apply(core::SetModelParameter{name, value});
+    m_model.apply(core::model::SetModelParameter{name, value});
     return *this;
 }
 
-ModelBuilder& ModelBuilder::simulation(const core::SimulationSettings& settings) {
-    m_model.apply(core::SetSimulation{settings});
+ModelBuilder& ModelBuilder::simulation(const core::model::SimulationSettings& settings) {
+    m_model.apply(core::model::SetSimulation{settings});
     return *this;
 }
 
 ModelBuilder& ModelBuilder::stopTime(double seconds) {
-    core::SimulationSettings s = m_model.simulation();
+    core::model::SimulationSettings s = m_model.simulation();
     s.stopTime = seconds;
     return simulation(s);
 }
 
 ModelBuilder& ModelBuilder::plot(const std::string& title, const std::vector<std::string>& signals) {
-    std::vector<core::PlotSpec> plots = m_model.plots();
-    plots.push_back(core::PlotSpec{title, signals});
-    m_model.apply(core::SetPlots{plots});
+    std::vector<core::model::PlotSpec> plots = m_model.plots();
+    plots.push_back(core::model::PlotSpec{title, signals});
+    m_model.apply(core::model::SetPlots{plots});
     return *this;
 }
 
-}  // namespace endstop::test
+}   // namespace endstop::test

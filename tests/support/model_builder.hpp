@@ -36,18 +36,18 @@ public:
     // A named model parameter (an expression such as "1e4 N/m" or "2*k_base").
     ModelBuilder& parameter(const std::string& name, const std::string& value);
     // Simulation settings; the others keep their defaults.
-    ModelBuilder& simulation(const core::SimulationSettings& settings);
+    ModelBuilder& simulation(const core::model::SimulationSettings& settings);
     ModelBuilder& stopTime(double seconds);
     ModelBuilder& plot(const std::string& title, const std::vector<std::string>& signals);
 
-    const core::Model& model() const { return m_model; }
-    core::Model build() const { return m_model; }
+    const core::model::Model& model() const { return m_model; }
+    core::model::Model build() const { return m_model; }
 
 private:
-    core::Model m_model;
+    core::model::Model m_model;
 };
 
-}  // namespace endstop::test
+}   // namespace endstop::test
 
 // Parameter values as a column of a data-driven test (QTest::addColumn<core::ParamValues>).
 Q_DECLARE_METATYPE(endstop::core::ParamValues)

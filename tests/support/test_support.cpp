@@ -3,7 +3,7 @@
 
 #include "core/graph/topology.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QDir>
 #include <QFile>
@@ -16,7 +16,7 @@
 
 namespace endstop::test {
 
-core::Model modelFromJson(const std::string& json) {
+core::model::Model modelFromJson(const std::string& json) {
     std::string text = json;
     if (text.find("\"format\"") == std::string::npos) {
         const auto brace = text.find('{');
@@ -25,13 +25,13 @@ core::Model modelFromJson(const std::string& json) {
     return core::io::parseProject(QByteArray::fromStdString(text), "test.endstop", blocks::registry());
 }
 
-core::Model loadExample(const QString& fileName) {
+core::model::Model loadExample(const QString& fileName) {
     return core::io::loadProject(sourcePath("resources/examples/" + fileName), blocks::registry());
 }
 
-core::MemorySink run(const core::Model& model, const core::SimulationOptions& options) {
+core::MemorySink run(const core::model::Model& model, const core::simulation::SimulationOptions& options) {
     core::MemorySink sink;
-    core::simulate(model, blocks::registry(), options, sink);
+    core::simulation::simulate(model, blocks::registry(), options, sink);
     return sink;
 }
 
@@ -80,8 +80,8 @@ ProcessResult runBatch(const QStringList& args, const QString& workingDir) {
             QString::fromUtf8(p.readAllStandardError())};
 }
 
-core::SimulationOptions solverOptions(double stop, double rtol, double interval) {
-    core::SimulationOptions o;
+core::simulation::SimulationOptions solverOptions(double stop, double rtol, double interval) {
+    core::simulation::SimulationOptions o;
     o.stopTime = stop;
     o.relativeTolerance = rtol;
     o.absoluteTolerance = rtol * 1e-2;
@@ -89,10 +89,10 @@ core::SimulationOptions solverOptions(double stop, double rtol, double interval)
     return o;
 }
 
-QStringList buildErrors(const core::Model& m) {
+QStringList buildErrors(const core::model::Model& m) {
     QStringList out;
     try {
-        core::buildTopology(m, blocks::registry());
+        core::graph::buildTopology(m, blocks::registry());
     } catch (const core::Error& e) {
         for (const core::Diagnostic& d : e.diagnostics()) out << QString::fromStdString(d.text());
     }
@@ -108,7 +108,8 @@ QByteArray readBytes(const QString& path) {
 
 QString writeBytes(const QString& path, const QByteArray& bytes) {
     QFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.flush()) qFatal("cannot write %s", qPrintable(path));
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.flush())
+        qFatal("cannot write %s", qPrintable(path));
     return path;
 }
 
@@ -119,7 +120,8 @@ SmallDisk::SmallDisk(long bytes) {
     QProcess mount;
     mount.start("mount", {"-t", "tmpfs", "-o", "size=" + QString::number(bytes), "tmpfs", m_dir});
     if (!mount.waitForFinished(10000) || mount.exitStatus() != QProcess::NormalExit || mount.exitCode() != 0) {
-        m_why = "cannot mount a tmpfs here (" + QString::fromUtf8(mount.readAllStandardError()).trimmed() + mount.errorString() + ")";
+        m_why = "cannot mount a tmpfs here (" + QString::fromUtf8(mount.readAllStandardError()).trimmed() +
+                mount.errorString() + ")";
         return;
     }
     m_mounted = true;
@@ -138,4 +140,4 @@ void SmallDisk::fill(long leave) const {
         if (f.write(block) != block.size()) break;
 }
 
-}  // namespace endstop::test
+}   // namespace endstop::test

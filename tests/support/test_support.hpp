@@ -16,17 +16,17 @@
 namespace endstop::test {
 
 // A model from the JSON text of a project file (format header added if missing).
-core::Model modelFromJson(const std::string& json);
-core::Model loadExample(const QString& fileName);   // resources/examples/<fileName>
+core::model::Model modelFromJson(const std::string& json);
+core::model::Model loadExample(const QString& fileName);   // resources/examples/<fileName>
 
 // rtol as given, atol two decades below it; interval 0 records every solver step.
-core::SimulationOptions solverOptions(double stop, double rtol, double interval = 0.0);
+core::simulation::SimulationOptions solverOptions(double stop, double rtol, double interval = 0.0);
 
 // The errors building the network reports, one line each; empty if it builds.
-QStringList buildErrors(const core::Model& m);
+QStringList buildErrors(const core::model::Model& m);
 
 // Runs the model to completion and keeps everything.
-core::MemorySink run(const core::Model& model, const core::SimulationOptions& options = {});
+core::MemorySink run(const core::model::Model& model, const core::simulation::SimulationOptions& options = {});
 
 // Linear interpolation of a result column at time t.
 double at(const core::MemorySink& r, const std::string& column, double t);
@@ -70,4 +70,4 @@ private:
     bool m_mounted = false;
 };
 
-}  // namespace endstop::test
+}   // namespace endstop::test

@@ -10,7 +10,7 @@ namespace {
 
 // A mass starting at x0 = 0.3 m on a spring to ground that starts deformed by 0.3 m: both the
 // spring's deformation and its position are integrals of the one velocity, with offsets.
-inline endstop::core::Model oscillator() {
+inline endstop::core::model::Model oscillator() {
     endstop::test::ModelBuilder b;
     b.block("m", "translational.mass", {{"mass", 2.0}, {"initial_position", 0.3}})
         .block("s", "translational.spring", {{"stiffness", 50.0}, {"initial_deformation", 0.3}})
@@ -20,29 +20,36 @@ inline endstop::core::Model oscillator() {
 }
 
 // A mass bouncing between two stops of the given contact law.
-inline endstop::core::Model bouncing(const char* law) {
+inline endstop::core::model::Model bouncing(const char* law) {
     endstop::test::ModelBuilder b;
     b.block("m", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}, {"initial_position", 0.02}})
         .block("stop", "translational.hard_stop",
-               {{"model", law}, {"upper_bound", 0.1}, {"lower_bound", -0.1}, {"upper_stiffness", 1e5}, {"lower_stiffness", 1e5},
-                {"upper_damping", 20.0}, {"lower_damping", 20.0}, {"transition_region", 1e-3}})
+               {{"model", law},
+                {"upper_bound", 0.1},
+                {"lower_bound", -0.1},
+                {"upper_stiffness", 1e5},
+                {"lower_stiffness", 1e5},
+                {"upper_damping", 20.0},
+                {"lower_damping", 20.0},
+                {"transition_region", 1e-3}})
         .block("g", "translational.reference");
     b.connect("m.M", "stop.R").connect("stop.C", "g.R");
     return b.build();
 }
 
 // Two masses with a stop between them: its relative position is read by its event functions.
-inline endstop::core::Model relativeStop() {
+inline endstop::core::model::Model relativeStop() {
     endstop::test::ModelBuilder b;
     b.block("a", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}})
         .block("b", "translational.mass", {{"mass", 1.0}})
-        .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.05}, {"lower_bound", -0.05}});
+        .block("stop", "translational.hard_stop",
+               {{"model", "full_damped"}, {"upper_bound", 0.05}, {"lower_bound", -0.05}});
     b.connect("a.M", "stop.R").connect("stop.C", "b.M");
     return b.build();
 }
 
 // A mass and a damper to ground: nothing to eliminate.
-inline endstop::core::Model damped() {
+inline endstop::core::model::Model damped() {
     endstop::test::ModelBuilder b;
     b.block("m", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}})
         .block("d", "translational.damper", {{"damping", 3.0}})
@@ -53,14 +60,16 @@ inline endstop::core::Model damped() {
 
 // The benchmark's model b with n masses: stops to ground, springs and dampers between neighbours,
 // a sine force on the first mass.
-inline endstop::core::Model chain(int n) {
+inline endstop::core::model::Model chain(int n) {
     endstop::test::ModelBuilder b;
     auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
     for (int i = 0; i < n; ++i) {
         b.block(name("m", i), "translational.mass")
-            .block(name("st", i), "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}});
+            .block(name("st", i), "translational.hard_stop",
+                   {{"model", "full_damped"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}});
         if (i + 1 < n)
-            b.block(name("k", i), "translational.spring", {{"stiffness", 1e4}}).block(name("d", i), "translational.damper", {{"damping", 1.0}});
+            b.block(name("k", i), "translational.spring", {{"stiffness", 1e4}})
+                .block(name("d", i), "translational.damper", {{"damping", 1.0}});
     }
     b.block("F", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}})
         .block("fs", "translational.force_source")
@@ -70,11 +79,14 @@ inline endstop::core::Model chain(int n) {
         b.connect(m + ".M", s + ".R").connect(s + ".C", "g.R");
         if (i + 1 < n) {
             const std::string k = name("k", i), d = name("d", i), next = name("m", i + 1);
-            b.connect(m + ".M", k + ".R").connect(k + ".C", next + ".M").connect(m + ".M", d + ".R").connect(d + ".C", next + ".M");
+            b.connect(m + ".M", k + ".R")
+                .connect(k + ".C", next + ".M")
+                .connect(m + ".M", d + ".R")
+                .connect(d + ".C", next + ".M");
         }
     }
     b.connect("F.y", "fs.S").connect("fs.R", "m0.M").connect("fs.C", "g.R");
     return b.build();
 }
 
-}  // namespace
+}   // namespace

@@ -25,8 +25,8 @@ struct Planned {
     core::dae::ReductionPlan plan;
 };
 
-Planned plan(const core::Model& model) {
-    Planned p{core::dae::assemble(core::buildTopology(model, blocks::registry())), {}};
+Planned plan(const core::model::Model& model) {
+    Planned p{core::dae::assemble(core::graph::buildTopology(model, blocks::registry())), {}};
     p.plan = core::dae::planReduction(p.sys);
     return p;
 }
@@ -38,35 +38,37 @@ Fate fateOf(const Planned& p, const std::string& what) {
     qFatal("no unknown named %s", what.c_str());
 }
 
-core::MemorySink runWith(const core::Model& model, bool reduce, double stop, double rtol) {
-    core::SimulationOptions o = test::solverOptions(stop, rtol, 0.01);   // rows on a grid: IDA interpolates
+core::MemorySink runWith(const core::model::Model& model, bool reduce, double stop, double rtol) {
+    core::simulation::SimulationOptions o = test::solverOptions(stop, rtol, 0.01);   // rows on a grid: IDA interpolates
     o.absoluteTolerance = rtol * 1e-2;
     o.reduce = reduce;
     return test::run(model, o);
 }
 
-void compareColumns(const core::MemorySink& a, const core::MemorySink& b, const std::vector<std::string>& columns, double tol) {
+void compareColumns(const core::MemorySink& a, const core::MemorySink& b, const std::vector<std::string>& columns,
+                    double tol) {
     for (const std::string& c : columns)
         for (double t : {0.1, 0.37, 0.5, 0.81, 1.0}) {
             const double x = test::at(a, c, t), y = test::at(b, c, t);
-            QCOMPARE_NEAR(x, y, tol * (1.0 + std::abs(x)), QString("%1 at %2 s, reduced vs unreduced").arg(c.c_str()).arg(t));
+            QCOMPARE_NEAR(x, y, tol * (1.0 + std::abs(x)),
+                          QString("%1 at %2 s, reduced vs unreduced").arg(c.c_str()).arg(t));
         }
 }
 
-}  // namespace
+}   // namespace
 
 class TestReduce : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void aliasesWithOffsets() {
         const Planned p = plan(oscillator());
-        QCOMPARE(fateOf(p, "x of m"), Fate::Kept);           // stands for the node's position
-        QCOMPARE(fateOf(p, "x of s"), Fate::Combination);    // s.x = m.x + 0.3 - 0.3... with its own offset
-        QCOMPARE(p.plan.size(), 2);                          // v and x: the hand-written count
+        QCOMPARE(fateOf(p, "x of m"), Fate::Kept);          // stands for the node's position
+        QCOMPARE(fateOf(p, "x of s"), Fate::Combination);   // s.x = m.x + 0.3 - 0.3... with its own offset
+        QCOMPARE(p.plan.size(), 2);                         // v and x: the hand-written count
         QCOMPARE(p.plan.combinations.size(), std::size_t(1));
         QCOMPARE(p.plan.combinations[0].terms.size(), std::size_t(1));
         QCOMPARE(p.plan.combinations[0].terms[0].coefficient, 1.0);
-        QCOMPARE(p.plan.combinations[0].offset, 0.0);        // s.x(0) - m.x(0) = 0.3 - 0.3
+        QCOMPARE(p.plan.combinations[0].offset, 0.0);   // s.x(0) - m.x(0) = 0.3 - 0.3
 
         // x(t) = 0.3 cos(w t) about the relaxed spring at m.x = 0, s.x = m.x
         const double w = std::sqrt(50.0 / 2.0);
@@ -93,7 +95,7 @@ private Q_SLOTS:
     // 1/2 m v0^2 = 1/2 m v^2 + E_dissipated (+ the contact spring's energy) holds.
     void explicitInEveryMode() {
         QFETCH(QString, law);
-        const core::Model model = bouncing(law.toStdString().c_str());
+        const core::model::Model model = bouncing(law.toStdString().c_str());
         const Planned p = plan(model);
         QCOMPARE(fateOf(p, "f of stop"), Fate::Explicit);
         QCOMPARE(fateOf(p, "x of stop"), Fate::Combination);
@@ -126,7 +128,8 @@ private Q_SLOTS:
         QCOMPARE(test::last(reduced, "stop.impacts"), test::last(full, "stop.impacts"));
         compareColumns(reduced, full, {"a.v", "b.v", "stop.x"}, 1e-5);
         // momentum: m_a v_a + m_b v_b = 1 throughout
-        for (double t : {0.25, 0.75, 1.0}) QCOMPARE_NEAR(test::at(reduced, "a.v", t) + test::at(reduced, "b.v", t), 1.0, 1e-6);
+        for (double t : {0.25, 0.75, 1.0})
+            QCOMPARE_NEAR(test::at(reduced, "a.v", t) + test::at(reduced, "b.v", t), 1.0, 1e-6);
     }
 
     void nothingToReduce() {
@@ -141,7 +144,7 @@ private Q_SLOTS:
     // A chain of masses in stops, springs and dampers (the benchmark's model b): two unknowns per mass.
     void chainHasTwoUnknownsPerMass() {
         const int n = 5;
-        const core::Model model = chain(n);
+        const core::model::Model model = chain(n);
         const Planned p = plan(model);
         QCOMPARE(p.plan.size(), 2 * n);
         const auto reduced = runWith(model, true, 0.5, 1e-8), full = runWith(model, false, 0.5, 1e-8);

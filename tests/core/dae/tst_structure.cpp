@@ -9,7 +9,7 @@
 #include "core/dae/dae_system.hpp"
 #include "core/dae/structure.hpp"
 #include "core/graph/topology.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QTest>
 
@@ -21,14 +21,16 @@ Q_DECLARE_METATYPE(Incidence)
 namespace {
 
 // Build an incidence from rows of (unknown, order).
-Incidence incidence(int vars, std::vector<std::vector<std::pair<int, int>>> rows) { return Incidence{vars, std::move(rows)}; }
+Incidence incidence(int vars, std::vector<std::vector<std::pair<int, int>>> rows) {
+    return Incidence{vars, std::move(rows)};
+}
 
 QList<int> list(const std::vector<int>& v) { return QList<int>(v.begin(), v.end()); }
 
 // The diagnostics assembling a model produces, as text lines; empty if it assembles.
-QStringList refusal(const core::Model& m) {
+QStringList refusal(const core::model::Model& m) {
     try {
-        core::dae::assemble(core::buildTopology(m, blocks::registry()));
+        core::dae::assemble(core::graph::buildTopology(m, blocks::registry()));
     } catch (const core::TopologyError& e) {
         QStringList out;
         for (const core::Diagnostic& d : e.diagnostics()) out << QString::fromStdString(d.text());
@@ -37,7 +39,7 @@ QStringList refusal(const core::Model& m) {
     return {};
 }
 
-}  // namespace
+}   // namespace
 
 class TestStructure : public QObject {
     Q_OBJECT
@@ -50,20 +52,23 @@ private Q_SLOTS:
         QTest::newRow("empty") << incidence(0, {}) << false << QList<int>{} << QList<int>{};
         QTest::newRow("ode") << incidence(1, {{{0, 1}, {0, 0}}}) << false << QList<int>{} << QList<int>{};
         // x' = v, m v' = -k x: derivative order is ignored by the matching
-        QTest::newRow("oscillator") << incidence(2, {{{0, 1}, {1, 0}}, {{1, 1}, {0, 0}}}) << false << QList<int>{} << QList<int>{};
-        QTest::newRow("needs augmenting path") << incidence(3, {{{0, 0}, {1, 0}}, {{0, 0}}, {{1, 0}, {2, 0}}}) << false
-                                               << QList<int>{} << QList<int>{};
-        QTest::newRow("repeated entries") << incidence(1, {{{0, 0}, {0, 1}, {0, 0}}}) << false << QList<int>{} << QList<int>{};
+        QTest::newRow("oscillator") << incidence(2, {{{0, 1}, {1, 0}}, {{1, 1}, {0, 0}}}) << false << QList<int>{}
+                                    << QList<int>{};
+        QTest::newRow("needs augmenting path")
+            << incidence(3, {{{0, 0}, {1, 0}}, {{0, 0}}, {{1, 0}, {2, 0}}}) << false << QList<int>{} << QList<int>{};
+        QTest::newRow("repeated entries")
+            << incidence(1, {{{0, 0}, {0, 1}, {0, 0}}}) << false << QList<int>{} << QList<int>{};
         // two rows fix unknown 0, nothing fixes unknown 1
-        QTest::newRow("over and under") << incidence(2, {{{0, 0}}, {{0, 1}}}) << true << QList<int>{0, 1} << QList<int>{1};
+        QTest::newRow("over and under") << incidence(2, {{{0, 0}}, {{0, 1}}}) << true << QList<int>{0, 1}
+                                        << QList<int>{1};
         // one row for two unknowns
         QTest::newRow("under only") << incidence(2, {{{0, 0}, {1, 0}}}) << true << QList<int>{} << QList<int>{0, 1};
         // three rows on two unknowns; the third unknown is fine on its own
-        QTest::newRow("over only") << incidence(2, {{{0, 0}, {1, 0}}, {{0, 0}}, {{1, 1}}}) << true << QList<int>{0, 1, 2}
-                                   << QList<int>{};
+        QTest::newRow("over only") << incidence(2, {{{0, 0}, {1, 0}}, {{0, 0}}, {{1, 1}}}) << true
+                                   << QList<int>{0, 1, 2} << QList<int>{};
         // the singular part is named, the regular part is left out
-        QTest::newRow("regular part left out") << incidence(4, {{{0, 0}}, {{1, 0}, {0, 0}}, {{2, 0}}, {{2, 1}}})
-                                               << true << QList<int>{2, 3} << QList<int>{3};
+        QTest::newRow("regular part left out") << incidence(4, {{{0, 0}}, {{1, 0}, {0, 0}}, {{2, 0}}, {{2, 1}}}) << true
+                                               << QList<int>{2, 3} << QList<int>{3};
     }
     void singularity() {
         QFETCH(Incidence, inc);
@@ -81,7 +86,8 @@ private Q_SLOTS:
         QTest::addColumn<Incidence>("inc");
         QTest::addColumn<QList<int>>("differentiated");
         QTest::addColumn<QList<int>>("order");
-        QTest::newRow("index 1") << incidence(2, {{{0, 1}, {1, 0}}, {{1, 1}, {0, 0}}}) << QList<int>{} << QList<int>{1, 1};
+        QTest::newRow("index 1") << incidence(2, {{{0, 1}, {1, 0}}, {{1, 1}, {0, 0}}}) << QList<int>{}
+                                 << QList<int>{1, 1};
         QTest::newRow("algebraic") << incidence(2, {{{0, 0}, {1, 0}}, {{1, 0}}}) << QList<int>{} << QList<int>{0, 0};
         // velocity source on a mass: unknowns v (node), f (source force), s (signal)
         //   m v' + f = 0;  v - s = 0;  s - sin t = 0
@@ -94,8 +100,8 @@ private Q_SLOTS:
             << QList<int>{3} << QList<int>{1, 1, 1, 0};
         // a rigid link (force sensor) between two masses: v1 - v2 = 0 with the link force f
         //   unknowns v1, v2, f:  m1 v1' + f = 0;  m2 v2' - f = 0;  v1 - v2 = 0
-        QTest::newRow("rigid link")
-            << incidence(3, {{{0, 1}, {2, 0}}, {{1, 1}, {2, 0}}, {{0, 0}, {1, 0}}}) << QList<int>{2} << QList<int>{1, 1, 0};
+        QTest::newRow("rigid link") << incidence(3, {{{0, 1}, {2, 0}}, {{1, 1}, {2, 0}}, {{0, 0}, {1, 0}}})
+                                    << QList<int>{2} << QList<int>{1, 1, 0};
     }
     void pantelides() {
         QFETCH(Incidence, inc);
@@ -140,7 +146,8 @@ private Q_SLOTS:
     void illPosedModels_data() {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QStringList>("expected");   // fragments of the first diagnostic
-        QTest::newRow("two velocity sources in parallel") << R"({"blocks":[
+        QTest::newRow("two velocity sources in parallel")
+            << R"({"blocks":[
             {"name":"c1","type":"signal.constant"}, {"name":"c2","type":"signal.constant","parameters":{"value":2}},
             {"name":"vs1","type":"translational.velocity_source"}, {"name":"vs2","type":"translational.velocity_source"},
             {"name":"m","type":"translational.mass"}, {"name":"g","type":"translational.reference"}],
@@ -151,8 +158,9 @@ private Q_SLOTS:
             {"name":"w1","type":"rotational.speed_source"}, {"name":"w2","type":"rotational.speed_source"},
             {"name":"g","type":"rotational.reference"}],
             "connections":[["c.y","w1.S"],["c.y","w2.S"],["w1.R","w2.R"],["w1.C","g.R"],["w2.C","g.R"]]})"
-            << QStringList{"over-determined", "w1", "w2"};
-        QTest::newRow("force source on a bare node") << R"({"blocks":[
+                                                       << QStringList{"over-determined", "w1", "w2"};
+        QTest::newRow("force source on a bare node")
+            << R"({"blocks":[
             {"name":"c","type":"signal.constant"}, {"name":"fs","type":"translational.force_source"},
             {"name":"g","type":"translational.reference"}],
             "connections":[["c.y","fs.S"],["fs.C","g.R"]]})"
@@ -161,19 +169,23 @@ private Q_SLOTS:
             {"name":"c","type":"signal.constant"}, {"name":"fs","type":"translational.force_source"},
             {"name":"k","type":"translational.spring"}],
             "connections":[["c.y","fs.S"],["fs.R","k.R"],["fs.C","k.C"]]})"
-            << QStringList{"under-determined", "{fs.R, k.R}"};
-        QTest::newRow("torque on a bare node") << R"({"blocks":[
+                                                             << QStringList{"under-determined", "{fs.R, k.R}"};
+        QTest::newRow("torque on a bare node")
+            << R"({"blocks":[
             {"name":"c","type":"signal.constant"}, {"name":"ts","type":"rotational.torque_source"},
             {"name":"g","type":"rotational.reference"}],
             "connections":[["c.y","ts.S"],["ts.C","g.R"]]})"
             << QStringList{"under-determined", "angular velocity of node {ts.R}", "torques"};
         // a force source whose C end is left free: a missing reference, not two blocks to choose from
-        QTest::newRow("force source without a reference") << R"({"blocks":[
+        QTest::newRow("force source without a reference")
+            << R"({"blocks":[
             {"name":"k","type":"signal.constant"}, {"name":"src","type":"translational.force_source"},
             {"name":"m","type":"translational.mass"}, {"name":"s","type":"translational.spring"}],
             "connections":[["k.y","src.S"],["src.R","m.M"],["m.M","s.R"]]})"
-            << QStringList{"block 'src', port 'C'", "velocity of node {src.C}", "no reference", "connect src.C to a Reference"};
-        QTest::newRow("torque source without a reference") << R"({"blocks":[
+            << QStringList{"block 'src', port 'C'", "velocity of node {src.C}", "no reference",
+                           "connect src.C to a Reference"};
+        QTest::newRow("torque source without a reference")
+            << R"({"blocks":[
             {"name":"k","type":"signal.constant"}, {"name":"ts","type":"rotational.torque_source"},
             {"name":"j","type":"rotational.inertia"}],
             "connections":[["k.y","ts.S"],["ts.R","j.I"]]})"
@@ -186,23 +198,25 @@ private Q_SLOTS:
             {"name":"g","type":"translational.reference"}],
             "connections":[["s.y","vs1.S"],["vs1.R","m1.M"],["vs1.C","g.R"],["acc.R","m1.M"],["acc.C","g.R"],
                            ["acc.a","vs2.S"],["vs2.R","m2.M"],["vs2.C","g.R"]]})"
-            << QStringList{"block 'vs2'", "equation of vs2", "differentiated twice", "index above 2"};
+                                        << QStringList{"block 'vs2'", "equation of vs2", "differentiated twice",
+                                                       "index above 2"};
     }
     void illPosedModels() {
         QFETCH(QString, json);
         QFETCH(QStringList, expected);
-        const core::Model m = test::modelFromJson(json.toStdString());
+        const core::model::Model m = test::modelFromJson(json.toStdString());
         const QStringList errors = refusal(m);
         QVERIFY2(!errors.isEmpty(), "assembled");
-        for (const QString& f : expected) QVERIFY2(errors.front().contains(f), qPrintable(errors.join('\n') + "\n   lacks: " + f));
+        for (const QString& f : expected)
+            QVERIFY2(errors.front().contains(f), qPrintable(errors.join('\n') + "\n   lacks: " + f));
         if (expected.contains("no reference"))   // the same missing reference is not also "over-determined"
             QVERIFY2(!errors.join('\n').contains("remove one of them"), qPrintable(errors.join('\n')));
         // validateModel() says the same and never throws
-        const core::Diagnostics diags = core::validateModel(m, blocks::registry());
+        const core::Diagnostics diags = core::simulation::validateModel(m, blocks::registry());
         QVERIFY(core::hasErrors(diags));
         // and simulate() refuses before anything reaches the sink
         core::MemorySink sink;
-        QVERIFY_THROWS_EXCEPTION(core::TopologyError, core::simulate(m, blocks::registry(), {}, sink));
+        QVERIFY_THROWS_EXCEPTION(core::TopologyError, core::simulation::simulate(m, blocks::registry(), {}, sink));
         QVERIFY(sink.columns().empty());
     }
 
@@ -213,27 +227,32 @@ private Q_SLOTS:
         QTest::newRow("mass on a spring") << R"({"blocks":[
             {"name":"m","type":"translational.mass","parameters":{"initial_velocity":1}},
             {"name":"k","type":"translational.spring"}, {"name":"g","type":"translational.reference"}],
-            "connections":[["m.M","k.R"],["k.C","g.R"]]})" << 0;
+            "connections":[["m.M","k.R"],["k.C","g.R"]]})"
+                                          << 0;
         QTest::newRow("two springs in series") << R"({"blocks":[
             {"name":"m","type":"translational.mass","parameters":{"initial_velocity":1}},
             {"name":"k1","type":"translational.spring"}, {"name":"k2","type":"translational.spring","parameters":{"stiffness":300}},
             {"name":"g","type":"translational.reference"}],
-            "connections":[["m.M","k1.R"],["k1.C","k2.R"],["k2.C","g.R"]]})" << 1;
+            "connections":[["m.M","k1.R"],["k1.C","k2.R"],["k2.C","g.R"]]})"
+                                               << 1;
         QTest::newRow("velocity source on a mass") << R"({"blocks":[
             {"name":"s","type":"signal.sine"}, {"name":"vs","type":"translational.velocity_source"},
             {"name":"m","type":"translational.mass"}, {"name":"g","type":"translational.reference"}],
-            "connections":[["s.y","vs.S"],["vs.R","m.M"],["vs.C","g.R"]]})" << 2;
+            "connections":[["s.y","vs.S"],["vs.R","m.M"],["vs.C","g.R"]]})"
+                                                   << 2;
         QTest::newRow("rigid chain through a force sensor") << R"({"blocks":[
             {"name":"c","type":"signal.constant","parameters":{"value":6}}, {"name":"fs","type":"translational.force_source"},
             {"name":"a","type":"translational.mass","parameters":{"initial_velocity":3}},
             {"name":"sens","type":"translational.force_sensor"}, {"name":"b","type":"translational.mass","parameters":{"mass":2}},
             {"name":"g","type":"translational.reference"}],
-            "connections":[["c.y","fs.S"],["fs.R","a.M"],["fs.C","g.R"],["a.M","sens.R"],["sens.C","b.M"]]})" << 1;
+            "connections":[["c.y","fs.S"],["fs.R","a.M"],["fs.C","g.R"],["a.M","sens.R"],["sens.C","b.M"]]})"
+                                                            << 1;
         QTest::newRow("spring and damper in series") << R"({"blocks":[
             {"name":"m","type":"translational.mass","parameters":{"initial_velocity":1}},
             {"name":"k","type":"translational.spring"}, {"name":"d","type":"translational.damper"},
             {"name":"g","type":"translational.reference"}],
-            "connections":[["m.M","k.R"],["k.C","d.R"],["d.C","g.R"]]})" << 0;
+            "connections":[["m.M","k.R"],["k.C","d.R"],["d.C","g.R"]]})"
+                                                     << 0;
         QTest::newRow("open port is a free end") << R"({"blocks":[
             {"name":"m","type":"translational.mass","parameters":{"initial_velocity":1}},
             {"name":"d","type":"translational.damper"}],
@@ -242,16 +261,16 @@ private Q_SLOTS:
     void acceptedModels() {
         QFETCH(QString, json);
         QFETCH(int, dummies);
-        const core::Model m = test::modelFromJson(json.toStdString());
+        const core::model::Model m = test::modelFromJson(json.toStdString());
         const QStringList errors = refusal(m);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
-        const auto sys = core::dae::assemble(core::buildTopology(m, blocks::registry()));
+        const auto sys = core::dae::assemble(core::graph::buildTopology(m, blocks::registry()));
         int count = 0;
         for (const auto& u : sys.unknowns) count += u.kind == core::dae::Unknown::Kind::Dummy;
         QCOMPARE(count, dummies);
         QCOMPARE(static_cast<int>(sys.rows.size()), sys.size());   // square
-        QVERIFY(!core::hasErrors(core::validateModel(m, blocks::registry())));
-        core::SimulationOptions o;
+        QVERIFY(!core::hasErrors(core::simulation::validateModel(m, blocks::registry())));
+        core::simulation::SimulationOptions o;
         o.stopTime = 0.2;
         const auto r = test::run(m, o);
         QVERIFY(r.stats().completed);
@@ -260,11 +279,10 @@ private Q_SLOTS:
     // An unconnected conserving port is allowed and listed as info, naming block and port.
     void openPortIsInfo() {
         test::ModelBuilder net;
-        net.block("m", "translational.mass")
-            .block("d", "translational.damper");
+        net.block("m", "translational.mass").block("d", "translational.damper");
         net.connect("m.M", "d.R");
-        const core::Model m = net.build();
-        const core::Diagnostics diags = core::validateModel(m, blocks::registry());
+        const core::model::Model m = net.build();
+        const core::Diagnostics diags = core::simulation::validateModel(m, blocks::registry());
         QVERIFY(!core::hasErrors(diags));
         bool found = false;
         for (const core::Diagnostic& d : diags)
@@ -280,12 +298,14 @@ private Q_SLOTS:
             .block("m", "translational.mass")
             .block("d", "translational.damper");
         net.connect("j.I", "k.R").connect("m.M", "d.R");
-        const core::Model m = net.build();
+        const core::model::Model m = net.build();
         QStringList notes;
-        for (const core::Diagnostic& d : core::validateModel(m, blocks::registry()))
+        for (const core::Diagnostic& d : core::simulation::validateModel(m, blocks::registry()))
             if (d.severity == core::Severity::Info) notes << QString::fromStdString(d.text());
-        QVERIFY2(notes.filter("block 'k', port 'C'").value(0).endsWith("free end (zero torque)"), qPrintable(notes.join('\n')));
-        QVERIFY2(notes.filter("block 'd', port 'C'").value(0).endsWith("free end (zero force)"), qPrintable(notes.join('\n')));
+        QVERIFY2(notes.filter("block 'k', port 'C'").value(0).endsWith("free end (zero torque)"),
+                 qPrintable(notes.join('\n')));
+        QVERIFY2(notes.filter("block 'd', port 'C'").value(0).endsWith("free end (zero force)"),
+                 qPrintable(notes.join('\n')));
     }
 };
 

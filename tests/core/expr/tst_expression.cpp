@@ -14,8 +14,8 @@
 
 using endstop::core::Dimension;
 using endstop::core::expr::evaluateAs;
-using endstop::core::expr::Expression;
 using endstop::core::expr::ExprError;
+using endstop::core::expr::Expression;
 using endstop::core::expr::Lookup;
 using endstop::core::expr::Value;
 
@@ -26,8 +26,8 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 
 Dimension dim(int length, int mass, int time, int angle) {
-    return Dimension{{static_cast<std::int8_t>(length), static_cast<std::int8_t>(mass),
-                      static_cast<std::int8_t>(time), static_cast<std::int8_t>(angle)}};
+    return Dimension{{static_cast<std::int8_t>(length), static_cast<std::int8_t>(mass), static_cast<std::int8_t>(time),
+                      static_cast<std::int8_t>(angle)}};
 }
 
 const Dimension kNone, kLength = dim(1, 0, 0, 0), kMass = dim(0, 1, 0, 0), kAngle = dim(0, 0, 0, 1);
@@ -70,7 +70,7 @@ QStringList toList(const std::vector<std::string>& v) {
     return out;
 }
 
-}  // namespace
+}   // namespace
 
 class TestExpression : public QObject {
     Q_OBJECT
@@ -199,24 +199,45 @@ private Q_SLOTS:
     void dimensionErrors_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("+") << "1 m + 1 kg" << "'+' of m and kg: dimensions differ";
-        QTest::newRow("-") << "1 m - 1 s" << "'-' of m and s: dimensions differ";
-        QTest::newRow("names") << "k_base + gap" << "'+' of kg/s^2 and m: dimensions differ";
-        QTest::newRow("2 g + g") << "2 g + g" << "'+' of kg and m/s^2: dimensions differ";
-        QTest::newRow("sqrt odd") << "sqrt(1 m^3)" << "sqrt of m^3: odd exponent";
-        QTest::newRow("exp") << "exp(1 m)" << "exp of m: argument must be dimensionless";
-        QTest::newRow("log") << "log(2 s)" << "log of s: argument must be dimensionless";
-        QTest::newRow("sin") << "sin(1 m)" << "sin of m: argument must be an angle or dimensionless";
-        QTest::newRow("cos rpm") << "cos(1 rpm)" << "cos of rad/s: argument must be an angle or dimensionless";
-        QTest::newRow("tan") << "tan(gap)" << "tan of m: argument must be an angle or dimensionless";
-        QTest::newRow("min") << "min(1 m, 1 kg)" << "min of m and kg: dimensions differ";
-        QTest::newRow("max 3rd") << "max(1 m, 2 m, 3 s)" << "max of m and s: dimensions differ";
-        QTest::newRow("^ dimensional exponent") << "2^(1 m)" << "exponent of '^' has dimension m, expected it dimensionless";
-        QTest::newRow("^ fractional") << "(2 m)^0.5" << "'^' of m with exponent 0.5: exponent is not an integer";
-        QTest::newRow("unit ^ fractional") << "2 m^2.5" << "'^' of m with exponent 2.5: exponent is not an integer";
-        QTest::newRow("^ out of range") << "(2 m)^30" << "'^' of m with exponent 30: dimension exponent out of range (at most 24 in magnitude)";
-        QTest::newRow("^ huge") << "(2 m)^1e300" << "'^' of m with exponent 1e+300: dimension exponent out of range (at most 24 in magnitude)";
-        QTest::newRow("* out of range") << "(1 m^20)*(1 m^20)" << "'*' of m^20 and m^20: dimension exponent out of range (at most 24 in magnitude)";
+        QTest::newRow("+") << "1 m + 1 kg"
+                           << "'+' of m and kg: dimensions differ";
+        QTest::newRow("-") << "1 m - 1 s"
+                           << "'-' of m and s: dimensions differ";
+        QTest::newRow("names") << "k_base + gap"
+                               << "'+' of kg/s^2 and m: dimensions differ";
+        QTest::newRow("2 g + g") << "2 g + g"
+                                 << "'+' of kg and m/s^2: dimensions differ";
+        QTest::newRow("sqrt odd") << "sqrt(1 m^3)"
+                                  << "sqrt of m^3: odd exponent";
+        QTest::newRow("exp") << "exp(1 m)"
+                             << "exp of m: argument must be dimensionless";
+        QTest::newRow("log") << "log(2 s)"
+                             << "log of s: argument must be dimensionless";
+        QTest::newRow("sin") << "sin(1 m)"
+                             << "sin of m: argument must be an angle or dimensionless";
+        QTest::newRow("cos rpm") << "cos(1 rpm)"
+                                 << "cos of rad/s: argument must be an angle or dimensionless";
+        QTest::newRow("tan") << "tan(gap)"
+                             << "tan of m: argument must be an angle or dimensionless";
+        QTest::newRow("min") << "min(1 m, 1 kg)"
+                             << "min of m and kg: dimensions differ";
+        QTest::newRow("max 3rd") << "max(1 m, 2 m, 3 s)"
+                                 << "max of m and s: dimensions differ";
+        QTest::newRow("^ dimensional exponent") << "2^(1 m)"
+                                                << "exponent of '^' has dimension m, expected it dimensionless";
+        QTest::newRow("^ fractional") << "(2 m)^0.5"
+                                      << "'^' of m with exponent 0.5: exponent is not an integer";
+        QTest::newRow("unit ^ fractional") << "2 m^2.5"
+                                           << "'^' of m with exponent 2.5: exponent is not an integer";
+        QTest::newRow("^ out of range")
+            << "(2 m)^30"
+            << "'^' of m with exponent 30: dimension exponent out of range (at most 24 in magnitude)";
+        QTest::newRow("^ huge")
+            << "(2 m)^1e300"
+            << "'^' of m with exponent 1e+300: dimension exponent out of range (at most 24 in magnitude)";
+        QTest::newRow("* out of range")
+            << "(1 m^20)*(1 m^20)"
+            << "'*' of m^20 and m^20: dimension exponent out of range (at most 24 in magnitude)";
     }
     void dimensionErrors() {
         QFETCH(QString, text);
@@ -235,19 +256,32 @@ private Q_SLOTS:
     void valueErrors_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("1/0") << "1/0" << "division by zero";
-        QTest::newRow("by zero name") << "1 m/(x-3)" << "division by zero";
-        QTest::newRow("log negative") << "log(-1)" << "log of a non-positive number (-1)";
-        QTest::newRow("log zero") << "log(0)" << "log of a non-positive number (0)";
-        QTest::newRow("sqrt negative") << "sqrt(-4)" << "sqrt of a negative number (-4)";
-        QTest::newRow("exp overflow") << "exp(1000)" << "exp of 1000 is not finite";
-        QTest::newRow("* overflow") << "1e300*1e300" << "'*' of 1e+300 and 1e+300 is not finite";
-        QTest::newRow("+ overflow") << "1e308 + 1e308" << "'+' of 1e+308 and 1e+308 is not finite";
-        QTest::newRow("/ overflow") << "1e300/1e-300" << "'/' of 1e+300 and 1e-300 is not finite";
-        QTest::newRow("^ nan") << "(-8)^0.5" << "'^' of -8 and 0.5 is not finite";
-        QTest::newRow("0^-1") << "0^-1" << "'^' of 0 and -1 is not finite";
-        QTest::newRow("tower") << "10^10^10" << "'^' of 10 and 1e+10 is not finite";
-        QTest::newRow("name not finite") << "bad + 1" << "value of 'bad' is not finite";
+        QTest::newRow("1/0") << "1/0"
+                             << "division by zero";
+        QTest::newRow("by zero name") << "1 m/(x-3)"
+                                      << "division by zero";
+        QTest::newRow("log negative") << "log(-1)"
+                                      << "log of a non-positive number (-1)";
+        QTest::newRow("log zero") << "log(0)"
+                                  << "log of a non-positive number (0)";
+        QTest::newRow("sqrt negative") << "sqrt(-4)"
+                                       << "sqrt of a negative number (-4)";
+        QTest::newRow("exp overflow") << "exp(1000)"
+                                      << "exp of 1000 is not finite";
+        QTest::newRow("* overflow") << "1e300*1e300"
+                                    << "'*' of 1e+300 and 1e+300 is not finite";
+        QTest::newRow("+ overflow") << "1e308 + 1e308"
+                                    << "'+' of 1e+308 and 1e+308 is not finite";
+        QTest::newRow("/ overflow") << "1e300/1e-300"
+                                    << "'/' of 1e+300 and 1e-300 is not finite";
+        QTest::newRow("^ nan") << "(-8)^0.5"
+                               << "'^' of -8 and 0.5 is not finite";
+        QTest::newRow("0^-1") << "0^-1"
+                              << "'^' of 0 and -1 is not finite";
+        QTest::newRow("tower") << "10^10^10"
+                               << "'^' of 10 and 1e+10 is not finite";
+        QTest::newRow("name not finite") << "bad + 1"
+                                         << "value of 'bad' is not finite";
     }
     void valueErrors() { dimensionErrors(); }
 
@@ -256,7 +290,8 @@ private Q_SLOTS:
         QCOMPARE(v.si, 2e4);
         QCOMPARE(evaluateAs("-0.5", kNone, {}).si, -0.5);
         QCOMPARE(errorOf([] { evaluateAs("5 mm", kMass, kParams); }), "has dimension m, expected kg");
-        QCOMPARE(errorOf([] { evaluateAs("400 N*m", kStiffness, kParams); }), "has dimension kg*m^2/s^2, expected kg/s^2");
+        QCOMPARE(errorOf([] { evaluateAs("400 N*m", kStiffness, kParams); }),
+                 "has dimension kg*m^2/s^2, expected kg/s^2");
         QCOMPARE(errorOf([] { evaluateAs("1 +", kNone, kParams); }),
                  "column 4: expected a number, a name or '(', got the end");
     }
@@ -276,31 +311,59 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
         const QString start = "expected a number, a name or '(', got ";
-        QTest::newRow("empty") << "" << "column 1: " + start + "the end";
-        QTest::newRow("blank") << "   " << "column 4: " + start + "the end";
-        QTest::newRow("trailing +") << "1 +" << "column 4: " + start + "the end";
-        QTest::newRow("unclosed") << "(1 + 2" << "column 7: expected ')' to close '(' at column 1, got the end";
-        QTest::newRow("unclosed call") << "max(1, 2" << "column 9: expected ')' to close '(' at column 4, got the end";
-        QTest::newRow("* *") << "1 + * 2" << "column 5: " + start + "'*'";
-        QTest::newRow("unary +") << "+5" << "column 1: " + start + "'+'";
-        QTest::newRow("two numbers") << "2 3" << "column 3: expected an operator, got '3'";
-        QTest::newRow("extra )") << "1 + 2)" << "column 6: expected an operator, got ')'";
-        QTest::newRow("name after number") << "2 k_base" << "column 3: 'k_base' is not a unit (a name after a number needs an operator, e.g. '*')";
-        QTest::newRow("pi after number") << "2 pi" << "column 3: 'pi' is not a unit (a name after a number needs an operator, e.g. '*')";
-        QTest::newRow("m_x is one word") << "2 m_x" << "column 3: 'm_x' is not a unit (a name after a number needs an operator, e.g. '*')";
-        QTest::newRow("function without (") << "sqrt + 4" << "column 5: expected '(' after the function 'sqrt'";
-        QTest::newRow("sqrt 2 args") << "1 + sqrt(1, 2)" << "column 5: sqrt takes 1 argument, got 2";
-        QTest::newRow("min 1 arg") << "min(1)" << "column 1: min takes 2 or more arguments, got 1";
-        QTest::newRow("empty call") << "sqrt()" << "column 6: " + start + "')'";
-        QTest::newRow("empty parens") << "()" << "column 2: " + start + "')'";
-        QTest::newRow("columns count characters") << "5 µm + €" << "column 8: " + start + "'€'";
-        QTest::newRow("name with µ") << "µm" << "column 1: " + start + "'µ'";
-        QTest::newRow("1e999") << "1e999" << "column 1: '1e999' is out of the range of a double";
-        QTest::newRow("huge SI") << "1e308 km" << "column 1: '1e308 km' is out of the range of a double in SI";
-        QTest::newRow("double dot") << "1.2.3" << "column 4: expected an operator, got '.'";
-        QTest::newRow("^ ^") << "2 ^ ^ 3" << "column 5: " + start + "'^'";
-        QTest::newRow("lone -") << "-" << "column 2: " + start + "the end";
-        QTest::newRow("control character") << "1 +\x01" << "column 4: " + start + "'\\x01'";
+        QTest::newRow("empty") << ""
+                               << "column 1: " + start + "the end";
+        QTest::newRow("blank") << "   "
+                               << "column 4: " + start + "the end";
+        QTest::newRow("trailing +") << "1 +"
+                                    << "column 4: " + start + "the end";
+        QTest::newRow("unclosed") << "(1 + 2"
+                                  << "column 7: expected ')' to close '(' at column 1, got the end";
+        QTest::newRow("unclosed call") << "max(1, 2"
+                                       << "column 9: expected ')' to close '(' at column 4, got the end";
+        QTest::newRow("* *") << "1 + * 2"
+                             << "column 5: " + start + "'*'";
+        QTest::newRow("unary +") << "+5"
+                                 << "column 1: " + start + "'+'";
+        QTest::newRow("two numbers") << "2 3"
+                                     << "column 3: expected an operator, got '3'";
+        QTest::newRow("extra )") << "1 + 2)"
+                                 << "column 6: expected an operator, got ')'";
+        QTest::newRow("name after number")
+            << "2 k_base"
+            << "column 3: 'k_base' is not a unit (a name after a number needs an operator, e.g. '*')";
+        QTest::newRow("pi after number")
+            << "2 pi"
+            << "column 3: 'pi' is not a unit (a name after a number needs an operator, e.g. '*')";
+        QTest::newRow("m_x is one word")
+            << "2 m_x"
+            << "column 3: 'm_x' is not a unit (a name after a number needs an operator, e.g. '*')";
+        QTest::newRow("function without (") << "sqrt + 4"
+                                            << "column 5: expected '(' after the function 'sqrt'";
+        QTest::newRow("sqrt 2 args") << "1 + sqrt(1, 2)"
+                                     << "column 5: sqrt takes 1 argument, got 2";
+        QTest::newRow("min 1 arg") << "min(1)"
+                                   << "column 1: min takes 2 or more arguments, got 1";
+        QTest::newRow("empty call") << "sqrt()"
+                                    << "column 6: " + start + "')'";
+        QTest::newRow("empty parens") << "()"
+                                      << "column 2: " + start + "')'";
+        QTest::newRow("columns count characters") << "5 µm + €"
+                                                  << "column 8: " + start + "'€'";
+        QTest::newRow("name with µ") << "µm"
+                                     << "column 1: " + start + "'µ'";
+        QTest::newRow("1e999") << "1e999"
+                               << "column 1: '1e999' is out of the range of a double";
+        QTest::newRow("huge SI") << "1e308 km"
+                                 << "column 1: '1e308 km' is out of the range of a double in SI";
+        QTest::newRow("double dot") << "1.2.3"
+                                    << "column 4: expected an operator, got '.'";
+        QTest::newRow("^ ^") << "2 ^ ^ 3"
+                             << "column 5: " + start + "'^'";
+        QTest::newRow("lone -") << "-"
+                                << "column 2: " + start + "the end";
+        QTest::newRow("control character") << "1 +\x01"
+                                           << "column 4: " + start + "'\\x01'";
     }
     void parseErrors() {
         QFETCH(QString, text);
@@ -366,13 +429,16 @@ private Q_SLOTS:
         const QString tooDeep = "nested more than 64 deep";
         QTest::newRow("10000 (") << QString(10000, '(') << tooLong;
         QTest::newRow("4000 (") << QString(4000, '(') << "column 65: " + tooDeep;
-        QTest::newRow("4000 -") << QString(4000, '-') + "1" << "column 65: " + tooDeep;
+        QTest::newRow("4000 -") << QString(4000, '-') + "1"
+                                << "column 65: " + tooDeep;
         QTest::newRow("sqrt( x 200") << QString("sqrt(").repeated(200) << "column 321: " + tooDeep;
-        QTest::newRow("^ tower") << QString("2^").repeated(1000) + "2" << "column 129: " + tooDeep;
+        QTest::newRow("^ tower") << QString("2^").repeated(1000) + "2"
+                                 << "column 129: " + tooDeep;
         QTest::newRow("100000 digits") << QString(100000, '1') << tooLong;
         QTest::newRow("long sum") << QString("1+").repeated(3000) + "1" << tooLong;
         QTest::newRow("65 parentheses") << QString(65, '(') + "1" + QString(65, ')') << "column 65: " + tooDeep;
-        QTest::newRow("long unit run") << "1 " + QString("m*").repeated(1500) + "m" << "unknown name 'm'";   // 1 m^24 * m * ...
+        QTest::newRow("long unit run") << "1 " + QString("m*").repeated(1500) + "m"
+                                       << "unknown name 'm'";   // 1 m^24 * m * ...
     }
     void hostileInput() {
         QFETCH(QString, text);
@@ -389,7 +455,8 @@ private Q_SLOTS:
     }
 
     void loneOperatorsAndBytes() {
-        for (const char* text : {"+", "-", "*", "/", "^", "(", ")", ",", ".", "e", "1e", "()", "sqrt", "\xff\xfe", "1 m^"}) {
+        for (const char* text :
+             {"+", "-", "*", "/", "^", "(", ")", ",", ".", "e", "1e", "()", "sqrt", "\xff\xfe", "1 m^"}) {
             const QString message = evalError(text);
             QVERIFY2(message != "(no error)", text);
         }

@@ -20,24 +20,78 @@ private Q_SLOTS:
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("alone") << "k" << "k" << "k_base" << "k_base";
-        QTest::newRow("twice, spacing kept") << "2*k +  k/ 3" << "k" << "q" << "2*q +  q/ 3";
-        QTest::newRow("not a part of a name") << "k2 + k_b + kk + k" << "k" << "q" << "k2 + k_b + kk + q";
-        QTest::newRow("unit after a number") << "5 m + m" << "m" << "len" << "5 m + len";
-        QTest::newRow("unit without space") << "5m+m" << "m" << "len" << "5m+len";
-        QTest::newRow("unit run takes *") << "5m*m" << "m" << "len" << "5m*m";
-        QTest::newRow("compound unit") << "1e4 N/m + N" << "N" << "force" << "1e4 N/m + force";
-        QTest::newRow("unit with spaces and *") << "2 m * g" << "g" << "grav" << "2 m * g";
-        QTest::newRow("parenthesized quantity") << "(2 m)*g" << "g" << "grav" << "(2 m)*grav";
-        QTest::newRow("power in a unit") << "3 m^2 + m" << "m" << "a" << "3 m^2 + a";
-        QTest::newRow("exponent is no name") << "1e3*e" << "e" << "euler" << "1e3*euler";
-        QTest::newRow("function name") << "sqrt(sqrt)" << "sqrt" << "r" << "sqrt(sqrt)";
-        QTest::newRow("function with space") << "max (a, b)" << "max" << "m" << "max (a, b)";
-        QTest::newRow("inside a call") << "min(a, 2*a)" << "a" << "b" << "min(b, 2*b)";
-        QTest::newRow("pi stays") << "2*pi" << "pi" << "p" << "2*pi";
-        QTest::newRow("newlines kept") << "a\n+\ta" << "a" << "b" << "b\n+\tb";
-        QTest::newRow("degree sign") << "30 \u00b0 + deg" << "deg" << "d" << "30 \u00b0 + d";
-        QTest::newRow("nothing to do") << "gap + 1 mm" << "k" << "q" << "gap + 1 mm";
+        QTest::newRow("alone") << "k"
+                               << "k"
+                               << "k_base"
+                               << "k_base";
+        QTest::newRow("twice, spacing kept") << "2*k +  k/ 3"
+                                             << "k"
+                                             << "q"
+                                             << "2*q +  q/ 3";
+        QTest::newRow("not a part of a name") << "k2 + k_b + kk + k"
+                                              << "k"
+                                              << "q"
+                                              << "k2 + k_b + kk + q";
+        QTest::newRow("unit after a number") << "5 m + m"
+                                             << "m"
+                                             << "len"
+                                             << "5 m + len";
+        QTest::newRow("unit without space") << "5m+m"
+                                            << "m"
+                                            << "len"
+                                            << "5m+len";
+        QTest::newRow("unit run takes *") << "5m*m"
+                                          << "m"
+                                          << "len"
+                                          << "5m*m";
+        QTest::newRow("compound unit") << "1e4 N/m + N"
+                                       << "N"
+                                       << "force"
+                                       << "1e4 N/m + force";
+        QTest::newRow("unit with spaces and *") << "2 m * g"
+                                                << "g"
+                                                << "grav"
+                                                << "2 m * g";
+        QTest::newRow("parenthesized quantity") << "(2 m)*g"
+                                                << "g"
+                                                << "grav"
+                                                << "(2 m)*grav";
+        QTest::newRow("power in a unit") << "3 m^2 + m"
+                                         << "m"
+                                         << "a"
+                                         << "3 m^2 + a";
+        QTest::newRow("exponent is no name") << "1e3*e"
+                                             << "e"
+                                             << "euler"
+                                             << "1e3*euler";
+        QTest::newRow("function name") << "sqrt(sqrt)"
+                                       << "sqrt"
+                                       << "r"
+                                       << "sqrt(sqrt)";
+        QTest::newRow("function with space") << "max (a, b)"
+                                             << "max"
+                                             << "m"
+                                             << "max (a, b)";
+        QTest::newRow("inside a call") << "min(a, 2*a)"
+                                       << "a"
+                                       << "b"
+                                       << "min(b, 2*b)";
+        QTest::newRow("pi stays") << "2*pi"
+                                  << "pi"
+                                  << "p"
+                                  << "2*pi";
+        QTest::newRow("newlines kept") << "a\n+\ta"
+                                       << "a"
+                                       << "b"
+                                       << "b\n+\tb";
+        QTest::newRow("degree sign") << "30 \u00b0 + deg"
+                                     << "deg"
+                                     << "d"
+                                     << "30 \u00b0 + d";
+        QTest::newRow("nothing to do") << "gap + 1 mm"
+                                       << "k"
+                                       << "q"
+                                       << "gap + 1 mm";
     }
     void renames() {
         QFETCH(QString, text);

@@ -6,35 +6,35 @@
 #include "support/test_support.hpp"
 
 #include "core/graph/topology.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QTest>
 
 #include <algorithm>
 
 using namespace endstop;
-using core::Topology;
+using core::graph::Topology;
 using test::ModelBuilder;
 
 namespace {
 
-Topology topologyOf(const ModelBuilder& b) { return core::buildTopology(b.model(), blocks::registry()); }
+Topology topologyOf(const ModelBuilder& b) { return core::graph::buildTopology(b.model(), blocks::registry()); }
 
 // The node a port belongs to, -1 for none (a signal port, a hidden one).
 int nodeOf(const Topology& t, const std::string& block, const std::string& port) {
-    const core::TopoBlock& tb = t.blocks[static_cast<std::size_t>(t.blockIndex(block))];
+    const core::graph::TopoBlock& tb = t.blocks[static_cast<std::size_t>(t.blockIndex(block))];
     const int p = tb.block->portIndex(port);
     return p < 0 ? -1 : tb.portNode[static_cast<std::size_t>(p)];
 }
 
-const core::Node& node(const Topology& t, const std::string& block, const std::string& port) {
+const core::graph::Node& node(const Topology& t, const std::string& block, const std::string& port) {
     return t.nodes[static_cast<std::size_t>(nodeOf(t, block, port))];
 }
 
 // The error diagnostics of building the model, or an empty list if it builds.
 core::Diagnostics errorsOf(const ModelBuilder& b) {
     try {
-        core::buildTopology(b.model(), blocks::registry());
+        core::graph::buildTopology(b.model(), blocks::registry());
     } catch (const core::TopologyError& e) {
         return e.diagnostics();
     }
@@ -55,7 +55,7 @@ ModelBuilder twoMassesOnASpring() {
     return b;
 }
 
-}  // namespace
+}   // namespace
 
 class TestTopology : public QObject {
     Q_OBJECT
@@ -100,7 +100,7 @@ private Q_SLOTS:
     // Nothing is grounded without a reference: two floating nodes.
     void noReferenceNoGround() {
         const Topology t = topologyOf(twoMassesOnASpring());
-        for (const core::Node& n : t.nodes) QVERIFY(!n.grounded);
+        for (const core::graph::Node& n : t.nodes) QVERIFY(!n.grounded);
     }
 
     // An open port is a node of its own, a free end, with a note naming the flow of its domain.
@@ -114,8 +114,10 @@ private Q_SLOTS:
         QVERIFY(!node(t, "k", "C").grounded);
         const QStringList notes = texts(t.diagnostics);
         QCOMPARE(notes.size(), 2);
-        QVERIFY2(notes.contains("block 'k', port 'C': port is not connected: it is a free end (zero force)"), qPrintable(notes.join('\n')));
-        QVERIFY2(notes.contains("block 's', port 'C': port is not connected: it is a free end (zero torque)"), qPrintable(notes.join('\n')));
+        QVERIFY2(notes.contains("block 'k', port 'C': port is not connected: it is a free end (zero force)"),
+                 qPrintable(notes.join('\n')));
+        QVERIFY2(notes.contains("block 's', port 'C': port is not connected: it is a free end (zero torque)"),
+                 qPrintable(notes.join('\n')));
         for (const core::Diagnostic& d : t.diagnostics) QCOMPARE(d.severity, core::Severity::Info);
     }
 
@@ -140,7 +142,8 @@ private Q_SLOTS:
 
         b.block("fk", "signal.constant").connect("fk.y", "f.FK");
         const QStringList errors = texts(errorsOf(b));
-        QCOMPARE(errors, QStringList{"block 'f', port 'FK': block type translational.stiction has no port 'FK' (ports: R, C)"});
+        QCOMPARE(errors,
+                 QStringList{"block 'f', port 'FK': block type translational.stiction has no port 'FK' (ports: R, C)"});
     }
 
     // Shown, a conditional input must have a source, and reads the output it is wired to.
@@ -155,8 +158,8 @@ private Q_SLOTS:
 
         b.block("hi", "signal.constant", {{"value", 10.0}}).connect("hi.y", "f.FSr");
         const Topology t = topologyOf(b);
-        const core::TopoBlock& f = t.blocks[static_cast<std::size_t>(t.blockIndex("f"))];
-        const core::PortAt source = f.source[static_cast<std::size_t>(f.block->portIndex("FK"))];
+        const core::graph::TopoBlock& f = t.blocks[static_cast<std::size_t>(t.blockIndex("f"))];
+        const core::graph::PortAt source = f.source[static_cast<std::size_t>(f.block->portIndex("FK"))];
         QCOMPARE(source.block, t.blockIndex("fk"));
         QCOMPARE(source.port, t.blocks[static_cast<std::size_t>(source.block)].block->outputVar(0));
         QCOMPARE(nodeOf(t, "f", "FK"), -1);   // a signal port belongs to no node
@@ -184,13 +187,15 @@ private Q_SLOTS:
         QCOMPARE(errors.size(), std::size_t(1));
         QCOMPARE(errors[0].block, std::string("m"));
         QCOMPARE(errors[0].port, std::string("M"));
-        QCOMPARE(errors[0].message, std::string("cannot connect m.M (translational) to J.I (rotational): different domains"));
+        QCOMPARE(errors[0].message,
+                 std::string("cannot connect m.M (translational) to J.I (rotational): different domains"));
 
         ModelBuilder s;
         s.block("m", "translational.mass").block("c", "signal.constant").connect("c.y", "m.M");
         const QStringList signal = texts(errorsOf(s));
         QCOMPARE(signal.size(), 1);
-        QVERIFY2(signal[0].contains("cannot connect c.y (") && signal[0].contains("to m.M (translational)"), qPrintable(signal[0]));
+        QVERIFY2(signal[0].contains("cannot connect c.y (") && signal[0].contains("to m.M (translational)"),
+                 qPrintable(signal[0]));
     }
 
     // A port the block does not have is reported with the ports it has; every bad connection is
@@ -200,22 +205,24 @@ private Q_SLOTS:
         b.block("m", "translational.mass").block("k", "translational.spring");
         b.connect("m.X", "k.R").connect("k.Q", "m.M");
         const QStringList errors = texts(errorsOf(b));
-        QCOMPARE(errors, (QStringList{"block 'm', port 'X': block type translational.mass has no port 'X' (ports: M)",
-                                      "block 'k', port 'Q': block type translational.spring has no port 'Q' (ports: R, C)"}));
+        QCOMPARE(errors,
+                 (QStringList{"block 'm', port 'X': block type translational.mass has no port 'X' (ports: M)",
+                              "block 'k', port 'Q': block type translational.spring has no port 'Q' (ports: R, C)"}));
     }
 
     // A block of a type the registry does not know is an error naming the block.
     void unknownBlockType() {
-        core::Model m;
-        core::BlockSpec spec;
+        core::model::Model m;
+        core::model::BlockSpec spec;
         spec.name = "w";
         spec.type = "translational.warp_drive";
-        m.apply(core::AddBlock{spec});
+        m.apply(core::model::AddBlock{spec});
         try {
-            core::buildTopology(m, blocks::registry());
+            core::graph::buildTopology(m, blocks::registry());
             QFAIL("an unknown type built");
         } catch (const core::TopologyError& e) {
-            QCOMPARE(QString::fromStdString(e.diagnostics().at(0).text()), QString("block 'w': unknown block type 'translational.warp_drive'"));
+            QCOMPARE(QString::fromStdString(e.diagnostics().at(0).text()),
+                     QString("block 'w': unknown block type 'translational.warp_drive'"));
         }
     }
 
@@ -237,7 +244,7 @@ private Q_SLOTS:
         const Topology t = topologyOf(twoMassesOnASpring());
         QCOMPARE(t.blockIndex("k"), 1);
         QCOMPARE(t.blockIndex("nobody"), -1);
-        QCOMPARE(t.portName(core::PortAt{1, 1}), std::string("k.C"));
+        QCOMPARE(t.portName(core::graph::PortAt{1, 1}), std::string("k.C"));
     }
 };
 

@@ -8,7 +8,7 @@
 
 #include "core/io/component_file.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/flatten.hpp"
 
 #include <QFile>
@@ -26,13 +26,15 @@ std::string project(const char* innerK, const char* damping) {
   "parameters": [ { "name": "k0", "value": "1e3 N/m" } ],
   "subsystems": {
     "Inner": { "ports": [ { "name": "A", "domain": "translational" }, { "name": "B", "domain": "translational" } ],
-               "parameters": [ { "name": "k", "value": ")") + innerK + R"(" } ],
+               "parameters": [ { "name": "k", "value": ")") +
+           innerK + R"(" } ],
                "blocks": [ { "name": "spring", "type": "translational.spring", "parameters": { "stiffness": "k" } } ],
                "connections": [ ["A", "spring.R"], ["spring.C", "B"] ] },
     "Stage": { "ports": [ { "name": "R", "domain": "translational" }, { "name": "C", "domain": "translational" } ],
                "parameters": [ { "name": "ks", "value": "3e3 N/m" } ],
                "blocks": [ { "name": "in1", "type": "subsystem:Inner", "parameters": { "k": "2*ks" } },
-                           { "name": "d", "type": "translational.damper", "parameters": { "damping": )" + damping + R"( } } ],
+                           { "name": "d", "type": "translational.damper", "parameters": { "damping": )" +
+           damping + R"( } } ],
                "connections": [ ["R", "in1.A"], ["in1.B", "C"], ["R", "d.R"], ["d.C", "C"] ] },
     "Bad": { "ports": [ { "name": "A", "domain": "translational" }, { "name": "B", "domain": "translational" } ],
              "blocks": [ { "name": "spring", "type": "translational.spring", "parameters": { "stiffness": "k0" } } ],
@@ -47,7 +49,7 @@ std::string project(const char* innerK, const char* damping) {
 
 QByteArray stageComponent() { return io::serializeComponent(test::modelFromJson(project("2e3 N/m", "4")), "Stage"); }
 
-double param(const core::Model& flat, const std::string& block, const std::string& key) {
+double param(const core::model::Model& flat, const std::string& block, const std::string& key) {
     return std::get<double>(flat.find(block)->params.at(key));
 }
 
@@ -60,13 +62,13 @@ QString errorOf(const QByteArray& bytes) {
     return {};
 }
 
-}  // namespace
+}   // namespace
 
 class TestComponentFile : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void roundTripIsIdentical() {
-        const core::Model p = test::modelFromJson(project("2e3 N/m", "4"));
+        const core::model::Model p = test::modelFromJson(project("2e3 N/m", "4"));
         const QByteArray bytes = stageComponent();
         QVERIFY(bytes.contains("\"format\": \"endstop-component\""));
         QVERIFY(!bytes.contains("\"Bad\""));   // only what Stage uses
@@ -75,21 +77,22 @@ private Q_SLOTS:
         QCOMPARE(c.definitions.size(), std::size_t(2));
         QCOMPARE(c.definitions[0].name, std::string("Inner"));   // leaves first
         QCOMPARE(c.definitions[1].name, std::string("Stage"));
-        core::Model back;
-        for (const core::SubsystemDef& d : c.definitions) back.apply(core::addSubsystem(d));
+        core::model::Model back;
+        for (const core::model::SubsystemDef& d : c.definitions) back.apply(core::model::addSubsystem(d));
         QCOMPARE(io::serializeComponent(back, "Stage"), bytes);
         QTemporaryDir dir;
         const QString a = dir.filePath("a.endstopc"), b = dir.filePath("b.endstopc");
         io::saveComponent(p, "Stage", a, blocks::registry());
-        core::Model fromFile;   // what the saved file holds, saved again
-        for (const core::SubsystemDef& d : io::loadComponent(a, blocks::registry()).definitions) fromFile.apply(core::addSubsystem(d));
+        core::model::Model fromFile;   // what the saved file holds, saved again
+        for (const core::model::SubsystemDef& d : io::loadComponent(a, blocks::registry()).definitions)
+            fromFile.apply(core::model::addSubsystem(d));
         io::saveComponent(fromFile, "Stage", b, blocks::registry());
         QCOMPARE(test::readBytes(a), test::readBytes(b));
         QCOMPARE(test::readBytes(a), bytes);
     }
 
     void needsOnlyItsMask() {
-        const core::Model p = test::modelFromJson(project("2e3 N/m", "4"));
+        const core::model::Model p = test::modelFromJson(project("2e3 N/m", "4"));
         QTemporaryDir dir;
         const QString path = dir.filePath("Bad.endstopc");
         try {
@@ -103,12 +106,12 @@ private Q_SLOTS:
     }
 
     void identicalDefinitionIsReused() {
-        const core::Model original = test::modelFromJson(project("2e3 N/m", "4"));
-        core::Model p = original;
+        const core::model::Model original = test::modelFromJson(project("2e3 N/m", "4"));
+        core::model::Model p = original;
         const io::Component c = io::parseComponent(stageComponent(), "Stage.endstopc", blocks::registry());
-        const core::EditBatch batch = io::insertComponent(p, c, "st2", 100, 50);
+        const core::model::EditBatch batch = io::insertComponent(p, c, "st2", 100, 50);
         QCOMPARE(batch.edits.size(), std::size_t(1));   // the instance only
-        const core::Edit undo = p.apply(batch);
+        const core::model::Edit undo = p.apply(batch);
         QCOMPARE(p.subsystems().size(), std::size_t(3));
         QCOMPARE(p.find("st2")->type, std::string("subsystem:Stage"));
         QCOMPARE(p.find("st2")->ui.x, 100.0);
@@ -117,18 +120,18 @@ private Q_SLOTS:
     }
 
     void differentDefinitionIsRenamed() {
-        const core::Model original = test::modelFromJson(project("5e3 N/m", "9"));
-        core::Model p = original;
+        const core::model::Model original = test::modelFromJson(project("5e3 N/m", "9"));
+        core::model::Model p = original;
         const io::Component c = io::parseComponent(stageComponent(), "Stage.endstopc", blocks::registry());
-        const core::Edit undo = p.apply(io::insertComponent(p, c, "ins", 0, 100));
+        const core::model::Edit undo = p.apply(io::insertComponent(p, c, "ins", 0, 100));
         QVERIFY(p.findSubsystem("Inner_2") && p.findSubsystem("Stage_2"));
         QCOMPARE(p.find("ins")->type, std::string("subsystem:Stage_2"));
         QCOMPARE(p.findSubsystem("Stage_2")->body.find("in1")->type, std::string("subsystem:Inner_2"));
         QCOMPARE(p.findSubsystem("Stage")->body.find("in1")->type, std::string("subsystem:Inner"));
-        core::Model inserted = p;
-        p.apply(core::Connect{{{"m1", "M"}, {"ins", "R"}}});
-        p.apply(core::Connect{{{"ins", "C"}, {"g", "R"}}});
-        const core::Model flat = core::flatten(p, blocks::registry());
+        core::model::Model inserted = p;
+        p.apply(core::model::Connect{{{"m1", "M"}, {"ins", "R"}}});
+        p.apply(core::model::Connect{{{"ins", "C"}, {"g", "R"}}});
+        const core::model::Model flat = core::model::flatten(p, blocks::registry());
         QCOMPARE(param(flat, "ins.in1.spring", "stiffness"), 6e3);   // 2*ks of the component
         QCOMPARE(param(flat, "ins.d", "damping"), 4.0);
         QCOMPARE(param(flat, "st1.in1.spring", "stiffness"), 6e3);   // the project's Stage sets k = 2*ks too
@@ -136,7 +139,7 @@ private Q_SLOTS:
         const core::MemorySink r = test::run(p);
         QVERIFY(std::isfinite(test::last(r, "m1.x")));
         // a second insert reuses the renamed copies
-        const core::EditBatch again = io::insertComponent(p, c, "ins2", 0, 200);
+        const core::model::EditBatch again = io::insertComponent(p, c, "ins2", 0, 200);
         QCOMPARE(again.edits.size(), std::size_t(1));
         // the batch's inverse restores the project
         inserted.apply(undo);
@@ -151,11 +154,13 @@ private Q_SLOTS:
                                                 << "lib/Stage.endstopc: format: expected \"endstop-component\"";
         QTest::newRow("no component") << QByteArray(good).replace("\"component\": \"Stage\",", "")
                                       << "lib/Stage.endstopc: component: expected the name";
-        QTest::newRow("component not held") << QByteArray(good).replace("\"component\": \"Stage\"", "\"component\": \"Other\"")
-                                            << "lib/Stage.endstopc: subsystems.Other: missing";
+        QTest::newRow("component not held")
+            << QByteArray(good).replace("\"component\": \"Stage\"", "\"component\": \"Other\"")
+            << "lib/Stage.endstopc: subsystems.Other: missing";
         QTest::newRow("malformed") << good.left(good.size() / 2) << "lib/Stage.endstopc:";
-        QTest::newRow("unknown block type") << QByteArray(good).replace("translational.damper", "translational.dampr")
-                                            << "lib/Stage.endstopc: subsystems.Stage.blocks[1].type: unknown block type";
+        QTest::newRow("unknown block type")
+            << QByteArray(good).replace("translational.damper", "translational.dampr")
+            << "lib/Stage.endstopc: subsystems.Stage.blocks[1].type: unknown block type";
         QTest::newRow("newer") << QByteArray(good).replace("\"formatVersion\": 2", "\"formatVersion\": 9")
                                << "lib/Stage.endstopc: formatVersion: version 9 is newer";
         QTest::newRow("unknown key") << QByteArray(good).replace("\"generator\"", "\"parameters\": [], \"generator\"")

@@ -6,7 +6,7 @@
 
 #include "core/io/output_file.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/results/csv_sink.hpp"
 
 #include <QDir>
@@ -31,8 +31,7 @@ mode_t kind(const QString& path) {
 }
 
 // The message of the IoError `f` throws, or empty if it throws nothing.
-template <class F>
-QString ioError(F&& f) {
+template <class F> QString ioError(F&& f) {
     try {
         f();
     } catch (const core::IoError& e) {
@@ -41,9 +40,11 @@ QString ioError(F&& f) {
     return {};
 }
 
-QStringList entries(const QString& dir) { return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot); }
+QStringList entries(const QString& dir) {
+    return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+}
 
-}  // namespace
+}   // namespace
 
 class TestOutputFile : public QObject {
     Q_OBJECT
@@ -105,7 +106,7 @@ private Q_SLOTS:
     void projectSaveOnAFullDisk() {
         test::SmallDisk disk(64 * 1024);
         if (disk.path().isEmpty()) QSKIP(qPrintable(disk.why()));
-        const core::Model model = test::loadExample("rattling_mass.endstop");
+        const core::model::Model model = test::loadExample("rattling_mass.endstop");
         const QString path = disk.filePath("model.endstop");
         core::io::saveProject(model, path);
         const QByteArray good = readBytes(path);
@@ -137,7 +138,8 @@ private Q_SLOTS:
     // A character device is written through: /dev/full says the disk is full, and stays a device.
     void deviceWrittenThrough() {
         if (kind("/dev/full") != S_IFCHR) QSKIP("no /dev/full here");
-        const QString message = ioError([&] { core::io::writeFile(std::string("/dev/full"), std::string_view("x\n")); });
+        const QString message =
+            ioError([&] { core::io::writeFile(std::string("/dev/full"), std::string_view("x\n")); });
         QVERIFY2(message.startsWith("cannot write '/dev/full': "), qPrintable(message));
         QCOMPARE(kind("/dev/full"), mode_t(S_IFCHR));
     }

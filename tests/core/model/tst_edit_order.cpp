@@ -12,7 +12,7 @@ class TestEditOrder : public QObject {
     Q_OBJECT
 
 private:
-    static core::Model model() {
+    static core::model::Model model() {
         return test::modelFromJson(R"({
           "blocks": [
             {"name": "a", "type": "translational.mass"}, {"name": "s1", "type": "translational.spring"},
@@ -23,25 +23,25 @@ private:
 
 private Q_SLOTS:
     void removeBlockUndoKeepsConnectionOrder() {
-        core::Model m = model();
+        core::model::Model m = model();
         const QByteArray before = core::io::serializeProject(m);
-        const core::Edit undo = m.apply(core::RemoveBlock{"b"});   // its connections sit in the middle
+        const core::model::Edit undo = m.apply(core::model::RemoveBlock{"b"});   // its connections sit in the middle
         QCOMPARE(m.connections().size(), std::size_t(2));
         m.apply(undo);
         QCOMPARE(core::io::serializeProject(m), before);
     }
 
     void disconnectUndoKeepsPlaceAndOrientation() {
-        core::Model m = model();
+        core::model::Model m = model();
         const QByteArray before = core::io::serializeProject(m);
-        const core::Edit undo = m.apply(core::Disconnect{{{"b", "M"}, {"s1", "C"}}});   // given swapped
+        const core::model::Edit undo = m.apply(core::model::Disconnect{{{"b", "M"}, {"s1", "C"}}});   // given swapped
         m.apply(undo);
         QCOMPARE(core::io::serializeProject(m), before);
     }
 
     void connectAppendsByDefault() {
-        core::Model m = model();
-        m.apply(core::Connect{{{"a", "M"}, {"g", "R"}}});
+        core::model::Model m = model();
+        m.apply(core::model::Connect{{{"a", "M"}, {"g", "R"}}});
         QCOMPARE(m.connections().back().a.block, std::string("a"));
     }
 };

@@ -5,7 +5,7 @@
 // bad input names the file, the JSON path and what is wrong.
 #include "core/io/overrides.hpp"
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/flatten.hpp"
 #include "tests/core/model/flatten_bad_files.hpp"
 #include "tests/support/test_support.hpp"
@@ -13,7 +13,7 @@
 #include <QtTest>
 
 using namespace endstop;
-using core::Model;
+using core::model::Model;
 
 namespace {
 
@@ -22,7 +22,7 @@ Model fixture(const QString& name) {
 }
 
 double param(const Model& flat, const std::string& block, const std::string& key) {
-    const core::BlockSpec* b = flat.find(block);
+    const core::model::BlockSpec* b = flat.find(block);
     if (!b) throw std::runtime_error("no block " + block);
     return std::get<double>(b->params.at(key));
 }
@@ -61,7 +61,7 @@ QString loadError(const std::string& json) {
     return {};
 }
 
-}  // namespace
+}   // namespace
 
 class TestFlatten : public QObject {
     Q_OBJECT
@@ -69,11 +69,11 @@ private Q_SLOTS:
     void expressionsFollowScopes() {
         const Model m = fixture("translational_nested.endstop");
         QVERIFY(m.hierarchical());
-        const Model flat = core::flatten(m, blocks::registry());
+        const Model flat = core::model::flatten(m, blocks::registry());
         QVERIFY(!flat.hierarchical());
         // k_stage = 2*k_base is defined before k_base: evaluation follows dependencies
-        QCOMPARE(param(flat, "p.s1.spring", "stiffness"), 2e4);   // kk = k_stage, k = kk
-        QCOMPARE(param(flat, "p.s2.spring", "stiffness"), 1e4);   // k = kk/2
+        QCOMPARE(param(flat, "p.s1.spring", "stiffness"), 2e4);     // kk = k_stage, k = kk
+        QCOMPARE(param(flat, "p.s2.spring", "stiffness"), 1e4);     // k = kk/2
         QCOMPARE(param(flat, "p.s1.stop", "upper_bound"), 0.005);   // g = gap, a model parameter
         QCOMPARE(param(flat, "p.s1.stop", "lower_bound"), -0.005);
         QCOMPARE(param(flat, "p.s2.stop", "upper_bound"), 0.001);   // the mask's default
@@ -91,8 +91,7 @@ private Q_SLOTS:
     void rotationalNestedEqualsFlat() {   // signal ports in and out of a subsystem, too
         const auto nested = test::run(fixture("rotational_nested.endstop"));
         const auto flat = test::run(fixture("rotational_flat.endstop"));
-        compareExactly(nested, flat,
-                       {{"train.first.", "first_"}, {"train.second.", "second_"}, {"train.", ""}});
+        compareExactly(nested, flat, {{"train.first.", "first_"}, {"train.second.", "second_"}, {"train.", ""}});
         QVERIFY(test::last(nested, "train.first.mesh.impacts") > 10);
     }
 
@@ -101,13 +100,27 @@ private Q_SLOTS:
         QTest::addColumn<QString>("block");
         QTest::addColumn<QString>("key");
         QTest::addColumn<double>("expected");
-        QTest::newRow("model parameter") << "k_base=5e3 N/m" << "p.s1.spring" << "stiffness" << 1e4;
-        QTest::newRow("model parameter as expression") << "gap=2*1 mm" << "p.s1.stop" << "upper_bound" << 0.002;
-        QTest::newRow("instance mask") << "p.kk=3e4" << "p.s2.spring" << "stiffness" << 1.5e4;
-        QTest::newRow("nested mask") << "p.s2.g=2 mm" << "p.s2.stop" << "lower_bound" << -0.002;
-        QTest::newRow("nested mask as expression") << "p.s1.k=3*k_base" << "p.s1.spring" << "stiffness" << 3e4;
-        QTest::newRow("block inside, this instance only") << "p.s1.spring.stiffness=7e3" << "p.s1.spring" << "stiffness" << 7e3;
-        QTest::newRow("other instance untouched") << "p.s1.spring.stiffness=7e3" << "p.s2.spring" << "stiffness" << 1e4;
+        QTest::newRow("model parameter") << "k_base=5e3 N/m"
+                                         << "p.s1.spring"
+                                         << "stiffness" << 1e4;
+        QTest::newRow("model parameter as expression") << "gap=2*1 mm"
+                                                       << "p.s1.stop"
+                                                       << "upper_bound" << 0.002;
+        QTest::newRow("instance mask") << "p.kk=3e4"
+                                       << "p.s2.spring"
+                                       << "stiffness" << 1.5e4;
+        QTest::newRow("nested mask") << "p.s2.g=2 mm"
+                                     << "p.s2.stop"
+                                     << "lower_bound" << -0.002;
+        QTest::newRow("nested mask as expression") << "p.s1.k=3*k_base"
+                                                   << "p.s1.spring"
+                                                   << "stiffness" << 3e4;
+        QTest::newRow("block inside, this instance only") << "p.s1.spring.stiffness=7e3"
+                                                          << "p.s1.spring"
+                                                          << "stiffness" << 7e3;
+        QTest::newRow("other instance untouched") << "p.s1.spring.stiffness=7e3"
+                                                  << "p.s2.spring"
+                                                  << "stiffness" << 1e4;
     }
     void setReachesEveryLevel() {
         QFETCH(QString, assignment);
@@ -116,18 +129,23 @@ private Q_SLOTS:
         QFETCH(double, expected);
         Model m = fixture("translational_nested.endstop");
         m.apply(core::io::parseAssignment(m, blocks::registry(), assignment.toStdString()));
-        const Model flat = core::flatten(m, blocks::registry());
+        const Model flat = core::model::flatten(m, blocks::registry());
         QCOMPARE(param(flat, block.toStdString(), key.toStdString()), expected);
     }
 
     void badAssignments_data() {
         QTest::addColumn<QString>("assignment");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown model parameter") << "k_bas=1" << "parameters: k_stage, k_base, gap";
-        QTest::newRow("unknown mask parameter") << "p.zz=1" << "subsystem Pair) has no parameter 'zz' (parameters: kk)";
-        QTest::newRow("unknown inner block") << "p.s1.nope.x=1" << "subsystem Stage (block 'p.s1') has no block 'nope'";
-        QTest::newRow("unknown inner key") << "p.s1.spring.nope=1" << "block 'p.s1.spring' (translational.spring) has no parameter 'nope'";
-        QTest::newRow("mask dimension") << "p.kk=3 kg" << "expected kg/s^2";
+        QTest::newRow("unknown model parameter") << "k_bas=1"
+                                                 << "parameters: k_stage, k_base, gap";
+        QTest::newRow("unknown mask parameter") << "p.zz=1"
+                                                << "subsystem Pair) has no parameter 'zz' (parameters: kk)";
+        QTest::newRow("unknown inner block") << "p.s1.nope.x=1"
+                                             << "subsystem Stage (block 'p.s1') has no block 'nope'";
+        QTest::newRow("unknown inner key") << "p.s1.spring.nope=1"
+                                           << "block 'p.s1.spring' (translational.spring) has no parameter 'nope'";
+        QTest::newRow("mask dimension") << "p.kk=3 kg"
+                                        << "expected kg/s^2";
     }
     void badAssignments() {
         QFETCH(QString, assignment);
@@ -145,11 +163,12 @@ private Q_SLOTS:
         Model m = fixture("translational_nested.endstop");
         m.apply(core::io::parseAssignment(m, blocks::registry(), "k_base=2*gap"));   // a length for a stiffness
         try {
-            (void)core::flatten(m, blocks::registry());
+            (void)core::model::flatten(m, blocks::registry());
             QFAIL("flattened");
         } catch (const core::ModelError& e) {
             const QString what = e.what();
-            QVERIFY2(what.contains("block 'p', parameter 'kk'") && what.contains("has dimension m, expected kg/s^2"), e.what());
+            QVERIFY2(what.contains("block 'p', parameter 'kk'") && what.contains("has dimension m, expected kg/s^2"),
+                     e.what());
         }
     }
 
@@ -176,7 +195,8 @@ private Q_SLOTS:
         QVERIFY(once.contains("\"subsystem:Stage\""));
         QVERIFY(once.contains("\"domain\": \"signal_out\""));
         QCOMPARE(again.parameters(), m.parameters());
-        const Model a = core::flatten(m, blocks::registry()), b = core::flatten(again, blocks::registry());
+        const Model a = core::model::flatten(m, blocks::registry()),
+                    b = core::model::flatten(again, blocks::registry());
         QCOMPARE(a.blocks(), b.blocks());
         QCOMPARE(a.connections(), b.connections());
     }
@@ -184,13 +204,14 @@ private Q_SLOTS:
     void editsInsideADefinitionAreUndoable() {
         Model m = fixture("translational_nested.endstop");
         const QByteArray before = core::io::serializeProject(m);
-        const core::Edit inverse = m.apply(core::InSubsystem{"Stage", {core::SetParameter{"spring", "stiffness", std::string("3*k")}}});
-        const Model flat = core::flatten(m, blocks::registry());
+        const core::model::Edit inverse = m.apply(
+            core::model::InSubsystem{"Stage", {core::model::SetParameter{"spring", "stiffness", std::string("3*k")}}});
+        const Model flat = core::model::flatten(m, blocks::registry());
         QCOMPARE(param(flat, "p.s1.spring", "stiffness"), 6e4);   // every instance follows its definition
         QCOMPARE(param(flat, "p.s2.spring", "stiffness"), 3e4);   // k = kk/2 there
         m.apply(inverse);
         QCOMPARE(core::io::serializeProject(m), before);
-        QVERIFY_THROWS_EXCEPTION(core::ModelError, m.apply(core::RemoveSubsystem{"Stage"}));   // in use by Pair
+        QVERIFY_THROWS_EXCEPTION(core::ModelError, m.apply(core::model::RemoveSubsystem{"Stage"}));   // in use by Pair
     }
 };
 

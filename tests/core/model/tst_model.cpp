@@ -4,7 +4,7 @@
 // byte-identical after undo), redo restores the edited state, batches are all or nothing, renames
 // carry connections and plots along, bad edits are refused and change nothing.
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/model.hpp"
 
 #include <QTest>
@@ -12,6 +12,7 @@
 #include <functional>
 
 using namespace endstop::core;
+using namespace endstop::core::model;
 
 namespace {
 
@@ -58,8 +59,14 @@ struct NamedEdit {
 
 const std::vector<NamedEdit>& edits() {
     static const std::vector<NamedEdit> list = {
-        {"AddBlock appended", [] { return Edit(AddBlock{BlockSpec{"k2", "translational.spring", 1, {}, {}}}); }},
-        {"AddBlock at index", [] { return Edit(AddBlock{BlockSpec{"k2", "translational.spring", 1, {}, {}}, 1}); }},
+        {"AddBlock appended",
+         [] {
+             return Edit(AddBlock{BlockSpec{"k2", "translational.spring", 1, {}, {}}});
+         }},
+        {"AddBlock at index",
+         [] {
+             return Edit(AddBlock{BlockSpec{"k2", "translational.spring", 1, {}, {}}, 1});
+         }},
         {"RemoveBlock with connections", [] { return Edit(RemoveBlock{"m"}); }},
         {"RemoveBlock in the middle", [] { return Edit(RemoveBlock{"d"}); }},
         {"RemoveBlock shared node", [] { return Edit(RemoveBlock{"g"}); }},
@@ -68,14 +75,36 @@ const std::vector<NamedEdit>& edits() {
         {"Disconnect first", [] { return Edit(Disconnect{wire("m.M", "k.R")}); }},
         {"Disconnect middle", [] { return Edit(Disconnect{wire("k.C", "g.R")}); }},
         {"Disconnect reversed", [] { return Edit(Disconnect{wire("g.R", "k.C")}); }},
-        {"SetParameter new key", [] { return Edit(SetParameter{"m", "initial_velocity", ParamValue{1.5}}); }},
-        {"SetParameter change", [] { return Edit(SetParameter{"k", "stiffness", ParamValue{1e5}}); }},
-        {"SetParameter vector", [] { return Edit(SetParameter{"mx", "value", ParamValue{std::vector<double>{1, 2}}}); }},
-        {"SetParameter default", [] { return Edit(SetParameter{"m", "mass", std::nullopt}); }},
-        {"RenameBlock", [] { return Edit(RenameBlock{"m", "mass1"}); }},
-        {"RenameBlock prefix of another", [] { return Edit(RenameBlock{"mx", "c"}); }},
-        {"MoveBlock", [] { return Edit(MoveBlock{"k", 160, -40}); }},
-        {"SetBlockUi", [] {
+        {"SetParameter new key",
+         [] {
+             return Edit(SetParameter{"m", "initial_velocity", ParamValue{1.5}});
+         }},
+        {"SetParameter change",
+         [] {
+             return Edit(SetParameter{"k", "stiffness", ParamValue{1e5}});
+         }},
+        {"SetParameter vector",
+         [] {
+             return Edit(SetParameter{"mx", "value", ParamValue{std::vector<double>{1, 2}}});
+         }},
+        {"SetParameter default",
+         [] {
+             return Edit(SetParameter{"m", "mass", std::nullopt});
+         }},
+        {"RenameBlock",
+         [] {
+             return Edit(RenameBlock{"m", "mass1"});
+         }},
+        {"RenameBlock prefix of another",
+         [] {
+             return Edit(RenameBlock{"mx", "c"});
+         }},
+        {"MoveBlock",
+         [] {
+             return Edit(MoveBlock{"k", 160, -40});
+         }},
+        {"SetBlockUi",
+         [] {
              BlockUi ui;
              ui.x = 5;
              ui.rotation = 90;
@@ -83,20 +112,26 @@ const std::vector<NamedEdit>& edits() {
              ui.displayUnits = {{"mass", "g"}};
              return Edit(SetBlockUi{"m", ui});
          }},
-        {"SetSimulation", [] {
+        {"SetSimulation",
+         [] {
              SimulationSettings s;
              s.stopTime = 3;
              s.linearSolver = LinearSolver::Klu;
              s.outputInterval = 1e-3;
              return Edit(SetSimulation{s});
          }},
-        {"SetPlots", [] { return Edit(SetPlots{{{"only", {"k.x"}}}}); }},
-        {"EditBatch", [] {
+        {"SetPlots",
+         [] {
+             return Edit(SetPlots{{{"only", {"k.x"}}}});
+         }},
+        {"EditBatch",
+         [] {
              return Edit(EditBatch{{RemoveBlock{"m"}, AddBlock{BlockSpec{"m", "translational.mass", 1, {}, {}}},
                                     Connect{wire("m.M", "k.R")}, RenameBlock{"k", "spring"}, MoveBlock{"spring", 1, 2}},
                                    "replace mass"});
          }},
-        {"nested EditBatch", [] {
+        {"nested EditBatch",
+         [] {
              return Edit(EditBatch{{EditBatch{{Disconnect{wire("m.M", "d.R")}, RemoveBlock{"d"}}, "inner"},
                                     SetParameter{"k", "stiffness", ParamValue{1.0}}},
                                    "outer"});
@@ -118,7 +153,7 @@ QString refusal(Model& m, const Edit& e) {
     return {};
 }
 
-}  // namespace
+}   // namespace
 
 class TestModel : public QObject {
     Q_OBJECT
@@ -137,7 +172,7 @@ private Q_SLOTS:
         const Edit redo = m.apply(inverse);   // undo
         const QString undone = difference(original, m);
         QVERIFY2(undone.isEmpty(), qPrintable("undo: " + undone));
-        m.apply(redo);                         // redo
+        m.apply(redo);   // redo
         const QString redone = difference(edited, m);
         QVERIFY2(redone.isEmpty(), qPrintable("redo: " + redone));
     }
@@ -168,10 +203,11 @@ private Q_SLOTS:
     }
     void batchIsAllOrNothing() {
         QFETCH(int, failingAt);
-        std::vector<Edit> list = {RemoveBlock{"m"}, SetParameter{"k", "stiffness", ParamValue{5.0}},
-                                  RenameBlock{"g", "ground"}, Connect{wire("d.C", "k.R")}, MoveBlock{"d", 3, 4},
-                                  SetPlots{{}}};
-        list.insert(list.begin() + failingAt, AddBlock{BlockSpec{"k", "translational.spring", 1, {}, {}}});   // duplicate
+        std::vector<Edit> list = {RemoveBlock{"m"},           SetParameter{"k", "stiffness", ParamValue{5.0}},
+                                  RenameBlock{"g", "ground"}, Connect{wire("d.C", "k.R")},
+                                  MoveBlock{"d", 3, 4},       SetPlots{{}}};
+        list.insert(list.begin() + failingAt,
+                    AddBlock{BlockSpec{"k", "translational.spring", 1, {}, {}}});   // duplicate
         Model m = baseModel();
         const QString message = refusal(m, EditBatch{list, "batch"});
         QVERIFY2(message.contains("'k' already exists"), qPrintable(message));
@@ -292,7 +328,8 @@ private Q_SLOTS:
         QVERIFY(Edit(SetPlots{{}}).cosmetic());
         QVERIFY(Edit(EditBatch{{MoveBlock{"m", 1, 2}, MoveBlock{"k", 3, 4}}, "move"}).cosmetic());
         QVERIFY(Edit(EditBatch{{}, "empty"}).cosmetic());
-        QVERIFY(!Edit(EditBatch{{MoveBlock{"m", 1, 2}, SetParameter{"m", "mass", ParamValue{1.0}}}, "mixed"}).cosmetic());
+        QVERIFY(
+            !Edit(EditBatch{{MoveBlock{"m", 1, 2}, SetParameter{"m", "mass", ParamValue{1.0}}}, "mixed"}).cosmetic());
         QVERIFY(!Edit(AddBlock{BlockSpec{"x", "translational.mass", 1, {}, {}}}).cosmetic());
         QVERIFY(!Edit(RemoveBlock{"m"}).cosmetic());
         QVERIFY(!Edit(Connect{wire("m.M", "g.R")}).cosmetic());
@@ -311,12 +348,24 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("block");   // "" if refused
         QTest::addColumn<QString>("port");
-        QTest::newRow("plain") << "mass1.M" << "mass1" << "M";
-        QTest::newRow("no dot") << "mass1" << "" << "";
-        QTest::newRow("path: port after the last dot") << "st1.spring.R" << "st1.spring" << "R";
-        QTest::newRow("empty path element") << "a..c" << "" << "";
-        QTest::newRow("no block") << ".M" << "" << "";
-        QTest::newRow("no port") << "mass1." << "" << "";
+        QTest::newRow("plain") << "mass1.M"
+                               << "mass1"
+                               << "M";
+        QTest::newRow("no dot") << "mass1"
+                                << ""
+                                << "";
+        QTest::newRow("path: port after the last dot") << "st1.spring.R"
+                                                       << "st1.spring"
+                                                       << "R";
+        QTest::newRow("empty path element") << "a..c"
+                                            << ""
+                                            << "";
+        QTest::newRow("no block") << ".M"
+                                  << ""
+                                  << "";
+        QTest::newRow("no port") << "mass1."
+                                 << ""
+                                 << "";
     }
     void portRefs() {
         QFETCH(QString, text);

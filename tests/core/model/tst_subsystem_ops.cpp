@@ -4,7 +4,7 @@
 // node), the inverse edit restores the exact original Model, expanding a two-level hierarchy gives
 // its results back with the mask values substituted, and a unique copy is edited alone.
 #include "core/io/project_file.hpp"
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/model/flatten.hpp"
 #include "core/model/subsystem_ops.hpp"
 #include "support/compare.hpp"
@@ -16,7 +16,7 @@
 #include <map>
 
 using namespace endstop;
-using core::Model;
+using core::model::Model;
 
 namespace {
 
@@ -40,7 +40,8 @@ Model flatModel() {
 }
 
 Model nestedFixture() {
-    return core::io::loadProject(test::sourcePath("tests/core/model/fixtures/translational_nested.endstop"), blocks::registry());
+    return core::io::loadProject(test::sourcePath("tests/core/model/fixtures/translational_nested.endstop"),
+                                 blocks::registry());
 }
 
 QString difference(const Model& a, const Model& b) {
@@ -55,7 +56,8 @@ QString difference(const Model& a, const Model& b) {
 }
 
 // Every column of `flat` in `grouped` under its new name, equal within the solver's tolerance
-void compareResults(const core::MemorySink& grouped, const core::MemorySink& flat, const std::map<std::string, std::string>& moved) {
+void compareResults(const core::MemorySink& grouped, const core::MemorySink& flat,
+                    const std::map<std::string, std::string>& moved) {
     QCOMPARE(grouped.rows(), flat.rows());
     QCOMPARE(grouped.columns().size(), flat.columns().size());
     for (const core::Column& c : flat.columns()) {
@@ -71,9 +73,9 @@ void compareResults(const core::MemorySink& grouped, const core::MemorySink& fla
     }
 }
 
-const core::SubsystemDef& onlyDef(const Model& m) { return m.subsystems().front(); }
+const core::model::SubsystemDef& onlyDef(const Model& m) { return m.subsystems().front(); }
 
-}  // namespace
+}   // namespace
 
 class TestSubsystemOps : public QObject {
     Q_OBJECT
@@ -81,12 +83,13 @@ private Q_SLOTS:
     void groupSharesOnePortPerNode() {
         Model m = flatModel();
         const auto flat = test::run(m);
-        m.apply(core::groupIntoSubsystem(m, blocks::registry(), {"k", "d", "stop"}, "Subsystem1", "subsystem1"));
+        m.apply(core::model::groupIntoSubsystem(m, blocks::registry(), {"k", "d", "stop"}, "Subsystem1", "subsystem1"));
         QCOMPARE(m.subsystems().size(), std::size_t(1));
-        const core::SubsystemDef& def = onlyDef(m);
+        const core::model::SubsystemDef& def = onlyDef(m);
         // m1's node, m2's node (three wires) and the ground (three wires): three ports
         QCOMPARE(def.ports().size(), std::size_t(3));
-        for (const core::BlockSpec* p : def.ports()) QCOMPARE(QString::fromStdString(p->type), QString("port:translational"));
+        for (const core::model::BlockSpec* p : def.ports())
+            QCOMPARE(QString::fromStdString(p->type), QString("port:translational"));
         QCOMPARE(m.connectionsOf("subsystem1").size(), std::size_t(3));
         QVERIFY(!m.find("k") && m.find("subsystem1"));
         QCOMPARE(m.plots().front().signals, (std::vector<std::string>{"m2.x", "subsystem1.k.f"}));
@@ -96,13 +99,13 @@ private Q_SLOTS:
     void groupMakesSignalPorts() {
         Model m = flatModel();
         const auto flat = test::run(m);
-        m.apply(core::groupIntoSubsystem(m, blocks::registry(), {"gain"}, "Subsystem1", "amp"));
-        const auto ports = core::subsystemPorts(onlyDef(m));
+        m.apply(core::model::groupIntoSubsystem(m, blocks::registry(), {"gain"}, "Subsystem1", "amp"));
+        const auto ports = core::model::subsystemPorts(onlyDef(m));
         QCOMPARE(ports.size(), std::size_t(2));
         QCOMPARE(ports[0].kind, core::PortKind::Input);
         QCOMPARE(ports[1].kind, core::PortKind::Output);
-        m.apply(core::groupIntoSubsystem(m, blocks::registry(), {"src"}, "Subsystem2", "source"));
-        const auto out = core::subsystemPorts(*m.findSubsystem("Subsystem2"));
+        m.apply(core::model::groupIntoSubsystem(m, blocks::registry(), {"src"}, "Subsystem2", "source"));
+        const auto out = core::model::subsystemPorts(*m.findSubsystem("Subsystem2"));
         QCOMPARE(out.size(), std::size_t(1));
         QCOMPARE(out[0].kind, core::PortKind::Output);
         compareResults(test::run(m), flat, {{"gain", "amp"}, {"src", "source"}});
@@ -111,7 +114,8 @@ private Q_SLOTS:
     void inverseRestoresExactly() {
         Model m = flatModel();
         const Model before = m;
-        const core::Edit undo = m.apply(core::groupIntoSubsystem(m, blocks::registry(), {"fs", "m1", "k"}, "Subsystem1", "subsystem1"));
+        const core::model::Edit undo = m.apply(
+            core::model::groupIntoSubsystem(m, blocks::registry(), {"fs", "m1", "k"}, "Subsystem1", "subsystem1"));
         QVERIFY(!difference(m, before).isEmpty());
         m.apply(undo);
         QVERIFY2(difference(m, before).isEmpty(), qPrintable(difference(m, before)));
@@ -121,12 +125,13 @@ private Q_SLOTS:
     void groupThenExpandGivesTheModelBack() {
         Model m = flatModel();
         const auto flat = test::run(m);
-        m.apply(core::groupIntoSubsystem(m, blocks::registry(), {"gain", "fs", "m1", "k"}, "Subsystem1", "subsystem1"));
-        m.apply(core::expandInstance(m, blocks::registry(), "subsystem1"));
+        m.apply(core::model::groupIntoSubsystem(m, blocks::registry(), {"gain", "fs", "m1", "k"}, "Subsystem1",
+                                                "subsystem1"));
+        m.apply(core::model::expandInstance(m, blocks::registry(), "subsystem1"));
         QVERIFY(m.subsystems().empty());   // no other instance: the definition goes too
         QCOMPARE(m.blocks().size(), flatModel().blocks().size());
         const Model original = flatModel();
-        for (const core::BlockSpec& b : original.blocks()) QVERIFY2(m.find(b.name), b.name.c_str());
+        for (const core::model::BlockSpec& b : original.blocks()) QVERIFY2(m.find(b.name), b.name.c_str());
         QCOMPARE(m.plots(), flatModel().plots());
         compareResults(test::run(m), flat, {});
     }
@@ -136,55 +141,59 @@ private Q_SLOTS:
         const auto options = test::solverOptions(0.5, 1e-8, 1e-3);
         const auto nested = test::run(m, options);
         const Model before = m;
-        const core::Edit undo = m.apply(core::expandInstance(m, blocks::registry(), "p"));
+        const core::model::Edit undo = m.apply(core::model::expandInstance(m, blocks::registry(), "p"));
         QVERIFY(!m.findSubsystem("Pair") && m.findSubsystem("Stage"));   // Stage is still used
-        m.apply(core::expandInstance(m, blocks::registry(), "s1"));
+        m.apply(core::model::expandInstance(m, blocks::registry(), "s1"));
         QVERIFY(m.findSubsystem("Stage"));
-        m.apply(core::expandInstance(m, blocks::registry(), "s2"));
+        m.apply(core::model::expandInstance(m, blocks::registry(), "s2"));
         QVERIFY(m.subsystems().empty());
         QVERIFY(m.find("spring") && m.find("s2_spring"));   // the second spring's name was taken
-        const Model flat = core::flatten(m, blocks::registry());
-        QCOMPARE(std::get<double>(flat.find("spring")->params.at("stiffness")), 2e4);     // kk = k_stage
-        QCOMPARE(std::get<double>(flat.find("s2_spring")->params.at("stiffness")), 1e4);  // kk/2
-        QCOMPARE(std::get<double>(flat.find("s2_stop")->params.at("upper_bound")), 0.001);  // mask default
+        const Model flat = core::model::flatten(m, blocks::registry());
+        QCOMPARE(std::get<double>(flat.find("spring")->params.at("stiffness")), 2e4);        // kk = k_stage
+        QCOMPARE(std::get<double>(flat.find("s2_spring")->params.at("stiffness")), 1e4);     // kk/2
+        QCOMPARE(std::get<double>(flat.find("s2_stop")->params.at("upper_bound")), 0.001);   // mask default
         const auto expanded = test::run(m, options);
         QCOMPARE(expanded.rows(), nested.rows());
         QCOMPARE(test::last(expanded, "s2_stop.impacts"), test::last(nested, "p.s2.stop.impacts"));
-        for (double t : {0.1, 0.25, 0.5}) QCOMPARE_NEAR(test::at(expanded, "mid.x", t), test::at(nested, "p.mid.x", t), 1e-6);
+        for (double t : {0.1, 0.25, 0.5})
+            QCOMPARE_NEAR(test::at(expanded, "mid.x", t), test::at(nested, "p.mid.x", t), 1e-6);
         Model back = before;
-        back.apply(core::expandInstance(back, blocks::registry(), "p"));
+        back.apply(core::model::expandInstance(back, blocks::registry(), "p"));
         back.apply(undo);
         QVERIFY(difference(back, before).isEmpty());
     }
 
     void substituteLeavesUnits() {
         const std::map<std::string, std::string> by{{"k", "3 N/m"}, {"m", "2 kg"}, {"g", "1 mm"}};
-        QCOMPARE(core::substituteNames("2*k + 1 N/m", by), std::string("2*(3 N/m) + 1 N/m"));
-        QCOMPARE(core::substituteNames("-g", by), std::string("-(1 mm)"));
-        QCOMPARE(core::substituteNames("1e-3 m*g + m", by), std::string("1e-3 m*g + (2 kg)"));
-        QCOMPARE(core::substituteNames("sqrt(k/m)", by), std::string("sqrt((3 N/m)/(2 kg))"));
+        QCOMPARE(core::model::substituteNames("2*k + 1 N/m", by), std::string("2*(3 N/m) + 1 N/m"));
+        QCOMPARE(core::model::substituteNames("-g", by), std::string("-(1 mm)"));
+        QCOMPARE(core::model::substituteNames("1e-3 m*g + m", by), std::string("1e-3 m*g + (2 kg)"));
+        QCOMPARE(core::model::substituteNames("sqrt(k/m)", by), std::string("sqrt((3 N/m)/(2 kg))"));
     }
 
     void makeUniqueEditsOneInstance() {
         Model m = nestedFixture();
-        const core::EditBatch unique = core::makeUnique(m.findSubsystem("Pair")->body, "s2", &m);
+        const core::model::EditBatch unique = core::model::makeUnique(m.findSubsystem("Pair")->body, "s2", &m);
         // s2 lives in Pair's body: the copy goes to the project, the type change into the body
-        for (const core::Edit& e : unique.edits) {
-            if (std::holds_alternative<core::AddSubsystem>(e.value)) m.apply(e);
-            else m.apply(core::InSubsystem{"Pair", {e}});
+        for (const core::model::Edit& e : unique.edits) {
+            if (std::holds_alternative<core::model::AddSubsystem>(e.value))
+                m.apply(e);
+            else
+                m.apply(core::model::InSubsystem{"Pair", {e}});
         }
         QVERIFY(m.findSubsystem("Stage1"));
-        m.apply(core::InSubsystem{"Stage1", {core::SetParameter{"spring", "stiffness", 123.0}}});
-        const Model flat = core::flatten(m, blocks::registry());
+        m.apply(core::model::InSubsystem{"Stage1", {core::model::SetParameter{"spring", "stiffness", 123.0}}});
+        const Model flat = core::model::flatten(m, blocks::registry());
         QCOMPARE(std::get<double>(flat.find("p.s2.spring")->params.at("stiffness")), 123.0);
         QCOMPARE(std::get<double>(flat.find("p.s1.spring")->params.at("stiffness")), 2e4);
     }
 
     void refusals() {
         Model m = flatModel();
-        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::groupIntoSubsystem(m, blocks::registry(), {}, "S1", "s1"));
-        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::expandInstance(m, blocks::registry(), "m1"));
-        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::makeUnique(m, "nope"));
+        QVERIFY_THROWS_EXCEPTION(core::ModelError,
+                                 core::model::groupIntoSubsystem(m, blocks::registry(), {}, "S1", "s1"));
+        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::model::expandInstance(m, blocks::registry(), "m1"));
+        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::model::makeUnique(m, "nope"));
     }
 };
 

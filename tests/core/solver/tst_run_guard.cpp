@@ -6,7 +6,7 @@
 #include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 #include "core/solver/run_guard.hpp"
 
 #include <QTest>
@@ -20,14 +20,18 @@ namespace {
 // The slider of the rattling example pressed by a force (the signal block `push`, a constant
 // 10 N unless given) into a very stiff stop of the given law. Undamped, at rtol 1e-2, the contact
 // switches 1e-13 s apart.
-core::Model pressed(const std::string& law = "full_undamped", const std::string& pushType = "signal.constant",
-                    const core::ParamValues& push = {{"value", "10 N"}}) {
+core::model::Model pressed(const std::string& law = "full_undamped", const std::string& pushType = "signal.constant",
+                           const core::ParamValues& push = {{"value", "10 N"}}) {
     test::ModelBuilder b;
     b.block("push", pushType, push)
         .block("source", "translational.force_source")
         .block("slider", "translational.mass", {{"mass", "0.5 kg"}})
-        .block("stops", "translational.hard_stop", {{"model", law}, {"upper_bound", "5 mm"}, {"lower_bound", "-5 mm"},
-                                                    {"upper_stiffness", "1e9 N/m"}, {"lower_stiffness", "1e9 N/m"}})
+        .block("stops", "translational.hard_stop",
+               {{"model", law},
+                {"upper_bound", "5 mm"},
+                {"lower_bound", "-5 mm"},
+                {"upper_stiffness", "1e9 N/m"},
+                {"lower_stiffness", "1e9 N/m"}})
         .block("ground", "translational.reference");
     b.connect("push.y", "source.S").connect("source.R", "slider.M").connect("source.C", "ground.R");
     b.connect("slider.M", "stops.R").connect("stops.C", "ground.R");
@@ -41,11 +45,11 @@ struct Failure {
     double seconds = 0.0;
 };
 
-Failure runToFailure(const core::Model& m, const core::SimulationOptions& o) {
+Failure runToFailure(const core::model::Model& m, const core::simulation::SimulationOptions& o) {
     Failure f;
     const auto start = std::chrono::steady_clock::now();
     try {
-        core::simulate(m, blocks::registry(), o, f.rows);
+        core::simulation::simulate(m, blocks::registry(), o, f.rows);
     } catch (const core::SolverError& e) {
         f.message = QString::fromStdString(e.what());
         f.block = QString::fromStdString(e.diagnostics().front().block);
@@ -55,7 +59,7 @@ Failure runToFailure(const core::Model& m, const core::SimulationOptions& o) {
     return f;
 }
 
-}  // namespace
+}   // namespace
 
 class TestRunGuard : public QObject {
     Q_OBJECT
@@ -70,7 +74,7 @@ private Q_SLOTS:
     }
     void modelsWithoutUnknowns() {
         QFETCH(QString, json);
-        const core::Model m = test::modelFromJson(json.toStdString());
+        const core::model::Model m = test::modelFromJson(json.toStdString());
         const core::MemorySink every = test::run(m, test::solverOptions(2.0, 1e-6));
         QVERIFY(every.stats().completed);
         QCOMPARE(every.time(), (std::vector<double>{0.0, 2.0}));
@@ -88,8 +92,8 @@ private Q_SLOTS:
     void settingsThatCannotEnd() {
         QFETCH(QString, key);
         QFETCH(double, value);
-        const core::Model m = test::loadExample("rattling_mass.endstop");
-        core::SimulationOptions o;
+        const core::model::Model m = test::loadExample("rattling_mass.endstop");
+        core::simulation::SimulationOptions o;
         (key == "max_step" ? o.maxStep : o.outputInterval) = value;
         QString message;
         try {
@@ -97,13 +101,15 @@ private Q_SLOTS:
         } catch (const core::ModelError& e) {
             message = e.what();
         }
-        QVERIFY2(message.contains("simulation setting " + key + " ") && message.contains(" s is too small for the stop time 1 s"), qPrintable(message));
+        QVERIFY2(message.contains("simulation setting " + key + " ") &&
+                     message.contains(" s is too small for the stop time 1 s"),
+                 qPrintable(message));
     }
 
     // At rtol 1e-12, atol 1e-14 the rattling example's step size collapses to round-off at
     // t = 0.0793 s: the run fails there, naming the stop, in well under a minute.
     void stalledStepSize() {
-        core::SimulationOptions o;
+        core::simulation::SimulationOptions o;
         o.relativeTolerance = 1e-12;
         o.absoluteTolerance = 1e-14;
         const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
@@ -132,7 +138,7 @@ private Q_SLOTS:
             .block("mass1", "translational.mass")
             .block("ground", "translational.reference");
         net.connect("pulse.y", "src.S").connect("src.R", "mass1.M").connect("src.C", "ground.R");
-        const core::Model m = net.build();
+        const core::model::Model m = net.build();
         const Failure f = runToFailure(m, {});
         QCOMPARE(f.block, QString("pulse"));
         QVERIFY2(f.message.contains("events at one instant"), qPrintable(f.message));
@@ -141,9 +147,9 @@ private Q_SLOTS:
     // A restitution impact and a declared step time at rtol 1e-10 (the fault campaign saw both fail
     // in IDACalcIC with "tout1 too close to t0"; a guard against that coming back).
     void restitutionAndStepAtTightTolerance() {
-        const core::Model model =
-            pressed("restitution", "signal.step", {{"step_time", 0.3}, {"initial_value", 10.0}, {"final_value", -10.0}});
-        core::SimulationOptions o;
+        const core::model::Model model = pressed("restitution", "signal.step",
+                                                 {{"step_time", 0.3}, {"initial_value", 10.0}, {"final_value", -10.0}});
+        core::simulation::SimulationOptions o;
         o.relativeTolerance = 1e-10;
         o.absoluteTolerance = 1e-14;
         const core::MemorySink r = test::run(model, o);
@@ -153,7 +159,7 @@ private Q_SLOTS:
 
     // --max-steps and --max-wall: RunLimitError with the rows so far.
     void stepLimit() {
-        core::SimulationOptions o;
+        core::simulation::SimulationOptions o;
         o.maxSteps = 300;
         const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
         QVERIFY(f.limit);
@@ -164,7 +170,7 @@ private Q_SLOTS:
     }
 
     void wallTimeLimit() {
-        core::SimulationOptions o;
+        core::simulation::SimulationOptions o;
         o.stopTime = 1e4;   // about two minutes of work
         o.maxWallSeconds = 0.2;
         const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
@@ -177,7 +183,7 @@ private Q_SLOTS:
     // A grid run with long stretches between output times: IDA's per-call step limit used to end
     // the run with IDA_TOO_MUCH_WORK; the run's own limit is what counts.
     void longStretchBetweenOutputs() {
-        core::SimulationOptions o;
+        core::simulation::SimulationOptions o;
         o.stopTime = 20.0;
         o.outputInterval = 10.0;
         const core::MemorySink r = test::run(test::loadExample("rattling_mass.endstop"), o);

@@ -5,7 +5,7 @@
 #include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
-#include "core/model/errors.hpp"
+#include "core/errors.hpp"
 
 #include <QTest>
 
@@ -18,7 +18,7 @@ using namespace endstop;
 namespace {
 
 // A mass on a spring to ground, pushed by a 5 N step at 0.3 s.
-core::Model oscillator() {
+core::model::Model oscillator() {
     test::ModelBuilder b;
     b.block("f", "signal.step", {{"step_time", 0.3}, {"final_value", 5.0}})
         .block("fs", "translational.force_source")
@@ -37,13 +37,13 @@ double exactX(double t) {
     return x;
 }
 
-}  // namespace
+}   // namespace
 
 class TestSolver : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void outputGridIsExact() {
-        core::SimulationOptions o;
+        core::simulation::SimulationOptions o;
         o.stopTime = 1.05;
         o.outputInterval = 0.1;
         const auto r = test::run(oscillator(), o);
@@ -60,7 +60,7 @@ private Q_SLOTS:
         const auto it = std::find(t.begin(), t.end(), 0.3);
         QVERIFY(it != t.end());
         const auto i = static_cast<std::size_t>(it - t.begin());
-        QCOMPARE(t[i + 1], 0.3);                      // the state just before and just after
+        QCOMPARE(t[i + 1], 0.3);   // the state just before and just after
         QCOMPARE(r.values("f.y")[i], 0.0);
         QCOMPARE(r.values("f.y")[i + 1], 5.0);
         QCOMPARE_NEAR(r.values("m.a")[i + 1] - r.values("m.a")[i], 5.0, 1e-6);   // F/m, to CalcIC's tolerance
@@ -80,7 +80,7 @@ private Q_SLOTS:
         ctl.progress = [&](double, const core::RunStats&) {
             if (++calls == 20) cancel = true;
         };
-        const auto stats = core::simulate(oscillator(), blocks::registry(), {}, sink, ctl);
+        const auto stats = core::simulation::simulate(oscillator(), blocks::registry(), {}, sink, ctl);
         QVERIFY(stats.cancelled);
         QVERIFY(!stats.completed);
         QVERIFY(sink.time().back() < 1.0);
@@ -95,11 +95,11 @@ private Q_SLOTS:
             .block("m", "translational.mass", {{"mass", 1e-300}})
             .block("g", "translational.reference");
         net.connect("r.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R");
-        const core::Model m = net.build();
+        const core::model::Model m = net.build();
         core::MemorySink sink;
         bool threw = false;
         try {
-            core::simulate(m, blocks::registry(), {}, sink);
+            core::simulation::simulate(m, blocks::registry(), {}, sink);
         } catch (const core::SolverError& e) {
             threw = true;
             QVERIFY2(QString(e.what()).contains("t = 0.5"), e.what());
@@ -111,9 +111,9 @@ private Q_SLOTS:
     }
 
     void denseAndKluAgree() {
-        core::SimulationOptions dense, klu;
-        dense.linearSolver = core::LinearSolver::Dense;
-        klu.linearSolver = core::LinearSolver::Klu;
+        core::simulation::SimulationOptions dense, klu;
+        dense.linearSolver = core::model::LinearSolver::Dense;
+        klu.linearSolver = core::model::LinearSolver::Klu;
         dense.outputInterval = klu.outputInterval = 0.05;
         const auto a = test::run(oscillator(), dense);
         const auto b = test::run(oscillator(), klu);
@@ -132,8 +132,8 @@ private Q_SLOTS:
             .block("m", "translational.mass")
             .block("g", "translational.reference");
         net.connect("s.y", "vs.S").connect("vs.R", "m.M").connect("vs.C", "g.R");
-        const core::Model m = net.build();
-        core::SimulationOptions o;
+        const core::model::Model m = net.build();
+        core::simulation::SimulationOptions o;
         o.outputInterval = 0.01;
         const auto r = test::run(m, o);
         QVERIFY(r.stats().completed);
@@ -142,10 +142,11 @@ private Q_SLOTS:
     }
 
     void badSettingsAreRefused() {
-        core::SimulationOptions o;
+        core::simulation::SimulationOptions o;
         o.relativeTolerance = -1;
         core::MemorySink sink;
-        QVERIFY_THROWS_EXCEPTION(core::ModelError, core::simulate(oscillator(), blocks::registry(), o, sink));
+        QVERIFY_THROWS_EXCEPTION(core::ModelError,
+                                 core::simulation::simulate(oscillator(), blocks::registry(), o, sink));
         QCOMPARE(sink.rows(), std::size_t(0));
     }
 };

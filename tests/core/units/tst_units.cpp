@@ -52,7 +52,7 @@ double parseDouble(const std::string& s) {
     return x;
 }
 
-}  // namespace
+}   // namespace
 
 class TestUnits : public QObject {
     Q_OBJECT
@@ -152,24 +152,36 @@ private Q_SLOTS:
         QVERIFY(kForce / kLength * kLength == kForce);
         QVERIFY(kLength.pow(3) / kLength.pow(2) == kLength);
         // the text of a dimension reads back as that dimension (messages and SI fallback symbols)
-        for (const Dimension& d : {kForce, kEnergy, kPower, dim(2, 1, -2, -1), dim(0, 1, -1, 0), dim(-1, 0, -2, 1), dim(3, 0, -1, 0)})
+        for (const Dimension& d :
+             {kForce, kEnergy, kPower, dim(2, 1, -2, -1), dim(0, 1, -1, 0), dim(-1, 0, -2, 1), dim(3, 0, -1, 0)})
             QVERIFY2(Unit::parse(d.toString()).dimension == d, d.toString().c_str());
     }
 
     void badUnits_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");   // part of the message
-        QTest::newRow("unknown symbol") << "furlong" << "unknown unit 'furlong'";
-        QTest::newRow("unknown in a product") << "N*parsec" << "unknown unit 'parsec'";
-        QTest::newRow("case matters") << "MM" << "unknown unit 'MM'";
-        QTest::newRow("empty") << "" << "expected a unit";
-        QTest::newRow("dangling operator") << "m/" << "expected a unit";
-        QTest::newRow("double operator") << "m**2" << "unexpected '*'";
-        QTest::newRow("missing exponent") << "m^" << "integer exponent";
-        QTest::newRow("fractional exponent") << "m^x" << "integer exponent";
-        QTest::newRow("unclosed group") << "N/(m*s" << "missing ')'";
-        QTest::newRow("stray close") << "m)" << "unexpected ')'";
-        QTest::newRow("digit glued to a symbol") << "m2" << "'2'";
+        QTest::newRow("unknown symbol") << "furlong"
+                                        << "unknown unit 'furlong'";
+        QTest::newRow("unknown in a product") << "N*parsec"
+                                              << "unknown unit 'parsec'";
+        QTest::newRow("case matters") << "MM"
+                                      << "unknown unit 'MM'";
+        QTest::newRow("empty") << ""
+                               << "expected a unit";
+        QTest::newRow("dangling operator") << "m/"
+                                           << "expected a unit";
+        QTest::newRow("double operator") << "m**2"
+                                         << "unexpected '*'";
+        QTest::newRow("missing exponent") << "m^"
+                                          << "integer exponent";
+        QTest::newRow("fractional exponent") << "m^x"
+                                             << "integer exponent";
+        QTest::newRow("unclosed group") << "N/(m*s"
+                                        << "missing ')'";
+        QTest::newRow("stray close") << "m)"
+                                     << "unexpected ')'";
+        QTest::newRow("digit glued to a symbol") << "m2"
+                                                 << "'2'";
     }
     void badUnits() {
         QFETCH(QString, text);
@@ -214,17 +226,28 @@ private Q_SLOTS:
     void badQuantities_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("words") << "ten mm" << "not a number";
-        QTest::newRow("empty") << "" << "not a number";
-        QTest::newRow("only a unit") << "mm" << "not a number";
-        QTest::newRow("nan") << "nan" << "not a finite number";
-        QTest::newRow("inf") << "inf" << "not a finite number";
-        QTest::newRow("negative infinity") << "-infinity m" << "not a finite number";
-        QTest::newRow("overflow") << "1e999" << "1e999";
-        QTest::newRow("unknown unit") << "10 furlong" << "unknown unit 'furlong'";
-        QTest::newRow("two numbers") << "1 2" << "'2'";
-        QTest::newRow("two signs") << "+-2 m" << "not a number";
-        QTest::newRow("only a sign") << "+" << "not a number";
+        QTest::newRow("words") << "ten mm"
+                               << "not a number";
+        QTest::newRow("empty") << ""
+                               << "not a number";
+        QTest::newRow("only a unit") << "mm"
+                                     << "not a number";
+        QTest::newRow("nan") << "nan"
+                             << "not a finite number";
+        QTest::newRow("inf") << "inf"
+                             << "not a finite number";
+        QTest::newRow("negative infinity") << "-infinity m"
+                                           << "not a finite number";
+        QTest::newRow("overflow") << "1e999"
+                                  << "1e999";
+        QTest::newRow("unknown unit") << "10 furlong"
+                                      << "unknown unit 'furlong'";
+        QTest::newRow("two numbers") << "1 2"
+                                     << "'2'";
+        QTest::newRow("two signs") << "+-2 m"
+                                   << "not a number";
+        QTest::newRow("only a sign") << "+"
+                                     << "not a number";
     }
     void badQuantities() {
         QFETCH(QString, text);
@@ -242,7 +265,8 @@ private Q_SLOTS:
         QTest::newRow("bare number is SI") << "0.25" << kLength << 0.25;
         QTest::newRow("rpm as angular velocity") << "60 rpm" << dim(0, 0, -1, 1) << 2 * kPi;
         QTest::newRow("N*m/deg as rotational stiffness") << "1 N*m/deg" << dim(2, 1, -2, -1) << 180 / kPi;
-        QTest::newRow("N m/(rpm) as rotational damping") << "0.1 N m/(rpm)" << dim(2, 1, -1, -1) << 0.1 * 60 / (2 * kPi);
+        QTest::newRow("N m/(rpm) as rotational damping")
+            << "0.1 N m/(rpm)" << dim(2, 1, -1, -1) << 0.1 * 60 / (2 * kPi);
         QTest::newRow("kN as force") << "1.5 kN" << kForce << 1500.0;
         QTest::newRow("J as energy") << "3 J" << kEnergy << 3.0;
         QTest::newRow("W as power") << "2 W" << kPower << 2.0;
@@ -275,7 +299,8 @@ private Q_SLOTS:
         // names the unit given, what it is, and what was expected with an example unit
         const QString given = text.section(' ', 1);
         QVERIFY2(message.contains("'" + given + "'"), qPrintable(message));
-        QVERIFY2(message.contains(QString::fromStdString(Unit::parse(given.toStdString()).dimension.toString())), qPrintable(message));
+        QVERIFY2(message.contains(QString::fromStdString(Unit::parse(given.toStdString()).dimension.toString())),
+                 qPrintable(message));
         QVERIFY2(message.contains("expected " + QString::fromStdString(expected.toString())), qPrintable(message));
         QVERIFY2(message.contains(siSymbol), qPrintable(message));
     }
@@ -285,18 +310,28 @@ private Q_SLOTS:
         QTest::addColumn<QString>("preferred");
         QTest::addColumn<QString>("first");
         QTest::addColumn<QStringList>("mustHave");
-        QTest::newRow("length") << kLength << "" << "m" << QStringList{"mm", "cm", "km"};
-        QTest::newRow("length, mm preferred") << kLength << "mm" << "mm" << QStringList{"m", "cm"};
-        QTest::newRow("angle") << kAngle << "" << "rad" << QStringList{"deg", "rev"};
-        QTest::newRow("angular velocity") << dim(0, 0, -1, 1) << "" << "rad/s" << QStringList{"rpm", "deg/s"};
-        QTest::newRow("rotational stiffness, custom preferred") << dim(2, 1, -2, -1) << "N*mm/deg" << "N*mm/deg"
-                                                                << QStringList{"N*m/rad", "N*m/deg"};
-        QTest::newRow("rotational damping") << dim(2, 1, -1, -1) << "" << "N*m*s/rad" << QStringList{"N*m/rpm"};
-        QTest::newRow("force") << kForce << "" << "N" << QStringList{"kN"};
-        QTest::newRow("mass") << kMass << "" << "kg" << QStringList{"g"};
-        QTest::newRow("inertia") << dim(2, 1, 0, 0) << "" << "kg*m^2" << QStringList{"g*cm^2"};
-        QTest::newRow("time") << kTime << "" << "s" << QStringList{"ms"};
-        QTest::newRow("wrong-dimension preferred is left out") << kMass << "mm" << "kg" << QStringList{"g"};
+        QTest::newRow("length") << kLength << ""
+                                << "m" << QStringList{"mm", "cm", "km"};
+        QTest::newRow("length, mm preferred") << kLength << "mm"
+                                              << "mm" << QStringList{"m", "cm"};
+        QTest::newRow("angle") << kAngle << ""
+                               << "rad" << QStringList{"deg", "rev"};
+        QTest::newRow("angular velocity") << dim(0, 0, -1, 1) << ""
+                                          << "rad/s" << QStringList{"rpm", "deg/s"};
+        QTest::newRow("rotational stiffness, custom preferred") << dim(2, 1, -2, -1) << "N*mm/deg"
+                                                                << "N*mm/deg" << QStringList{"N*m/rad", "N*m/deg"};
+        QTest::newRow("rotational damping") << dim(2, 1, -1, -1) << ""
+                                            << "N*m*s/rad" << QStringList{"N*m/rpm"};
+        QTest::newRow("force") << kForce << ""
+                               << "N" << QStringList{"kN"};
+        QTest::newRow("mass") << kMass << ""
+                              << "kg" << QStringList{"g"};
+        QTest::newRow("inertia") << dim(2, 1, 0, 0) << ""
+                                 << "kg*m^2" << QStringList{"g*cm^2"};
+        QTest::newRow("time") << kTime << ""
+                              << "s" << QStringList{"ms"};
+        QTest::newRow("wrong-dimension preferred is left out") << kMass << "mm"
+                                                               << "kg" << QStringList{"g"};
     }
     void compatibleUnits() {
         QFETCH(Dimension, dimension);
@@ -312,7 +347,8 @@ private Q_SLOTS:
             QVERIFY2(!symbols.contains(QString::fromStdString(u.display())), u.symbol.c_str());   // no duplicates
             symbols << QString::fromStdString(u.display());
         }
-        for (const QString& s : mustHave) QVERIFY2(symbols.contains(s), qPrintable(s + " missing from " + symbols.join(' ')));
+        for (const QString& s : mustHave)
+            QVERIFY2(symbols.contains(s), qPrintable(s + " missing from " + symbols.join(' ')));
         if (!preferred.isEmpty() && Unit::parse(preferred.toStdString()).dimension != dimension)
             QVERIFY(!symbols.contains(preferred));
     }
@@ -340,7 +376,7 @@ private Q_SLOTS:
         QFETCH(QString, text);
         const std::string s = endstop::core::formatNumber(value);
         if (!text.isEmpty()) QCOMPARE(QString::fromStdString(s), text);
-        QCOMPARE(parseDouble(s), value);   // bit-exact round trip
+        QCOMPARE(parseDouble(s), value);             // bit-exact round trip
         QVERIFY(s.find(',') == std::string::npos);   // never a locale's decimal comma
     }
 
@@ -349,16 +385,26 @@ private Q_SLOTS:
     void hostileUnits_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("10,000 parentheses") << "1 " + QString(10000, '(') + "kg" + QString(10000, ')') << "nested more than 32 deep";
-        QTest::newRow("kg^257") << "1 kg^257" << "exponent out of range";
-        QTest::newRow("mm^257") << "5 mm^257" << "exponent out of range";
-        QTest::newRow("m^-257") << "5 m^-257" << "exponent out of range";
-        QTest::newRow("exponent beyond int") << "5 m^99999999999" << "exponent out of range";
-        QTest::newRow("exponent INT_MIN") << "5 m^-2147483648" << "exponent out of range";   // found by the fuzzer (UBSan)
-        QTest::newRow("product beyond 24") << "1 m^20*m^20" << "dimension exponent out of range";
-        QTest::newRow("power of a power") << "1 (m^12)^12" << "dimension exponent out of range";
-        QTest::newRow("number beyond double") << "1e999 m" << "out of the range of a double";
-        QTest::newRow("scale beyond double") << "1 km^24/mm^24*km^24/mm^24*km^24/mm^24" << "scale factor out of the range";
+        QTest::newRow("10,000 parentheses")
+            << "1 " + QString(10000, '(') + "kg" + QString(10000, ')') << "nested more than 32 deep";
+        QTest::newRow("kg^257") << "1 kg^257"
+                                << "exponent out of range";
+        QTest::newRow("mm^257") << "5 mm^257"
+                                << "exponent out of range";
+        QTest::newRow("m^-257") << "5 m^-257"
+                                << "exponent out of range";
+        QTest::newRow("exponent beyond int") << "5 m^99999999999"
+                                             << "exponent out of range";
+        QTest::newRow("exponent INT_MIN") << "5 m^-2147483648"
+                                          << "exponent out of range";   // found by the fuzzer (UBSan)
+        QTest::newRow("product beyond 24") << "1 m^20*m^20"
+                                           << "dimension exponent out of range";
+        QTest::newRow("power of a power") << "1 (m^12)^12"
+                                          << "dimension exponent out of range";
+        QTest::newRow("number beyond double") << "1e999 m"
+                                              << "out of the range of a double";
+        QTest::newRow("scale beyond double") << "1 km^24/mm^24*km^24/mm^24*km^24/mm^24"
+                                             << "scale factor out of the range";
     }
     void hostileUnits() {
         QFETCH(QString, text);
@@ -393,9 +439,11 @@ private Q_SLOTS:
         } catch (const core::UnitError& e) {
             message = e.what();
         }
-        QVERIFY2(message.startsWith("bad unit 'qqq") && message.contains("more bytes") && message.size() < 300, qPrintable(message.left(300)));
+        QVERIFY2(message.startsWith("bad unit 'qqq") && message.contains("more bytes") && message.size() < 300,
+                 qPrintable(message.left(300)));
         QCOMPARE(QString::fromStdString(core::quoteText("a\nb\x01")), QString("'a\\nb\\x01'"));
-        QCOMPARE(QString::fromStdString(core::excerpt(std::string(70, 'x'), 60)), QString(60, 'x') + "... (10 more bytes)");
+        QCOMPARE(QString::fromStdString(core::excerpt(std::string(70, 'x'), 60)),
+                 QString(60, 'x') + "... (10 more bytes)");
     }
 
     // Imperial units as users type them, with their exact definitions (1 in = 25.4 mm,
