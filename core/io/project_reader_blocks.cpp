@@ -252,13 +252,22 @@ PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& c
         fail(path, ctx.label(ref.block) + " (subsystem " + def->name + ") has no port \"" + ref.port +
                        "\" (ports: " + (ports.empty() ? "none" : ports) + ")");
     }
-    std::optional<BlockDescription>& block = m_instances[ctx.subsystem + "/" + ref.block];
-    if (!block) block = m_registry.describe(spec->type, model::currentParams(evaluable(*spec, m_registry), m_registry));
-    const int index = block->portIndex(ref.port);
-    if (index < 0)
+    // only the ports present are kept per block: a whole description each would cost megabytes
+    std::optional<std::vector<PortDesc>>& ports = m_instances[ctx.subsystem + "/" + ref.block];
+    const auto describe = [&] {
+        return m_registry.describe(spec->type, model::currentParams(evaluable(*spec, m_registry), m_registry));
+    };
+    if (!ports) {
+        const BlockDescription d = describe();
+        ports.emplace();
+        for (std::size_t i = 0; i < d.ports.size(); ++i)
+            if (d.portPresent[i]) ports->push_back(d.ports[i]);
+    }
+    const auto it = std::find_if(ports->begin(), ports->end(), [&](const PortDesc& p) { return p.name == ref.port; });
+    if (it == ports->end())
         fail(path, ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port +
-                       "\" (ports: " + block->portList() + ")");
-    return block->ports[static_cast<std::size_t>(index)];
+                       "\" (ports: " + describe().portList() + ")");
+    return *it;
 }
 
 void Reader::readConnections(const QJsonValue& v, const Context& ctx, model::Model& body, const model::Model& root) {

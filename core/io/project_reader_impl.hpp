@@ -73,7 +73,7 @@ private:
 
     QString m_file;
     const Registry& m_registry;
-    std::map<std::string, std::optional<BlockDescription>> m_instances;   // by "subsystem/block", for port checks
+    std::map<std::string, std::optional<std::vector<PortDesc>>> m_instances;   // by "subsystem/block": ports present
     mutable std::map<std::string, std::optional<BlockDescription>> m_prototypes;
 };
 

@@ -395,16 +395,20 @@ private:
     PortKind kind(const PortRef& r) {
         const BlockSpec* spec = m_out.find(r.block);
         if (!spec) return PortKind::Conserving;
-        auto& b = m_blocks[r.block];
-        if (!b) {
+        auto& kinds = m_portKinds[r.block];   // per block only its present ports' kinds, not a description
+        if (!kinds) {
+            BlockDescription b;
             try {
                 b = m_registry.describe(spec->type, currentParams(*spec, m_registry));
             } catch (const Error&) {
                 return PortKind::Conserving;   // the topology reports the block
             }
+            kinds.emplace();
+            for (std::size_t i = 0; i < b.ports.size(); ++i)
+                if (b.portPresent[i]) kinds->emplace(b.ports[i].name, b.ports[i].kind);
         }
-        const int i = b->portIndex(r.port);
-        return i < 0 ? PortKind::Conserving : b->ports[static_cast<std::size_t>(i)].kind;
+        const auto it = kinds->find(r.port);
+        return it == kinds->end() ? PortKind::Conserving : it->second;
     }
 
     const BlockDescription* prototype(const std::string& type, const std::string& path) {
@@ -424,7 +428,8 @@ private:
     std::map<std::string, int> m_ids;
     std::vector<int> m_parent;
     std::vector<End> m_ends;
-    std::map<std::string, std::optional<BlockDescription>> m_prototypes, m_blocks;
+    std::map<std::string, std::optional<BlockDescription>> m_prototypes;
+    std::map<std::string, std::optional<std::map<std::string, PortKind>>> m_portKinds;
 };
 
 }   // namespace
