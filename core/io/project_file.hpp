@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Project files (*.endstop, JSON; docs/file-format.md). Loading checks everything it can without building the
-// network: syntax (line and column), format and versions (newer refused, older migrated), block
-// types, names, parameter keys, types and units, expressions, subsystems and each connection end
-// (the port exists on that block as its parameters configure it; both ends of one domain). Every error names the file, the
-// JSON path and what was expected. Saving writes SI numbers with round-trip precision and sorted
-// keys, so saving twice gives identical bytes, through io::OutputFile (atomic; the previous file
-// stays intact if anything fails).
+// Project files (*.endstop, JSON; docs/file-format.md). Loading checks everything it can without
+// building the network: syntax (line and column), format and versions (newer refused, older
+// migrated), block types, names, parameter keys, types and units, expressions, subsystems and each
+// connection end (the port exists on that block as its parameters configure it; both ends of one
+// domain). Every error names the file, the JSON path and what was expected. Saving writes SI
+// numbers with round-trip precision and sorted keys, so saving twice gives identical bytes, through
+// io::OutputFile (atomic; the previous file stays intact if anything fails).
 #pragma once
 
 #include "core/blockapi/registry.hpp"
