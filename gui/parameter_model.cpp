@@ -32,7 +32,8 @@ bool isReal(const core::model::Model& top, const core::Registry& registry, const
     const std::string_view sub = core::model::subsystemOf(spec.type);
     if (sub.empty()) {
         if (!registry.find(spec.type) || key.find('.') != std::string::npos) return false;
-        const core::ParamDesc* d = registry.describe(spec.type).param(key);
+        const core::BlockDescription block = registry.describe(spec.type);   // param() points into it
+        const core::ParamDesc* d = block.param(key);
         return d && d->type == core::ParamType::Real;
     }
     const core::model::SubsystemDef* def = top.findSubsystem(sub);
