@@ -32,11 +32,8 @@ const PortShape* BlockShape::port(std::string_view name) const {
 }
 
 BlockShape layoutBlock(const core::BlockDescription& block) {
-    std::vector<core::PortDesc> present;
-    for (std::size_t i = 0; i < block.ports.size(); ++i)
-        if (block.portPresent[i]) present.push_back(block.ports[i]);
-    BlockShape shape =
-        layoutPorts(present, QString::fromStdString(block.info.title), QString::fromStdString(block.info.typeId));
+    BlockShape shape = layoutPorts(block.presentPorts(), QString::fromStdString(block.info.title),
+                                   QString::fromStdString(block.info.typeId));
     shape.help = QString::fromStdString(block.info.help);
     return shape;
 }

@@ -151,8 +151,8 @@ void ParamForm::revalidate() {
     }
     QStringList general;
     if (m_doc.registry().find(m_spec.type) && parsed) {
-        const core::BlockDescription blk = m_doc.registry().describe(m_spec.type, m_values);
-        for (const core::Diagnostic& dg : blk.diagnostics) {
+        const std::unique_ptr<core::Block> blk = m_doc.registry().create(m_spec.type, m_values);
+        for (const core::Diagnostic& dg : blk->validate()) {
             Field* target = nullptr;
             for (auto& f : m_fields)
                 if (f->desc.key == dg.param && f->visible) target = f.get();
@@ -164,8 +164,7 @@ void ParamForm::revalidate() {
             target->crossIsWarning = dg.severity != core::Severity::Error;
         }
         QStringList ports;
-        for (std::size_t i = 0; i < blk.ports.size(); ++i)
-            if (blk.portPresent[i]) ports << qs(blk.ports[i].name);
+        for (const core::PortDesc& p : core::BlockDescription::of(*blk).presentPorts()) ports << qs(p.name);
         m_ports->setText(tr("Ports: %1").arg(ports.isEmpty() ? tr("none") : ports.join(QStringLiteral(", "))));
     }
     for (auto& f : m_fields) {

@@ -39,7 +39,7 @@ BlockDescription Registry::describe(std::string_view typeId, const ParamValues& 
 }
 
 BlockDescription BlockDescription::of(const Block& b) {
-    BlockDescription d{b.info(), b.params(), b.values(), b.ports(), {}, {}, b.validate()};
+    BlockDescription d{b.info(), b.params(), b.values(), b.ports(), {}, {}};
     for (std::size_t i = 0; i < b.ports().size(); ++i) d.portPresent.push_back(b.portPresent(static_cast<int>(i)));
     for (const RecordedVar& r : b.recorded()) d.recorded.push_back(b.describe(r));
     return d;
@@ -57,10 +57,16 @@ int BlockDescription::portIndex(std::string_view name) const {
     return -1;
 }
 
+std::vector<PortDesc> BlockDescription::presentPorts() const {
+    std::vector<PortDesc> out;
+    for (std::size_t i = 0; i < ports.size(); ++i)
+        if (portPresent[i]) out.push_back(ports[i]);
+    return out;
+}
+
 std::string BlockDescription::portList() const {
     std::string s;
-    for (std::size_t i = 0; i < ports.size(); ++i)
-        if (portPresent[i]) s += (s.empty() ? "" : ", ") + ports[i].name;
+    for (const PortDesc& p : presentPorts()) s += (s.empty() ? "" : ", ") + p.name;
     return s.empty() ? "none" : s;
 }
 

@@ -22,11 +22,11 @@ struct BlockDescription {
     std::vector<PortDesc> ports;     // every declared port, present or not
     std::vector<bool> portPresent;   // false: hidden by its choice parameter
     std::vector<VarDesc> recorded;   // the recorded variables, in declaration order
-    Diagnostics diagnostics;         // Block::validate()
 
     static BlockDescription of(const Block& b);
     const ParamDesc* param(std::string_view key) const;   // nullptr if none
     int portIndex(std::string_view name) const;           // -1 if none (or hidden)
+    std::vector<PortDesc> presentPorts() const;           // the ports not hidden, in order
     std::string portList() const;                         // "R, C": the ports present, or "none"
 };
 

@@ -257,12 +257,7 @@ PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& c
     const auto describe = [&] {
         return m_registry.describe(spec->type, model::currentParams(evaluable(*spec, m_registry), m_registry));
     };
-    if (!ports) {
-        const BlockDescription d = describe();
-        ports.emplace();
-        for (std::size_t i = 0; i < d.ports.size(); ++i)
-            if (d.portPresent[i]) ports->push_back(d.ports[i]);
-    }
+    if (!ports) ports = describe().presentPorts();
     const auto it = std::find_if(ports->begin(), ports->end(), [&](const PortDesc& p) { return p.name == ref.port; });
     if (it == ports->end())
         fail(path, ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port +

@@ -404,8 +404,7 @@ private:
                 return PortKind::Conserving;   // the topology reports the block
             }
             kinds.emplace();
-            for (std::size_t i = 0; i < b.ports.size(); ++i)
-                if (b.portPresent[i]) kinds->emplace(b.ports[i].name, b.ports[i].kind);
+            for (const PortDesc& p : b.presentPorts()) kinds->emplace(p.name, p.kind);
         }
         const auto it = kinds->find(r.port);
         return it == kinds->end() ? PortKind::Conserving : it->second;
