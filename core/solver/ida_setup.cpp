@@ -135,6 +135,11 @@ void Run::setUp() {
         // structure, and AMD's fill estimate lets KLU size its factors (COLAMD's default
         // sizing reserved 40 MB at 60,000 unknowns)
         if (m_ls) check(SUNLinSol_KLUSetOrdering(m_ls.get(), 0), "SUNLinSol_KLUSetOrdering");
+        // partial pivoting as in the dense LU: KLU's default prefers the diagonal while it is
+        // 1e-3 of the column's largest entry, and after a short step (cj ~ 1e13) the differential
+        // diagonals can cancel to an exact zero pivot that the dense LU never meets (a gear train
+        // with backlash, reduced, failed in IDACalcIC)
+        if (m_ls) SUNLinSol_KLUGetCommon(m_ls.get())->tol = 1.0;
         keepSymbolicAnalysis(m_ls.get());
     } else {
         m_A.reset(SUNDenseMatrix(n, n, m_ctx));
