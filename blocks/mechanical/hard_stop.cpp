@@ -8,13 +8,15 @@
 // Upper bound (the lower bound mirrors it with Kn, Dn, p' = -v and f = -F):
 //   full_damped:    F = Kp p + Dp p'
 //   full_undamped:  F = Kp p + Dp p' ge(p', 0)                    no damping on the rebound
-//   smooth:         u = min(p / delta, 1),  s = u^2 (3 - 2u),
+//   smooth:         u = clamp(p / delta, 0, 1),  s = u^2 (3 - 2u),
 //                   F = s (Kp p + clamp(Dp p', -Kp p, Kp p))      never pulls, C1 at p = 0 and delta
 //   between the bounds F = 0;  E' = (damping part of F) p' >= 0, the dissipated power.
-//   Kinks are events too: a second discrete, the branch, fixes which piece of the law applies
-//   (smooth: p < delta or not, clamp inactive / at -Kp / at +Kp; full_undamped: p' >= 0 or not),
-//   so the residual is smooth within every mode and IDA steps over no kink (event functions
-//   p - delta, Kp + Dp p', Kp - Dp p', p'; settle() reclassifies after every event).
+//   The end of the smooth law's transition region (p = delta) is C1: the residual picks the piece
+//   by value and IDA steps over it, as over the ramp itself. The corners where the force's slope
+//   jumps are events: a second discrete, the branch, fixes which piece applies (smooth: clamp
+//   inactive / at -Kp / at +Kp; full_undamped: p' >= 0 or not), so that Newton never iterates
+//   across a corner (it did not converge there at tight tolerances); event functions Kp + Dp p',
+//   Kp - Dp p' and p'; settle() reclassifies after every event.
 // Restitution law (a mode chart; no penetration):
 //   FREE: f = 0.  CONTACT_UPPER / CONTACT_LOWER: v' = 0 (acceleration level), f the constraint force.
 //   IMPACT (instantaneous): a bound reached with approach speed above static_speed_threshold gets
@@ -38,14 +40,14 @@ using core::EventKind;
 namespace {
 
 enum Mode { kFree, kContactUpper, kContactLower, kReleaseUpper, kReleaseLower, kImpact, kModes };
-// branch = region + 2 * clamp; region: smooth p >= delta, full_undamped p' >= 0; clamp: smooth only
+// branch = region + 2 * clamp; region: full_undamped p' >= 0; clamp: smooth only
 enum Clamp { kUnclamped, kClampLow, kClampHigh };
 constexpr int kBranches = 6;
 enum class ContactLaw { Smooth, FullUndamped, FullDamped, Restitution };   // the choice `model`
 enum Event : int {                                                         // the event slots
     kUpperSide = 0,
     kLowerSide = 1,       // x reaches a bound; restitution: or the contact there releases
-    kRegionKink = 2,      // stiffness laws: p reaches delta (smooth), p' crosses 0 (full_undamped)
+    kRegionKink = 2,      // full_undamped: p' crosses 0
     kLowClampKink = 3,    // smooth: the damping reaches -K p
     kHighClampKink = 4,   // smooth: the damping reaches +K p
     kEvents = 5
@@ -140,13 +142,16 @@ private:
         eq.residual(E) = eq.der(E) - c.power;
     }
 
-    // force along the penetration p >= 0 entering with speed pd, in branch b
+    // force along the penetration p entering with speed pd, in branch b. A step may overshoot the
+    // bound before IDA locates it (p < 0): the smooth law gives no force and no power there
+    // instead of extrapolating its ramp (which booked huge negative dissipated energy).
     template <class S> Contact<S> law(const S& p, const S& pd, double K, double D, int b) const {
         const S spring = K * p;
         const bool region = b % 2 != 0;
         const S damping = m_law == ContactLaw::FullUndamped && !region ? S(0.0) : D * pd;
         if (m_law != ContactLaw::Smooth) return {spring + damping, damping * pd};
-        const S u = region ? S(1.0) : p / real(delta);
+        const double d = real(delta);
+        const S u = p <= 0.0 ? S(0.0) : p >= d ? S(1.0) : p / d;
         const S s = u * u * (3.0 - 2.0 * u);
         const S limited = b / 2 == kClampLow ? -spring : b / 2 == kClampHigh ? spring : damping;
         return {s * (spring + limited), s * limited * pd};
@@ -302,10 +307,11 @@ int HardStop::branchAt(const core::Eq<double>& eq) const {
     if (m_law == ContactLaw::FullUndamped) return c.pd >= 0 ? 1 : 0;
     if (m_law != ContactLaw::Smooth) return 0;
     const int clampState = c.D * c.pd < -c.K * c.p ? kClampLow : c.D * c.pd > c.K * c.p ? kClampHigh : kUnclamped;
-    return (c.p >= real(delta) ? 1 : 0) + 2 * clampState;
+    return 2 * clampState;
 }
 
-// the kinks: region boundary, the damping reaches -Kp / +Kp; offset towards the current branch
+// the kinks: p' = 0 (full_undamped), the damping reaches -Kp / +Kp (smooth); offset towards the
+// current branch
 void HardStop::kinks(const core::Eq<double>& eq, std::span<double> g) const {
     const int m = eq.mode(mode), b = eq.mode(branch);
     g[kRegionKink] = g[kLowClampKink] = g[kHighClampKink] = 1.0;
@@ -314,7 +320,6 @@ void HardStop::kinks(const core::Eq<double>& eq, std::span<double> g) const {
     const double region = b % 2 != 0 ? kTiny : -kTiny;
     if (m_law == ContactLaw::FullUndamped) g[kRegionKink] = c.pd + region;
     if (m_law != ContactLaw::Smooth) return;
-    g[kRegionKink] = c.p - real(delta) + region;
     g[kLowClampKink] = c.K * c.p + c.D * c.pd + (b / 2 == kClampLow ? -kTiny : kTiny);
     g[kHighClampKink] = c.K * c.p - c.D * c.pd + (b / 2 == kClampHigh ? -kTiny : kTiny);
 }

@@ -168,8 +168,10 @@ private Q_SLOTS:
         int full = 0, clamped = 0;
         for (std::size_t i = 0; i < r.rows(); ++i) {
             QVERIFY2(f[i] >= -1e-9 * fMax, qPrintable(QString("pulls: f = %1 at t = %2").arg(f[i]).arg(t[i])));
+            // at an event the row before is IDA's interpolant and the row after the consistent
+            // restart: the force may differ by the interpolation error, about rtol (1e-8)
             if (i > 0)
-                QCOMPARE_NEAR(f[i], f[i - 1], slopeBound * (t[i] - t[i - 1]) + 1e-9 * fMax,
+                QCOMPARE_NEAR(f[i], f[i - 1], slopeBound * (t[i] - t[i - 1]) + 1e-7 * fMax,
                               QString("f jumps from %1 to %2 at t = %3").arg(f[i - 1]).arg(f[i]).arg(t[i]));
             if (p[i] < delta) continue;
             const double limited = std::clamp(D * v[i], -K * p[i], K * p[i]);

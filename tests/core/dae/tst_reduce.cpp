@@ -110,8 +110,11 @@ private Q_SLOTS:
             QCOMPARE_NEAR(reduced.events()[i].time, full.events()[i].time, 1e-6);
         compareColumns(reduced, full, {"m.x", "m.v", "stop.x"}, 1e-5);
         compareColumns(reduced, full, {"stop.f"}, 1e-3);   // K = 1e5: a penetration error of 1e-9 m is 1e-4 N
-        if (law == "smooth") return;   // its energy_dissipated is wrong reduced or not (issue note): not compared
         compareColumns(reduced, full, {"stop.energy_dissipated"}, 1e-5);
+        // the smooth law's balance misses the spring energy left when its damping clamp stops
+        // the force: the quadrature is outside the error test and IDA steps over that stretch
+        // in one step (docs/engine.md, "Quadratures")
+        if (law == "smooth") return;
         for (double t : {0.3, 0.6, 1.0}) {
             const double v = test::at(reduced, "m.v", t), x = test::at(reduced, "stop.x", t);
             const double pen = std::max(0.0, x - 0.1) + std::max(0.0, -0.1 - x);
