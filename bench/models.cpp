@@ -106,4 +106,40 @@ core::model::Model modelC() {
     return m;
 }
 
+core::model::Model modelD(const std::string& law) {
+    core::model::Model m;
+    settings(m, 2.0);
+    add(m, "drive", "signal.sine", {{"amplitude", 20.0}, {"frequency", 2.0}}, -320);
+    add(m, "motor", "rotational.torque_source", {}, -160);
+    add(m, "ground", "rotational.reference", {}, 0, 200);
+    wire(m, "drive.y", "motor.S");
+    wire(m, "motor.C", "ground.R");
+    constexpr int kStages = 10;
+    for (int i = 0; i <= kStages; ++i) {
+        const std::string s = std::to_string(i);
+        const double x = 300.0 * i;
+        add(m, "j" + s, "rotational.inertia", {{"inertia", 0.01}}, x);
+        add(m, "loss" + s, "rotational.damper", {{"damping", 0.02}}, x, 100);
+        wire(m, "j" + s + ".I", "loss" + s + ".R");
+        wire(m, "loss" + s + ".C", "ground.R");
+        if (i == kStages) break;
+        add(m, "gear" + s, "rotational.ideal_gear", {{"ratio", 1.1}}, x + 100);
+        add(m, "lash" + s, "rotational.hard_stop",
+            {{"model", law},
+             {"upper_bound", 0.02},
+             {"lower_bound", -0.02},
+             {"upper_stiffness", 1e4},
+             {"lower_stiffness", 1e4},
+             {"upper_damping", 2.0},
+             {"lower_damping", 2.0},
+             {"transition_region", 1e-3}},
+            x + 200);
+        wire(m, "j" + s + ".I", "gear" + s + ".A");
+        wire(m, "gear" + s + ".B", "lash" + s + ".R");
+    }
+    for (int i = 0; i < kStages; ++i) wire(m, "lash" + std::to_string(i) + ".C", "j" + std::to_string(i + 1) + ".I");
+    wire(m, "motor.R", "j0.I");
+    return m;
+}
+
 }   // namespace endstop::bench

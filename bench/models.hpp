@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The benchmark models (a, b, c; bench/run.sh), built through the model's edits (the normal network builder).
+// The benchmark models (a, b, c, d; bench/run.sh), built through the model's edits (the normal network builder).
 #pragma once
 
 #include "core/model/model.hpp"
+
+#include <string>
 
 namespace endstop::bench {
 
 core::model::Model modelA();        // 1 kg between full_damped stops +-0.1 m, v0 = 1 m/s, 10 s
 core::model::Model modelB(int n);   // n masses, springs + dampers, every mass in a stop, sine on the first, 1 s
 core::model::Model modelC();        // mass on a spring, stiction to a belt at 0.1 m/s, 20 s
+// a rotational gear train: 11 inertias, 10 gears each followed by a backlash stop of the given
+// law (smooth, full_damped, ...), a sine torque on the first inertia, viscous losses, 2 s
+core::model::Model modelD(const std::string& law);
 
 }   // namespace endstop::bench
