@@ -48,6 +48,32 @@ inline endstop::core::model::Model relativeStop() {
     return b.build();
 }
 
+// A sine torque on inertia a, a gear (1.1) and a full_damped backlash stop of +-0.02 rad to
+// inertia b, viscous losses on both: the stop's R side is the gear's massless output node.
+inline endstop::core::model::Model gearWithBacklash() {
+    endstop::test::ModelBuilder b;
+    b.block("drive", "signal.sine", {{"amplitude", 20.0}, {"frequency", 2.0}})
+        .block("motor", "rotational.torque_source")
+        .block("a", "rotational.inertia", {{"inertia", 0.01}})
+        .block("la", "rotational.damper", {{"damping", 0.02}})
+        .block("gear", "rotational.ideal_gear", {{"ratio", 1.1}})
+        .block("lash", "rotational.hard_stop",
+               {{"model", "full_damped"},
+                {"upper_bound", 0.02},
+                {"lower_bound", -0.02},
+                {"upper_stiffness", 1e4},
+                {"lower_stiffness", 1e4},
+                {"upper_damping", 2.0},
+                {"lower_damping", 2.0}})
+        .block("b", "rotational.inertia", {{"inertia", 0.01}})
+        .block("lb", "rotational.damper", {{"damping", 0.02}})
+        .block("g", "rotational.reference");
+    b.connect("drive.y", "motor.S").connect("motor.R", "a.I").connect("motor.C", "g.R");
+    b.connect("a.I", "la.R").connect("la.C", "g.R").connect("b.I", "lb.R").connect("lb.C", "g.R");
+    b.connect("a.I", "gear.A").connect("gear.B", "lash.R").connect("lash.C", "b.I");
+    return b.build();
+}
+
 // A mass and a damper to ground: nothing to eliminate.
 inline endstop::core::model::Model damped() {
     endstop::test::ModelBuilder b;

@@ -114,7 +114,18 @@ private Q_SLOTS:
         // the smooth law's balance misses the spring energy left when its damping clamp stops
         // the force: the quadrature is outside the error test and IDA steps over that stretch
         // in one step (docs/engine.md, "Quadratures")
-        if (law == "smooth") return;
+        if (law == "smooth") {
+            // no overshoot booked as negative work: the balance is short by at most the ramp's
+            // spring energy 0.35 K delta^2 per contact
+            const double missing = test::last(reduced, "stop.impacts") * 0.35 * 1e5 * 1e-3 * 1e-3;
+            for (double t : {0.3, 0.6, 1.0}) {
+                const double e = test::at(reduced, "stop.energy_dissipated", t), v = test::at(reduced, "m.v", t);
+                QVERIFY2(e >= 0.0 && e <= 0.5, qPrintable(QString("energy_dissipated %1 at %2 s").arg(e).arg(t)));
+                if (std::abs(test::at(reduced, "stop.x", t)) < 0.1)   // in flight: no spring energy
+                    QCOMPARE_NEAR(0.5 * v * v + e, 0.5, missing, QString("energy at %1 s").arg(t));
+            }
+            return;
+        }
         for (double t : {0.3, 0.6, 1.0}) {
             const double v = test::at(reduced, "m.v", t), x = test::at(reduced, "stop.x", t);
             const double pen = std::max(0.0, x - 0.1) + std::max(0.0, -0.1 - x);
@@ -142,6 +153,24 @@ private Q_SLOTS:
         QCOMPARE(reduced.stats().unknowns, full.stats().unknowns);
         QCOMPARE(reduced.values("m.v"), full.values("m.v"));   // the same system, the same numbers
         QCOMPARE_NEAR(test::last(reduced, "m.v"), std::exp(-3.0), 1e-6);
+    }
+
+    // A gear followed by a backlash stop, reduced and solved with KLU: its pivots must not be the
+    // dense LU's luck (KLU's default diagonal preference met an exact zero pivot in IDACalcIC).
+    void gearWithBacklashUnderKlu() {
+        const core::model::Model model = gearWithBacklash();
+        core::simulation::SimulationOptions o = test::solverOptions(2.0, 1e-6, 0.01);
+        o.absoluteTolerance = 1e-8;
+        o.reduce = true;
+        o.linearSolver = core::model::LinearSolver::Klu;
+        const auto klu = test::run(model, o);
+        o.linearSolver = core::model::LinearSolver::Dense;
+        const auto dense = test::run(model, o);
+        QVERIFY(klu.stats().completed);
+        QVERIFY(klu.stats().unknowns < klu.stats().unknownsBefore);
+        QVERIFY(test::last(klu, "lash.impacts") >= 20);
+        QCOMPARE(test::last(klu, "lash.impacts"), test::last(dense, "lash.impacts"));
+        compareColumns(klu, dense, {"a.w", "b.w"}, 1e-3);
     }
 
     // A chain of masses in stops, springs and dampers (the benchmark's model b): two unknowns per mass.
