@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The engine against the yardsticks, in one run: endstop-batch (as drawn, and with --reduce on),
 # the hand-reduced IDA program with fast vector kernels (the "floor") and SciPy's LSODA on the
-# benchmark models c, b1000 and b10000. Whole-process wall time and peak memory (/usr/bin/time),
+# benchmark models c, b1000 and b10000: whole-process wall time and peak memory (/usr/bin/time),
 # medians of REPS runs (default 3; b10000 once unless B10000_REPS is set), ratios to the floor.
+# Then the smooth stop law's figures on model d (restarts per event, steps against full_damped).
 # YARDSTICKS: the directory holding ida_floor.c and peer_scipy.py (default ../shared/yardsticks).
 # Absolute times from different runs mean nothing on a shared machine: read the ratios.
 set -euo pipefail
@@ -55,3 +56,19 @@ for spec in "c 1" "b 1000" "b 10000"; do
     done
 done
 echo "(whole process; medians of $REPS runs, b10000 of ${B10000_REPS:-1}; unknowns: endstop-batch run MODEL --stats)"
+
+# The smooth stop law's targets on model d (a gear train with ten backlash stops): restarts per
+# logged event, and its steps against the same train with full_damped stops.
+echo
+printf "%-16s %-10s %8s %8s %9s %15s %14s\n" model engine steps events restarts restarts/event "steps/full_damped"
+for reduce in off on; do
+    fd=""
+    for law in full_damped smooth; do
+        stats="$(build/app/endstop-batch run "$work/models/d_$law.endstop" --reduce "$reduce" --stats 2>/dev/null | tail -1)"
+        read -r steps events restarts < <("$PY" -c 'import json,sys; s=json.loads(sys.argv[1]); print(s["steps"], s["events"], s["restarts"])' "$stats")
+        [ "$law" = full_damped ] && fd="$steps"
+        printf "%-16s %-10s %8s %8s %9s %15s %14s\n" "d_$law" "reduce $reduce" "$steps" "$events" "$restarts" \
+            "$(awk -v r="$restarts" -v e="$events" 'BEGIN {printf "%.2f", r / e}')" \
+            "$(awk -v a="$steps" -v b="$fd" 'BEGIN {printf "%.2f", a / b}')"
+    done
+done
