@@ -138,8 +138,13 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
     const std::size_t nv = b.ownRow.size();
     std::vector<RowForm> forms(nv);
     std::vector<Sample> samples;
-    const bool sampled = forEachSample(
-        s, bi, disc, [&](const State& st, std::vector<double>&, auto&) { samples.push_back(evaluate(s, ev, bi, st)); });
+    std::vector<char> timed(nv, 0);
+    const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>&, auto&) {
+        samples.push_back(evaluate(s, ev, bi, st));
+        const Sample later = evaluate(s, ev, bi, {st.t + 0.37, st.y, st.yp, st.discrete});
+        for (std::size_t v = 0; v < nv; ++v)
+            if (!same(later.value[v], samples.back().value[v])) timed[v] = 1;
+    });
     if (!sampled || samples.empty()) return forms;   // keep everything
     const std::size_t width = 2 * b.slot.size();
     for (std::size_t v = 0; v < nv; ++v) {
@@ -163,6 +168,7 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
         if (self0 && std::isfinite(g0[2 * self])) f.self0 = g0[2 * self];
         if (self1 && std::isfinite(g0[2 * self + 1])) f.self1 = g0[2 * self + 1];
         f.linear = constant && exact;
+        f.timed = timed[v] != 0;
         const std::size_t rows = samples.front().grad.size();
         f.in.assign(rows, 0.0);
         for (std::size_t r = 0; r < rows; ++r) {

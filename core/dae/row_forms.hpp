@@ -31,6 +31,9 @@ struct RowForm {
     // per local row of the block (own rows, then conserving ports): the constant coefficient of
     // this variable's value there (0 where it never enters), NaN where it varies or its rate enters
     std::vector<double> in;
+    // the row's value changes with the time alone (a sine source): what it defines is a function
+    // of time that only IDA's error test on it resolves
+    bool timed = false;
 };
 
 // Per own variable of block bi. disc is the discrete state vector, restored on return.
