@@ -65,6 +65,7 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
     Topology topo;
     Diagnostics errors;
 
+    topo.blocks.reserve(model.blocks().size());
     for (const model::BlockSpec& spec : model.blocks()) {
         TopoBlock tb;
         tb.name = spec.name;
