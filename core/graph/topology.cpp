@@ -82,11 +82,20 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
             d.block = spec.name;
             (d.severity == Severity::Error ? errors : topo.diagnostics).push_back(d);
         }
-        tb.portNode.assign(tb.block->ports().size(), -1);
-        tb.source.assign(tb.block->ports().size(), PortAt{});
         topo.blocks.push_back(std::move(tb));
     }
     if (!errors.empty()) throw TopologyError(errors);
+    std::size_t ports = 0;
+    for (const TopoBlock& tb : topo.blocks) ports += tb.block->ports().size();
+    topo.portNodes.assign(ports, -1);
+    topo.sources.assign(ports, PortAt{});
+    ports = 0;
+    for (TopoBlock& tb : topo.blocks) {
+        const std::size_t n = tb.block->ports().size();
+        tb.portNode = std::span<int>(topo.portNodes).subspan(ports, n);
+        tb.source = std::span<PortAt>(topo.sources).subspan(ports, n);
+        ports += n;
+    }
 
     const PortIndex idx = indexPorts(topo.blocks);
     Graph g(idx.at.size());
