@@ -8,9 +8,6 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 
-#include <map>
-#include <unordered_map>
-
 namespace endstop::core::graph {
 
 namespace {
@@ -99,11 +96,8 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
 
     const PortIndex idx = indexPorts(topo.blocks);
     Graph g(idx.at.size());
-    std::unordered_map<std::string, int> byName;
-    for (std::size_t i = 0; i < topo.blocks.size(); ++i) byName.emplace(topo.blocks[i].name, static_cast<int>(i));
     auto vertexOf = [&](const model::PortRef& ref) -> int {
-        const auto found = byName.find(ref.block);
-        const int b = found == byName.end() ? -1 : found->second;
+        const int b = model.indexOf(ref.block);   // every block was built: the topology's order is the model's
         if (b < 0) {
             errors.push_back(
                 error(ref.block, ref.port, "connection names block '" + ref.block + "', which does not exist"));
