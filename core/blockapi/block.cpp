@@ -54,16 +54,14 @@ Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>
         m_shape->info = std::move(info);
     } else {   // sized once: what a shape declares is known
         m_i->initial.reserve(m_shape->vars.size());
-        m_values.reserve(m_shape->params.size() - static_cast<std::size_t>(std::count_if(
-                                                      m_shape->params.begin(), m_shape->params.end(),
-                                                      [](const ParamDesc& d) { return d.type == ParamType::Real; })));
+        m_values.reserve(at(valueSlot(static_cast<int>(m_shape->params.size()))));
     }
 }
 
 Block::~Block() = default;
 
 void Block::publishShape() {
-    if (m_i->construction) {   // the unknown keys are all the given parameters are still needed for
+    if (m_i->construction) {   // of the given parameters only the unknown keys are still wanted
         for (const auto& [key, value] : m_i->construction->given) {
             const bool known = std::any_of(m_shape->params.begin(), m_shape->params.end(),
                                            [&](const ParamDesc& d) { return d.key == key; });
