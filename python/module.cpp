@@ -150,7 +150,7 @@ py::list sweep(const LoadedModel& self, const py::iterable& sets, const py::obje
 py::list variables(const LoadedModel& self) {
     py::list out;
     for (const core::Column& c : core::simulation::recordableVariables(self.model, blocks::registry()))
-        out.append(py::make_tuple(c.name, c.unit, c.label));
+        out.append(py::make_tuple(c.name, c.unit.str(), c.label.str()));
     return out;
 }
 

@@ -39,10 +39,10 @@ const std::vector<double>& columnOrThrow(const Outcome& o, const std::string& na
                         recorded + ")");
 }
 
-py::dict columnInfo(const Outcome& o, std::string core::Column::*field, const char* timeValue) {
+py::dict columnInfo(const Outcome& o, core::Interned core::Column::*field, const char* timeValue) {
     py::dict d;
     d["time"] = timeValue;
-    for (const core::Column& c : o.sink.columns()) d[py::str(c.name)] = c.*field;
+    for (const core::Column& c : o.sink.columns()) d[py::str(c.name)] = (c.*field).str();
     return d;
 }
 
@@ -95,7 +95,7 @@ py::tuple getState(const Outcome& o) {
     py::list columns, values, evs;
     for (std::size_t i = 0; i < o.sink.columns().size(); ++i) {
         const core::Column& c = o.sink.columns()[i];
-        columns.append(py::make_tuple(c.name, c.unit, c.label, c.block, c.var));
+        columns.append(py::make_tuple(c.name, c.unit.str(), c.label.str(), c.block, c.var.str()));
         values.append(py::bytes(reinterpret_cast<const char*>(o.sink.values(i).data()),
                                 o.sink.values(i).size() * sizeof(double)));
     }

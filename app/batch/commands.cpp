@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 namespace endstop::batch {
 
@@ -104,7 +105,7 @@ int runCommand(Args& args) {
     }
     int code = kOk;
     try {
-        core::simulation::simulate(model, blocks::registry(), options, tee, control);
+        core::simulation::simulate(std::move(model), blocks::registry(), options, tee, control);
     } catch (const core::SolverError& e) {   // also a run limit: the rows so far are written
         std::cerr << "endstop-batch: " << path << ": " << e.what() << "\n";
         code = kSimulationFailed;
@@ -134,14 +135,14 @@ int runCommand(Args& args) {
 int validateCommand(Args& args) {
     const std::string path = args.next("MODEL.endstop after 'validate'");
     args.done();
-    const core::model::Model model = loadModel(path);
-    const core::Diagnostics diags = core::simulation::validateModel(model, blocks::registry());
+    core::model::Model model = loadModel(path);
+    const std::size_t blockCount = model.blocks().size(), connectionCount = model.connections().size();
+    const core::Diagnostics diags = core::simulation::validateModel(std::move(model), blocks::registry());
     for (const core::Diagnostic& d : diags)
         (d.severity == core::Severity::Error ? std::cerr : std::cout)
             << path << ": " << core::toString(d.severity) << ": " << d.text() << "\n";
     if (core::hasErrors(diags)) return kBadInput;
-    std::cout << path << ": ok (" << model.blocks().size() << " blocks, " << model.connections().size()
-              << " connections)\n";
+    std::cout << path << ": ok (" << blockCount << " blocks, " << connectionCount << " connections)\n";
     return kOk;
 }
 

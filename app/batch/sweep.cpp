@@ -23,6 +23,7 @@
 #include <cmath>
 #include <iostream>
 #include <thread>
+#include <utility>
 
 namespace endstop::batch {
 
@@ -154,7 +155,8 @@ std::string runFile(const std::optional<std::string>& dir, long run, const char*
     return QDir(QString::fromStdString(*dir)).filePath(name).toStdString();
 }
 
-RunOutcome runOne(const core::model::Model& m, const core::simulation::SimulationOptions& options,
+// m is this run's own copy: released once its network is built (simulate())
+RunOutcome runOne(core::model::Model&& m, const core::simulation::SimulationOptions& options,
                   const core::solver::RunControl& control, const std::string& csvPath, const std::string& eventsPath) {
     RunOutcome o;
     const auto start = std::chrono::steady_clock::now();
@@ -166,7 +168,7 @@ RunOutcome runOne(const core::model::Model& m, const core::simulation::Simulatio
         core::CsvSink csv(csvPath, eventsPath);
         Extremes ext(o);
         core::TeeSink tee({&csv, &ext});
-        o.stats = core::simulation::simulate(m, blocks::registry(), options, tee, control);
+        o.stats = core::simulation::simulate(std::move(m), blocks::registry(), options, tee, control);
         o.status = o.stats.cancelled ? "" : "ok";   // a cancelled run did not end: --resume runs it again
     } catch (const core::RunLimitError& e) {
         ended("timeout", e);

@@ -44,19 +44,35 @@ ShapeCache& shapes() {
 Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>()) {
     std::string key = info.typeId;
     for (const auto& [k, v] : given) key += ';' + k + '=' + toString(v);
-    m_i->given = std::move(given);
+    m_i->construction = std::make_unique<Construction>();
+    m_i->construction->given = std::move(given);
     m_shape = shapes().find<Shape>(key);
     m_shared = m_shape != nullptr;
     if (!m_shared) {
         m_shape = std::make_shared<Shape>();
         m_shape->key = std::move(key);
         m_shape->info = std::move(info);
+    } else {   // sized once: what a shape declares is known
+        m_i->initial.reserve(m_shape->vars.size());
+        m_values.reserve(at(valueSlot(static_cast<int>(m_shape->params.size()))));
     }
 }
 
 Block::~Block() = default;
 
 void Block::publishShape() {
+    if (m_i->construction) {   // of the given parameters only the unknown keys are still wanted
+        for (const auto& [key, value] : m_i->construction->given) {
+            const bool known = std::any_of(m_shape->params.begin(), m_shape->params.end(),
+                                           [&](const ParamDesc& d) { return d.key == key; });
+            if (!known)
+                m_i->buildErrors.push_back(paramError(key, "unknown parameter for block type " + m_shape->info.typeId));
+        }
+        m_i->construction.reset();
+        m_values.shrink_to_fit();
+        m_i->initial.shrink_to_fit();
+        m_i->initialAcross.shrink_to_fit();
+    }
     if (m_shared) return;
     m_shared = true;
     shapes().insert(m_shape->key, m_shape);
@@ -67,7 +83,7 @@ void Block::publishShape() {
 const BlockInfo& Block::info() const { return m_shape->info; }
 const std::vector<ParamDesc>& Block::params() const { return m_shape->params; }
 const std::vector<PortDesc>& Block::ports() const { return m_shape->ports; }
-bool Block::portPresent(int index) const { return m_i->portPresent[at(index)]; }
+bool Block::portPresent(int index) const { return m_shape->portPresent[at(index)]; }
 int Block::conservingCount() const { return m_shape->conserving; }
 int Block::outputVar(int portIndex) const { return m_shape->outputVar[at(portIndex)]; }
 const std::vector<VarDesc>& Block::vars() const { return m_shape->vars; }
@@ -85,25 +101,47 @@ const VarDesc& Block::describe(const RecordedVar& r) const {
 
 int Block::portIndex(std::string_view name) const {
     for (std::size_t i = 0; i < m_shape->ports.size(); ++i)
-        if (m_shape->ports[i].name == name && m_i->portPresent[i]) return static_cast<int>(i);
+        if (m_shape->ports[i].name == name && m_shape->portPresent[i]) return static_cast<int>(i);
     return -1;
 }
 
 // ---- values ----------------------------------------------------------------------------------
 
+// Reals live in m_reals by parameter index; the others, fewer and larger, in m_values in order.
+int Block::valueSlot(int index) const {
+    return static_cast<int>(std::count_if(m_shape->params.begin(), m_shape->params.begin() + index,
+                                          [](const ParamDesc& d) { return d.type != ParamType::Real; }));
+}
+
+const ParamValue* Block::resolvedAt(std::size_t index) const {
+    if (index >= m_shape->params.size() || m_shape->params[index].type == ParamType::Real) return nullptr;
+    const auto slot = at(valueSlot(static_cast<int>(index)));
+    return slot < m_values.size() ? &m_values[slot] : nullptr;
+}
+
+ParamValue Block::valueOf(std::size_t index) const {
+    const ParamDesc& d = m_shape->params[index];
+    if (d.type != ParamType::Real) {
+        const ParamValue* v = resolvedAt(index);
+        return v ? *v : d.defaultValue;
+    }
+    if (index >= kInlineReals && index - kInlineReals >= m_moreReals.size()) return d.defaultValue;   // not resolved
+    return real(Param{static_cast<int>(index)});
+}
+
 const ParamValues& Block::values() const {
     if (!m_i->values) {
-        ParamValues v;
-        for (std::size_t i = 0; i < m_shape->params.size() && i < m_values.size(); ++i)
-            v.emplace(m_shape->params[i].key, m_values[i]);
+        auto v = std::make_unique<ParamValues>();
+        for (std::size_t i = 0; i < m_shape->params.size(); ++i) v->emplace(m_shape->params[i].key, valueOf(i));
         m_i->values = std::move(v);
     }
     return *m_i->values;
 }
 
 ParamValue Block::resolved(const ParamDesc& d) const {
-    const auto it = m_i->given.find(d.key);
-    return it == m_i->given.end() ? d.defaultValue : it->second;
+    const ParamValues& given = m_i->construction->given;
+    const auto it = given.find(d.key);
+    return it == given.end() ? d.defaultValue : it->second;
 }
 
 // Resolves a declared parameter: the given value if it has the declared type (and is a declared
@@ -134,7 +172,6 @@ void Block::checkType(int index) {
 
 void Block::storeValue(int index, ParamValue v) {
     const auto i = at(index);
-    if (m_values.size() <= i) m_values.resize(i + 1);
     const double x = std::holds_alternative<double>(v) ? std::get<double>(v) : std::numeric_limits<double>::quiet_NaN();
     if (i < kInlineReals) {
         m_reals[i] = x;
@@ -143,13 +180,15 @@ void Block::storeValue(int index, ParamValue v) {
             m_moreReals.resize(i - kInlineReals + 1, std::numeric_limits<double>::quiet_NaN());
         m_moreReals[i - kInlineReals] = x;
     }
-    m_values[i] = std::move(v);
+    if (m_shape->params[i].type == ParamType::Real) return;
+    const auto slot = at(valueSlot(index));
+    if (m_values.size() <= slot) m_values.resize(slot + 1);
+    m_values[slot] = std::move(v);
 }
 
 // isVisible() on this block's resolved values, without building the map
 bool Block::visible(const std::optional<Visibility>& rule) const {
-    return isVisibleBy(rule, m_shape->params,
-                       [&](std::size_t i) { return i < m_values.size() ? &m_values[i] : nullptr; });
+    return isVisibleBy(rule, m_shape->params, [&](std::size_t i) { return resolvedAt(i); });
 }
 
 // ---- validation ------------------------------------------------------------------------------
@@ -168,15 +207,16 @@ Diagnostic Block::paramError(const std::string& key, std::string message) const 
 
 Diagnostics Block::validate() const {
     Diagnostics out = m_i->buildErrors;
-    for (const auto& [key, value] : m_i->given) {
-        const bool known = std::any_of(m_shape->params.begin(), m_shape->params.end(),
-                                       [&](const ParamDesc& d) { return d.key == key; });
-        if (!known) out.push_back(paramError(key, "unknown parameter for block type " + m_shape->info.typeId));
-    }
-    for (std::size_t i = 0; i < m_shape->params.size() && i < m_values.size(); ++i) {
+    if (m_i->construction)   // not published yet: publishShape() adds these to buildErrors
+        for (const auto& [key, value] : m_i->construction->given) {
+            const bool known = std::any_of(m_shape->params.begin(), m_shape->params.end(),
+                                           [&](const ParamDesc& d) { return d.key == key; });
+            if (!known) out.push_back(paramError(key, "unknown parameter for block type " + m_shape->info.typeId));
+        }
+    for (std::size_t i = 0; i < m_shape->params.size(); ++i) {
         const ParamDesc& d = m_shape->params[i];
         if (!visible(d.visibleWhen)) continue;   // hidden: ignored
-        if (std::string e = d.valueError(m_values[i]); !e.empty()) out.push_back(paramError(d.key, e));
+        if (std::string e = d.valueError(valueOf(i)); !e.empty()) out.push_back(paramError(d.key, e));
     }
     if (!hasErrors(out)) validateMore(out);
     return out;

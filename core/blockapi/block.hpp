@@ -74,15 +74,15 @@ public:
         return i < kInlineReals ? m_reals[i] : m_moreReals[i - kInlineReals];
     }
     const double* realsData() const { return m_reals.data(); }   // for the evaluator to prefetch
-    const std::vector<double>& vec(VecParam p) const { return std::get<std::vector<double>>(valueAt(p.index)); }
-    const std::string& key(Choice c) const { return std::get<std::string>(valueAt(c.index)); }
+    const std::vector<double>& vec(VecParam p) const { return std::get<std::vector<double>>(valueAt(p.value)); }
+    const std::string& key(Choice c) const { return std::get<std::string>(valueAt(c.value)); }
     bool is(Choice c, std::string_view choiceKey) const { return key(c) == choiceKey; }
-    const std::string& text(TextParam p) const { return std::get<std::string>(valueAt(p.index)); }
+    const std::string& text(TextParam p) const { return std::get<std::string>(valueAt(p.value)); }
 
     // Range checks of visible parameters, construction errors, then validateMore().
     Diagnostics validate() const;
     // Called by the registry once the block is constructed: shares its descriptors with the next
-    // block of the same shape key.
+    // block of the same shape key and frees what only the construction needed.
     void publishShape();
 
     // ---- what a block implements ---------------------------------------------------------------
@@ -149,11 +149,15 @@ protected:
     Diagnostic paramError(const std::string& key, std::string message) const;
 
 private:
-    struct Shape;      // what every block of one shape shares (block_storage.hpp)
-    struct Instance;   // what is this block's own, cold (block_storage.hpp)
+    struct Shape;          // what every block of one shape shares (block_storage.hpp)
+    struct Instance;       // what is this block's own, cold (block_storage.hpp)
+    struct Construction;   // what only its construction needs (block_storage.hpp)
 
     bool building() const { return !m_shared; }
-    const ParamValue& valueAt(int index) const { return m_values[static_cast<std::size_t>(index)]; }
+    const ParamValue& valueAt(int slot) const { return m_values[static_cast<std::size_t>(slot)]; }
+    int valueSlot(int index) const;                          // a parameter that is no real: its place in m_values
+    const ParamValue* resolvedAt(std::size_t index) const;   // nullptr for a real or one not resolved yet
+    ParamValue valueOf(std::size_t index) const;             // any parameter's resolved value
     ParamValue resolved(const ParamDesc& d) const;
     void checkType(int index);
     void storeValue(int index, ParamValue v);
@@ -168,7 +172,7 @@ private:
     std::shared_ptr<Shape> m_shape;   // written only while building (not shared)
     bool m_shared = false;            // m_shape came from the cache: declarations only count
     std::unique_ptr<Instance> m_i;
-    std::vector<ParamValue> m_values;   // resolved values by parameter index
+    std::vector<ParamValue> m_values;   // resolved values of the parameters that are not reals, in order
     static constexpr std::size_t kInlineReals = 14;
     std::vector<double> m_moreReals;              // real parameters from index kInlineReals on
     std::array<double, kInlineReals> m_reals{};   // real parameters by index (NaN for the other kinds)

@@ -52,7 +52,7 @@ Visibility Block::visibility(Choice c, std::initializer_list<const char*> values
 
 int Block::declareParam(std::string_view key, std::string_view label, ParamType type, std::string_view unit,
                         ParamValue def) {
-    const int index = m_i->params++;
+    const int index = m_i->construction->params++;
     if (building()) {
         ParamDesc d;
         d.key = key;
@@ -91,9 +91,9 @@ Block::Builder<TextParam> Block::text(std::string_view key, std::string_view lab
 // ---- ports -------------------------------------------------------------------------------------
 
 int Block::declarePort(std::string_view name, std::string_view label, PortKind kind, Domain d, std::string_view unit) {
-    const int index = m_i->ports++;
-    m_i->portPresent.push_back(true);
+    const int index = m_i->construction->ports++;
     if (building()) {
+        m_shape->portPresent.push_back(true);
         PortDesc p{std::string(name),
                    std::string(label),
                    kind,
@@ -125,7 +125,7 @@ Block::PortBuilder Block::output(std::string_view name, std::string_view label, 
 // ---- variables and discrete states ---------------------------------------------------------------
 
 int Block::declareVar(std::string_view name, std::string_view label, std::string_view unit, VarKind kind) {
-    const int index = m_i->vars++;
+    const int index = m_i->construction->vars++;
     m_i->initial.push_back(0.0);
     if (building()) m_shape->vars.push_back({std::string(name), std::string(label), unitOf(unit), kind, false});
     return index;
@@ -140,7 +140,7 @@ Block::VarBuilder Block::algebraic(std::string_view name, std::string_view label
 }
 
 Computed Block::computed(std::string_view name, std::string_view label, std::string_view unit) {
-    const int index = m_i->computed++;
+    const int index = m_i->construction->computed++;
     if (building()) {
         m_shape->computed.push_back({std::string(name), std::string(label), unitOf(unit), VarKind::Computed, true});
         m_shape->recorded.push_back({true, index});
@@ -149,7 +149,7 @@ Computed Block::computed(std::string_view name, std::string_view label, std::str
 }
 
 Discrete Block::discrete(std::string_view name, double initial, int modes) {
-    const int index = m_i->discretes++;
+    const int index = m_i->construction->discretes++;
     if (building()) m_shape->discretes.push_back({std::string(name), initial, modes});
     return Discrete{index};
 }
@@ -238,7 +238,7 @@ template <class H> Block::Builder<H>& Block::Builder<H>::above(double x) {
 }
 template <class H> Block::Builder<H>::operator H() {
     m_b.checkType(m_i);
-    return H{m_i};
+    return H{m_i, m_b.valueSlot(m_i)};
 }
 
 template class Block::Builder<Choice>;
@@ -288,11 +288,11 @@ Block::PortBuilder& Block::PortBuilder::recorded() {
 Block::PortBuilder::operator Port() const {
     const PortDesc& d = m_b.m_shape->ports[at(m_i)];
     const bool present = m_b.visible(d.visibleWhen);
-    m_b.m_i->portPresent[at(m_i)] = present;
+    if (m_b.building()) m_b.m_shape->portPresent[at(m_i)] = present;
     int conserving = -1;
     if (d.kind == PortKind::Conserving) {
-        conserving = m_b.m_i->conserving++;
-        if (m_b.building()) m_b.m_shape->conserving = m_b.m_i->conserving;
+        conserving = m_b.m_i->construction->conserving++;
+        if (m_b.building()) m_b.m_shape->conserving = m_b.m_i->construction->conserving;
     }
     return Port{m_i, conserving, present, m_b.m_shape->outputVar[at(m_i)]};
 }

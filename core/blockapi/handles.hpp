@@ -13,14 +13,18 @@ struct Port {
 struct Param {
     int index = -1;
 };
+// The parameters that are not reals also name their place among the block's other values.
 struct Choice {
     int index = -1;
+    int value = -1;
 };
 struct VecParam {
     int index = -1;
+    int value = -1;
 };
 struct TextParam {
     int index = -1;
+    int value = -1;
 };
 struct Var {
     int index = -1;

@@ -15,15 +15,15 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-// Appends one index array to the packed storage; its view is taken once storage stops growing.
+// Appends index arrays to the packed storage, sized beforehand so that it never moves: each view
+// is taken as its array goes in.
 struct Packer {
     std::vector<int>& index;
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;   // (first, size) in index
-    void add(const std::vector<int>& v) {
-        ranges.emplace_back(index.size(), v.size());
+    std::span<const int> add(const std::vector<int>& v) {
+        const std::size_t first = index.size();
         index.insert(index.end(), v.begin(), v.end());
+        return {index.data() + first, v.size()};
     }
-    std::span<const int> view(std::size_t i) const { return {index.data() + ranges[i].first, ranges[i].second}; }
 };
 
 std::vector<int> unknownsOf(const BindingDraft& b, const std::vector<int>& slots) {
@@ -37,6 +37,11 @@ std::vector<int> unknownsOf(const BindingDraft& b, const std::vector<int>& slots
 // topology ⇒ unknowns, rows and a draft binding per block. Numbers unknowns and rows block by
 // block and binds every block to its slots and rows.
 std::vector<BindingDraft> layOut(DaeSystem& s) {
+    std::size_t nodes = 0, vars = 0;
+    for (const graph::Node& n : s.topo.nodes) nodes += n.grounded ? 0 : 1;
+    for (const graph::TopoBlock& tb : s.topo.blocks) vars += tb.block->vars().size();
+    s.unknowns.reserve(nodes + vars);   // dummy derivatives may add some later
+    s.rows.reserve(nodes + vars);
     s.nodeUnknown.assign(s.topo.nodes.size(), -1);
     std::vector<int> nodeRow(s.topo.nodes.size(), -1);
     std::vector<std::vector<int>> ownUnknown(s.topo.blocks.size());
@@ -105,22 +110,24 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
 
 // drafts ⇒ the packed bindings (dae_system.hpp, Binding) and the blocks with event functions
 void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
-    s.index.clear();
-    Packer p{s.index, {}};
-    // the residual's arrays first, for all blocks, so that a residual pass reads them in order
-    for (const BindingDraft& b : drafts) {
-        p.add(unknownsOf(b, b.portSlot));
-        p.add(unknownsOf(b, b.varSlot));
-        p.add(b.ownRow);
-        p.add(b.portRow);
-    }
+    std::size_t total = 0;
     for (const BindingDraft& b : drafts)
-        for (const std::vector<int>* v :
-             {&b.slot, &b.derSlot, &b.portSlot, &b.varSlot, &b.ownDiff, &b.portDiff, &b.jac})
-            p.add(*v);
+        total += 2 * b.portSlot.size() + 2 * b.varSlot.size() + b.ownRow.size() + b.portRow.size() + b.slot.size() +
+                 b.derSlot.size() + b.ownDiff.size() + b.portDiff.size() + b.jac.size();
+    s.index.clear();
+    s.index.reserve(total);
+    Packer p{s.index};
     s.bindings.assign(drafts.size(), Binding{});
+    // the residual's arrays first, for all blocks, so that a residual pass reads them in order
+    for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
+        const BindingDraft& d = drafts[bi];
+        Binding& b = s.bindings[bi];
+        b.portUnknown = p.add(unknownsOf(d, d.portSlot));
+        b.varUnknown = p.add(unknownsOf(d, d.varSlot));
+        b.ownRow = p.add(d.ownRow);
+        b.portRow = p.add(d.portRow);
+    }
     s.eventBlocks.clear();
-    const std::size_t hot = 4 * drafts.size();
     for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
         const BindingDraft& d = drafts[bi];
         Binding& b = s.bindings[bi];
@@ -130,21 +137,16 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         b.tangent = d.tangent;
         b.discreteOffset = d.discreteOffset;
         b.discreteCount = d.discreteCount;
-        b.portUnknown = p.view(4 * bi);
-        b.varUnknown = p.view(4 * bi + 1);
-        b.ownRow = p.view(4 * bi + 2);
-        b.portRow = p.view(4 * bi + 3);
         b.eventOffset = d.eventOffset;
         b.events = b.block->eventCount();
         b.baseSlots = d.baseSlots;
-        const std::size_t cold = hot + 7 * bi;
-        b.slot = p.view(cold);
-        b.derSlot = p.view(cold + 1);
-        b.portSlot = p.view(cold + 2);
-        b.varSlot = p.view(cold + 3);
-        b.ownDiff = p.view(cold + 4);
-        b.portDiff = p.view(cold + 5);
-        b.jac = p.view(cold + 6);
+        b.slot = p.add(d.slot);
+        b.derSlot = p.add(d.derSlot);
+        b.portSlot = p.add(d.portSlot);
+        b.varSlot = p.add(d.varSlot);
+        b.ownDiff = p.add(d.ownDiff);
+        b.portDiff = p.add(d.portDiff);
+        b.jac = p.add(d.jac);
         if (b.events > 0) s.eventBlocks.push_back(static_cast<int>(bi));
     }
 }
@@ -169,8 +171,11 @@ void initialValues(DaeSystem& s) {
     }
     for (std::size_t n = 0; n < s.topo.nodes.size(); ++n)
         if (s.nodeUnknown[n] >= 0 && weight[n] > 0) s.y0[at(s.nodeUnknown[n])] = momentum[n] / weight[n];
-    for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi)
-        for (const DiscreteDesc& d : s.topo.blocks[bi].block->discretes()) s.discrete0.push_back(d.initial);
+    std::size_t discretes = 0;
+    for (const graph::TopoBlock& tb : s.topo.blocks) discretes += tb.block->discretes().size();
+    s.discrete0.reserve(discretes);
+    for (const graph::TopoBlock& tb : s.topo.blocks)
+        for (const DiscreteDesc& d : tb.block->discretes()) s.discrete0.push_back(d.initial);
 }
 
 // initial values ⇒ the blocks' initial modes (their initModes on the initial state)

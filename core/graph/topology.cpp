@@ -8,9 +8,6 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 
-#include <map>
-#include <unordered_map>
-
 namespace endstop::core::graph {
 
 namespace {
@@ -65,6 +62,7 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
     Topology topo;
     Diagnostics errors;
 
+    topo.blocks.reserve(model.blocks().size());
     for (const model::BlockSpec& spec : model.blocks()) {
         TopoBlock tb;
         tb.name = spec.name;
@@ -81,19 +79,25 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
             d.block = spec.name;
             (d.severity == Severity::Error ? errors : topo.diagnostics).push_back(d);
         }
-        tb.portNode.assign(tb.block->ports().size(), -1);
-        tb.source.assign(tb.block->ports().size(), PortAt{});
         topo.blocks.push_back(std::move(tb));
     }
     if (!errors.empty()) throw TopologyError(errors);
+    std::size_t ports = 0;
+    for (const TopoBlock& tb : topo.blocks) ports += tb.block->ports().size();
+    topo.portNodes.assign(ports, -1);
+    topo.sources.assign(ports, PortAt{});
+    ports = 0;
+    for (TopoBlock& tb : topo.blocks) {
+        const std::size_t n = tb.block->ports().size();
+        tb.portNode = std::span<int>(topo.portNodes).subspan(ports, n);
+        tb.source = std::span<PortAt>(topo.sources).subspan(ports, n);
+        ports += n;
+    }
 
     const PortIndex idx = indexPorts(topo.blocks);
     Graph g(idx.at.size());
-    std::unordered_map<std::string, int> byName;
-    for (std::size_t i = 0; i < topo.blocks.size(); ++i) byName.emplace(topo.blocks[i].name, static_cast<int>(i));
     auto vertexOf = [&](const model::PortRef& ref) -> int {
-        const auto found = byName.find(ref.block);
-        const int b = found == byName.end() ? -1 : found->second;
+        const int b = model.indexOf(ref.block);   // every block was built: the topology's order is the model's
         if (b < 0) {
             errors.push_back(
                 error(ref.block, ref.port, "connection names block '" + ref.block + "', which does not exist"));

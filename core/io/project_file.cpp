@@ -5,6 +5,7 @@
 #include "core/io/migrate.hpp"
 #include "core/io/output_file.hpp"
 #include "core/io/project_json.hpp"
+#include "core/io/project_outline.hpp"
 #include "core/io/project_reader.hpp"
 #include "core/errors.hpp"
 #include "core/text/quote.hpp"
@@ -19,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace endstop::core::io {
 
@@ -92,9 +94,10 @@ ParamValue parseParameterText(const std::string& text, const ParamDesc& d) {
     return 0.0;
 }
 
-model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
-    QJsonObject root = parseJsonObject(bytes, fileLabel);
-    const std::string file = fileLabel.toStdString();
+namespace {
+
+// What every version shares: the format and a version this program reads. Returns the version.
+int checkHeader(const QJsonObject& root, const std::string& file) {
     if (root.value("format").toString() != "endstop-project")
         throw FileFormatError(file + ": format: expected \"endstop-project\" (is this an Endstop project file?)");
     // range-checked as a double before any conversion: 1e300 must not wrap to an int
@@ -105,7 +108,34 @@ model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, con
         throw FileFormatError(file + ": formatVersion: version " + formatNumber(version.toDouble()) +
                               " is newer than this program supports (" + std::to_string(kFormatVersion) +
                               "); update Endstop");
-    if (version.toInt() < kFormatVersion) root = migrateFormat(std::move(root), version.toInt(), registry);
+    return version.toInt();
+}
+
+// The whole file, read into a buffer of its size: readAll() rounds its buffer up to a power of two
+// (32 MB for a 20 MB file).
+QByteArray readWhole(QFile& f) {
+    if (f.isSequential() || f.size() <= 0) return f.readAll();
+    QByteArray bytes(f.size(), Qt::Uninitialized);
+    const qint64 n = f.read(bytes.data(), bytes.size());
+    if (n < 0) return {};   // as readAll() gives it: the parser reports an empty file
+    bytes.truncate(n);      // the file shrank since its size was taken
+    if (!f.atEnd()) bytes += f.readAll();
+    return bytes;
+}
+
+}   // namespace
+
+model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
+    const std::string file = fileLabel.toStdString();
+    // A current file is read from its outline, one block and connection at a time; anything the
+    // outline does not take, and older versions (migrated as a whole), from one DOM of the file.
+    if (const std::optional<Outline> o = outline(bytes)) {
+        const QJsonObject skeleton = QJsonDocument::fromJson(o->skeleton).object();
+        if (checkHeader(skeleton, file) == kFormatVersion) return readProject(skeleton, *o, bytes, fileLabel, registry);
+    }
+    QJsonObject root = parseJsonObject(bytes, fileLabel);
+    const int version = checkHeader(root, file);
+    if (version < kFormatVersion) root = migrateFormat(std::move(root), version, registry);
     return readProject(root, fileLabel, registry);
 }
 
@@ -114,7 +144,7 @@ model::Model loadProject(const QString& path, const Registry& registry) {
     if (!f.exists()) throw FileFormatError(path.toStdString() + ": no such file");
     if (!f.open(QIODevice::ReadOnly))
         throw FileFormatError(path.toStdString() + ": cannot read: " + f.errorString().toStdString());
-    return parseProject(f.readAll(), path, registry);
+    return parseProject(readWhole(f), path, registry);
 }
 
 QByteArray serializeProject(const model::Model& model) {

@@ -214,4 +214,11 @@ model::Model readProject(const QJsonObject& root, const QString& fileLabel, cons
     return detail::Reader(fileLabel, registry).read(root);
 }
 
+model::Model readProject(const QJsonObject& skeleton, const Outline& outline, QByteArrayView text,
+                         const QString& fileLabel, const Registry& registry) {
+    detail::Reader reader(fileLabel, registry);
+    reader.outlined(outline, text);
+    return reader.read(skeleton);
+}
+
 }   // namespace endstop::core::io

@@ -75,19 +75,34 @@ ParamValue convert(const QJsonValue& v, const ParamDesc& d, const std::function<
 
 }   // namespace
 
+// The body's blocks, then its connections; the top level of an outlined file parses them from the text
+// one element at a time.
 void Reader::readBody(const QJsonObject& o, const Context& ctx, model::Model& body, const model::Model& root) {
-    readBlocks(o.value("blocks"), ctx, body, root);
-    readConnections(o.value("connections"), ctx, body, root);
+    const Outline* outline = ctx.subsystem.empty() ? m_outline : nullptr;
+    if (outline && outline->blocks)
+        readBlocks(Elements(m_text, *outline->blocks), ctx, body, root);
+    else if (const auto blocks = array(o, "blocks", ctx))
+        readBlocks(*blocks, ctx, body, root);
+    if (outline && outline->connections)
+        readConnections(Elements(m_text, *outline->connections), ctx, body, root);
+    else if (const auto connections = array(o, "connections", ctx))
+        readConnections(*connections, ctx, body, root);
 }
 
-void Reader::readBlocks(const QJsonValue& v, const Context& ctx, model::Model& body, const model::Model& root) {
-    if (v.isUndefined()) return;
-    if (!v.isArray()) fail(ctx.path + "blocks", "expected an array");
-    const QJsonArray blocks = v.toArray();
+std::optional<Elements> Reader::array(const QJsonObject& o, const char* key, const Context& ctx) const {
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (v.isUndefined()) return std::nullopt;
+    if (!v.isArray()) fail(ctx.path + key, "expected an array");
+    return Elements(v.toArray());
+}
+
+void Reader::readBlocks(const Elements& blocks, const Context& ctx, model::Model& body, const model::Model& root) {
+    body.reserve(body.blocks().size() + static_cast<std::size_t>(blocks.size()), body.connections().size());
     for (qsizetype i = 0; i < blocks.size(); ++i) {
         const QString path = ctx.path + QString("blocks[%1]").arg(i);
-        if (!blocks[i].isObject()) fail(path, "expected an object");
-        const QJsonObject o = blocks[i].toObject();
+        const QJsonValue value = blocks[i];
+        if (!value.isObject()) fail(path, "expected an object");
+        const QJsonObject o = value.toObject();
         model::BlockSpec spec;
         spec.name = o.value("name").toString().toStdString();
         if (!model::Model::validName(spec.name))
@@ -252,28 +267,44 @@ PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& c
         fail(path, ctx.label(ref.block) + " (subsystem " + def->name + ") has no port \"" + ref.port +
                        "\" (ports: " + (ports.empty() ? "none" : ports) + ")");
     }
-    // only the ports present are kept per block: a whole description each would cost megabytes
-    std::optional<std::vector<PortDesc>>& ports = m_instances[ctx.subsystem + "/" + ref.block];
-    const auto describe = [&] {
-        return m_registry.describe(spec->type, model::currentParams(evaluable(*spec, m_registry), m_registry));
-    };
-    if (!ports) ports = describe().presentPorts();
-    const auto it = std::find_if(ports->begin(), ports->end(), [&](const PortDesc& p) { return p.name == ref.port; });
-    if (it == ports->end())
+    int& list = m_portsOf[static_cast<std::size_t>(body.indexOf(ref.block))];
+    if (list < 0) list = presentPorts(*spec);
+    const std::vector<PortDesc>& ports = m_portLists[static_cast<std::size_t>(list)];
+    const auto it = std::find_if(ports.begin(), ports.end(), [&](const PortDesc& p) { return p.name == ref.port; });
+    if (it == ports.end()) {
+        const ParamValues params = model::currentParams(evaluable(*spec, m_registry), m_registry);
         fail(path, ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port +
-                       "\" (ports: " + describe().portList() + ")");
+                       "\" (ports: " + m_registry.describe(spec->type, params).portList() + ")");
+    }
     return *it;
 }
 
-void Reader::readConnections(const QJsonValue& v, const Context& ctx, model::Model& body, const model::Model& root) {
-    if (v.isUndefined()) return;
+// The ports the block has as its parameters configure it, as an index into m_portLists. What a
+// connection end needs of a port is its name, kind and domain: blocks that agree on these share
+// one list.
+int Reader::presentPorts(const model::BlockSpec& spec) {
+    const ParamValues params = model::currentParams(evaluable(spec, m_registry), m_registry);
+    const std::vector<PortDesc> ports = m_registry.describe(spec.type, params).presentPorts();
+    const auto same = [&](const std::vector<PortDesc>& known) {
+        return std::equal(known.begin(), known.end(), ports.begin(), ports.end(), [](const auto& a, const auto& b) {
+            return a.name == b.name && a.kind == b.kind && a.domain == b.domain;
+        });
+    };
+    const auto it = std::find_if(m_portLists.begin(), m_portLists.end(), same);
+    if (it != m_portLists.end()) return static_cast<int>(it - m_portLists.begin());
+    m_portLists.push_back(ports);
+    return static_cast<int>(m_portLists.size()) - 1;
+}
+
+void Reader::readConnections(const Elements& cs, const Context& ctx, model::Model& body, const model::Model& root) {
     const QString where = ctx.path + "connections";
-    if (!v.isArray()) fail(where, "expected an array");
-    const QJsonArray cs = v.toArray();
+    body.reserve(body.blocks().size(), body.connections().size() + static_cast<std::size_t>(cs.size()));
+    m_portsOf.assign(body.blocks().size(), -1);   // this body's blocks
     for (qsizetype i = 0; i < cs.size(); ++i) {
         const QString path = where + QString("[%1]").arg(i);
-        const QJsonArray pair = cs[i].toArray();
-        if (!cs[i].isArray() || pair.size() != 2) fail(path, "expected [\"block.port\", \"block.port\"]");
+        const QJsonValue value = cs[i];
+        const QJsonArray pair = value.toArray();
+        if (!value.isArray() || pair.size() != 2) fail(path, "expected [\"block.port\", \"block.port\"]");
         model::Connection c;
         const PortDesc a = port(pair[0], path + "[0]", ctx, body, root, c.a);
         const PortDesc b = port(pair[1], path + "[1]", ctx, body, root, c.b);

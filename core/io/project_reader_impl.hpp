@@ -4,9 +4,11 @@
 
 #include "core/blockapi/registry.hpp"
 #include "core/errors.hpp"
+#include "core/io/project_outline.hpp"
 #include "core/model/model.hpp"
 #include "core/text/quote.hpp"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -15,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace endstop::core::io::detail {
 
@@ -28,9 +31,31 @@ struct Context {
     }
 };
 
+// The elements of a "blocks" or "connections" array: from the DOM, or, for the top level of an
+// outlined file, parsed from the text one at a time (project_outline.hpp).
+class Elements {
+public:
+    explicit Elements(QJsonArray array) : m_array(std::move(array)) {}
+    Elements(QByteArrayView text, const std::vector<TextRange>& ranges) : m_text(text), m_ranges(&ranges) {}
+    qsizetype size() const { return m_ranges ? static_cast<qsizetype>(m_ranges->size()) : m_array.size(); }
+    QJsonValue operator[](qsizetype i) const {
+        return m_ranges ? parseElement(m_text, (*m_ranges)[static_cast<std::size_t>(i)]) : m_array[i];
+    }
+
+private:
+    QJsonArray m_array;
+    QByteArrayView m_text;
+    const std::vector<TextRange>* m_ranges = nullptr;
+};
+
 class Reader {
 public:
     Reader(QString file, const Registry& registry) : m_file(std::move(file)), m_registry(registry) {}
+    // the top level's blocks and connections come from the outline's ranges of `text`
+    void outlined(const Outline& outline, QByteArrayView text) {
+        m_outline = &outline;
+        m_text = text;
+    }
 
     // names and keys in a hostile file can be megabytes long: the message keeps it to a line
     [[noreturn]] void fail(const QString& path, const std::string& what) const {
@@ -58,7 +83,8 @@ private:
 
     // project_reader_blocks.cpp: a body's blocks, instances, ui and connections
     void readBody(const QJsonObject& o, const Context& ctx, model::Model& body, const model::Model& root);
-    void readBlocks(const QJsonValue& v, const Context& ctx, model::Model& body, const model::Model& root);
+    std::optional<Elements> array(const QJsonObject& o, const char* key, const Context& ctx) const;
+    void readBlocks(const Elements& blocks, const Context& ctx, model::Model& body, const model::Model& root);
     void readParameters(const QJsonValue& v, const QString& path, const Context& ctx, model::BlockSpec& spec,
                         const model::Model& root) const;
     void readInstanceParameters(const QJsonValue& v, const QString& path, const Context& ctx, model::BlockSpec& spec,
@@ -68,12 +94,19 @@ private:
                           const BlockDescription* proto) const;
     PortDesc port(const QJsonValue& v, const QString& path, const Context& ctx, const model::Model& body,
                   const model::Model& root, model::PortRef& ref);
-    void readConnections(const QJsonValue& v, const Context& ctx, model::Model& body, const model::Model& root);
+    void readConnections(const Elements& cs, const Context& ctx, model::Model& body, const model::Model& root);
+    int presentPorts(const model::BlockSpec& spec);
     const BlockDescription* prototype(const std::string& type) const;   // one per type, not per block
 
     QString m_file;
     const Registry& m_registry;
-    std::map<std::string, std::optional<std::vector<PortDesc>>> m_instances;   // by "subsystem/block": ports present
+    const Outline* m_outline = nullptr;
+    QByteArrayView m_text;
+    // The ports present per block of the body whose connections are read: an index into
+    // m_portLists (-1: not looked at yet). Blocks of one type and configuration share one list; a
+    // list per block cost 17 MB for 40,000 blocks.
+    std::vector<int> m_portsOf;
+    std::vector<std::vector<PortDesc>> m_portLists;
     mutable std::map<std::string, std::optional<BlockDescription>> m_prototypes;
 };
 

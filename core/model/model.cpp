@@ -110,6 +110,13 @@ int Model::indexOf(std::string_view name) const {
     return it == m_index.end() ? -1 : it->second;
 }
 
+void Model::reserve(std::size_t blocks, std::size_t connections) {
+    m_blocks.reserve(blocks);
+    m_index.reserve(blocks);
+    m_connections.reserve(connections);
+    m_connectionKeys.reserve(connections);
+}
+
 std::string Model::key(const Connection& c) {
     const std::string a = c.a.toString(), b = c.b.toString();
     return a < b ? a + '\n' + b : b + '\n' + a;

@@ -183,6 +183,10 @@ public:
     static bool validName(std::string_view name);   // [A-Za-z_][A-Za-z0-9_]*
     static bool validPath(std::string_view path);   // valid names joined by dots: "st1.spring"
 
+    // Room for this many blocks and connections in all: a reader that knows the counts of a
+    // 40,000-block file keeps its vectors from doubling on the way.
+    void reserve(std::size_t blocks, std::size_t connections);
+
     // Applies the edit, returns its inverse. Throws ModelError (and changes nothing) if the edit
     // does not fit the model: duplicate or invalid name, unknown block, missing connection.
     Edit apply(const Edit& edit);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/blockapi/event_ctx.hpp"
+#include "core/text/interned.hpp"
 
 #include <span>
 #include <string>
@@ -11,12 +12,14 @@
 
 namespace endstop::core {
 
+// A result column. The texts every column of a kind repeats are interned (core/text/interned.hpp):
+// 88 bytes a column instead of 160, 11 MB less for the 150,000 columns of a 10,000-mass chain.
 struct Column {
-    std::string name;    // "stop1.f"
-    std::string unit;    // SI symbol, "N"
-    std::string label;   // "Contact force"
+    std::string name;   // "stop1.f"
+    Interned unit;      // SI symbol, "N"
+    Interned label;     // "Contact force"
     std::string block;
-    std::string var;
+    Interned var;
 };
 
 struct RunStats {

@@ -35,10 +35,10 @@ solver::SolverOptions resolveSettings(const model::SimulationSettings& model, co
     s.linearSolver = o.linearSolver.value_or(model.linearSolver);
     s.reduce = o.reduce.value_or(false);
     const std::pair<const model::SettingRange*, double> ranges[] = {{&model::kStopTime, s.stopTime},
-                                                             {&model::kRelativeTolerance, s.relativeTolerance},
-                                                             {&model::kAbsoluteTolerance, s.absoluteTolerance},
-                                                             {&model::kMaxStep, s.maxStep},
-                                                             {&model::kOutputInterval, s.outputInterval}};
+                                                                    {&model::kRelativeTolerance, s.relativeTolerance},
+                                                                    {&model::kAbsoluteTolerance, s.absoluteTolerance},
+                                                                    {&model::kMaxStep, s.maxStep},
+                                                                    {&model::kOutputInterval, s.outputInterval}};
     for (const auto& [range, value] : ranges) require(range->ok(value), range->key, range->message());
     // a setting that cannot end: more output rows or forced steps than any run can take
     require(s.outputInterval == 0 || s.stopTime / s.outputInterval <= kMaxRows, "output_interval",
@@ -53,11 +53,24 @@ solver::SolverOptions resolveSettings(const model::SimulationSettings& model, co
     return s;
 }
 
-RunStats simulate(const model::Model& model, const Registry& registry, const SimulationOptions& options,
-                  ResultSink& sink, const solver::RunControl& control) {
+namespace {
+
+// The network built from a model, held by reference or released once the network stands.
+struct Source {
+    const model::Model& model;
+    model::Model* owned = nullptr;   // released after buildTopology()
+    graph::Topology build(const Registry& registry) const {
+        graph::Topology topo = graph::buildTopology(model, registry);
+        if (owned) *owned = model::Model();
+        return topo;
+    }
+};
+
+RunStats run(const Source& source, const Registry& registry, const SimulationOptions& options, ResultSink& sink,
+             const solver::RunControl& control) {
     const auto start = Clock::now();
-    const solver::SolverOptions settings = resolveSettings(model.simulation(), options);
-    const dae::DaeSystem sys = dae::assemble(graph::buildTopology(model, registry));
+    const solver::SolverOptions settings = resolveSettings(source.model.simulation(), options);
+    const dae::DaeSystem sys = dae::assemble(source.build(registry));
     solver::Recorder recorder(sys, options.signals);
     const double build = std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -85,11 +98,11 @@ RunStats simulate(const model::Model& model, const Registry& registry, const Sim
     return stats;
 }
 
-Diagnostics validateModel(const model::Model& model, const Registry& registry) {
+Diagnostics validate(const Source& source, const Registry& registry) {
     Diagnostics out;
     try {
-        resolveSettings(model.simulation(), {});
-        graph::Topology topo = graph::buildTopology(model, registry);
+        resolveSettings(source.model.simulation(), {});
+        graph::Topology topo = source.build(registry);
         out = topo.diagnostics;
         dae::assemble(std::move(topo));
     } catch (const Error& e) {
@@ -98,6 +111,26 @@ Diagnostics validateModel(const model::Model& model, const Registry& registry) {
         out.push_back({Severity::Error, {}, {}, {}, e.what(), {}});
     }
     return out;
+}
+
+}   // namespace
+
+RunStats simulate(const model::Model& model, const Registry& registry, const SimulationOptions& options,
+                  ResultSink& sink, const solver::RunControl& control) {
+    return run(Source{model}, registry, options, sink, control);
+}
+
+RunStats simulate(model::Model&& model, const Registry& registry, const SimulationOptions& options, ResultSink& sink,
+                  const solver::RunControl& control) {
+    return run(Source{model, &model}, registry, options, sink, control);
+}
+
+Diagnostics validateModel(const model::Model& model, const Registry& registry) {
+    return validate(Source{model}, registry);
+}
+
+Diagnostics validateModel(model::Model&& model, const Registry& registry) {
+    return validate(Source{model, &model}, registry);
 }
 
 namespace {

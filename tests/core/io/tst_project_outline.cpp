@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The outline of a project file (core/io/project_outline.hpp): where the top-level blocks and
+// connections lie, so that the reader parses them one at a time. What it finds must be what a
+// whole-file parse finds; what it does not take falls back to that parse.
+#include "support/test_support.hpp"
+
+#include "core/io/project_file.hpp"
+#include "core/io/project_outline.hpp"
+#include "core/io/project_reader.hpp"
+#include "core/errors.hpp"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace endstop;
+using core::io::outline;
+
+namespace {
+
+// blocks whose text holds what a careless splitter would trip on: brackets, commas and escaped
+// quotes inside strings, nested arrays, every kind of JSON whitespace, a byte order mark
+// (plain literals: moc does not read raw strings with backslashes in them)
+const QByteArray kTricky =
+    "\xef\xbb\xbf {\"format\":\"endstop-project\" ,\"formatVersion\": 2,\n"
+    "  \"blocks\" : [\n"
+    "    {\"name\": \"m\", \"type\": \"translational.mass\", \"parameters\": {\"mass\": \"2 kg\"}} ,\r\n"
+    "\t{\"name\": \"k\", \"type\": \"translational.spring\", \"parameters\": {\"stiffness\": 100},\n"
+    "     \"ui\": {\"pos\": [-1.5e2, 0], \"units\": {\"stiffness\": \"N/mm\"}}},\n"
+    "    {\"name\": \"g\", \"type\": \"translational.reference\"}\n"
+    "  ],\n"
+    "  \"plots\": [{\"title\": \"a ] \\\" }, { [ b\", \"signals\": [\"m.x\"]}],\n"
+    "  \"connections\": [[\"m.M\", \"k.R\"],\n"
+    "                  [\"k.C\", \"g.R\"]] ,\n"
+    "  \"simulation\": {\"stop_time\": 0.5}}\n";
+
+QString loadError(const QByteArray& text) {
+    try {
+        core::io::parseProject(text, "t.endstop", blocks::registry());
+    } catch (const core::FileFormatError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+}   // namespace
+
+class TestProjectOutline : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void findsEveryElement() {
+        const QByteArray text = kTricky;
+        const auto o = outline(text);
+        QVERIFY(o);
+        const QJsonObject whole = QJsonDocument::fromJson(text).object();
+        QVERIFY(o->blocks && o->connections);
+        for (const auto& [ranges, key] :
+             {std::pair{&*o->blocks, "blocks"}, std::pair{&*o->connections, "connections"}}) {
+            const QJsonArray expected = whole[key].toArray();
+            QCOMPARE(static_cast<qsizetype>(ranges->size()), expected.size());
+            for (qsizetype i = 0; i < expected.size(); ++i)
+                QCOMPARE(core::io::parseElement(text, (*ranges)[static_cast<std::size_t>(i)]), expected[i]);
+        }
+        QJsonObject skeleton = whole;
+        skeleton["blocks"] = QJsonArray();
+        skeleton["connections"] = QJsonArray();
+        QCOMPARE(QJsonDocument::fromJson(o->skeleton).object(), skeleton);
+    }
+
+    // The model read from the outline is the one read from the whole document.
+    void sameModelEitherWay_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::newRow("tricky") << kTricky;
+        QTest::newRow("no connections") << QByteArray(
+            R"({"format":"endstop-project","formatVersion":2,"blocks":[{"name":"m","type":"translational.mass"}]})");
+        QTest::newRow("empty arrays") << QByteArray(
+            R"({"format":"endstop-project","formatVersion":2,"blocks":[ ],"connections":[]})");
+        QTest::newRow("example") << test::readBytes(test::sourcePath("resources/examples/gear_train_backlash.endstop"));
+    }
+    void sameModelEitherWay() {
+        QFETCH(QByteArray, text);
+        QVERIFY(outline(text));
+        const core::model::Model outlined = core::io::parseProject(text, "t.endstop", blocks::registry());
+        const core::model::Model whole =
+            core::io::readProject(QJsonDocument::fromJson(text).object(), "t.endstop", blocks::registry());
+        QCOMPARE(core::io::serializeProject(outlined), core::io::serializeProject(whole));
+        QVERIFY(outlined.blocks() == whole.blocks());
+    }
+
+    // Text the outline does not take is parsed whole, as before: same model, same errors. The
+    // outline takes what it can split and what then parses piece by piece as it does whole.
+    void unusualText_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("outlined");
+        QTest::addColumn<QString>("error");   // empty: it loads
+        const QByteArray head = R"({"format":"endstop-project","formatVersion":2,)";
+        const QByteArray mass = R"({"name":"m","type":"translational.mass"})";
+        auto nested = [&](int depth) {   // a block that is `depth` arrays deep: the document is 2 deeper
+            return head + R"("blocks":[)" + QByteArray(depth, '[') + QByteArray(depth, ']') + "]}";
+        };
+        QTest::newRow("escaped key") << head + "\"bl\\u006fcks\":[" + mass + "]}" << false << "";
+        QTest::newRow("blocks twice") << head + R"("blocks":[],"blocks":[)" + mass + "]}" << false << "";
+        QTest::newRow("blocks not an array") << head + R"("blocks":{})" + "}" << true << "blocks: expected an array";
+        QTest::newRow("trailing comma") << head + R"("blocks":[)" + mass + ",]}" << false << "t.endstop:1:";
+        QTest::newRow("garbage after") << head + R"("blocks":[)" + mass + "]} x" << false << "t.endstop:1:";
+        QTest::newRow("unterminated") << head + "\"blocks\":[{\"name\":\"m" << false << "t.endstop:1:";
+        QTest::newRow("brackets crossed") << head + R"("blocks":[{"name":"m"]}]})" << false << "t.endstop:1:";
+        // Qt refuses documents more than 1024 deep: an element parsed alone must not pass where
+        // the whole document fails
+        QTest::newRow("deep") << nested(1022) << true << "blocks[0]: expected an object";
+        QTest::newRow("too deep") << nested(1023) << false << "t.endstop:1:";
+        // the syntax error is reported although an earlier block is wrong too: parsing comes first
+        QTest::newRow("syntax after a bad block")
+            << head + R"("blocks":[{"name":"m","type":"nope"}, {"name" "k"}]})" << false << "t.endstop:1:";
+    }
+    void unusualText() {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, outlined);
+        QFETCH(QString, error);
+        QCOMPARE(outline(text).has_value(), outlined);
+        const QString got = loadError(text);
+        if (error.isEmpty()) {
+            QVERIFY2(got.isEmpty(), qPrintable(got));
+            return;
+        }
+        QVERIFY2(got.contains(error), qPrintable(got));
+        QJsonParseError parse;
+        QJsonDocument::fromJson(text, &parse);
+        QCOMPARE(got.contains("malformed JSON"), parse.error != QJsonParseError::NoError);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProjectOutline)
+#include "tst_project_outline.moc"
