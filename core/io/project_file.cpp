@@ -129,9 +129,14 @@ model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, con
     const std::string file = fileLabel.toStdString();
     // A current file is read from its outline, one block and connection at a time; anything the
     // outline does not take, and older versions (migrated as a whole), from one DOM of the file.
+    // Any failure there (a piece that does not parse, a bad value) is reported by the whole-file
+    // read below, as it always was: the error path reads twice, a good file once.
     if (const std::optional<Outline> o = outline(bytes)) {
-        const QJsonObject skeleton = QJsonDocument::fromJson(o->skeleton).object();
-        if (checkHeader(skeleton, file) == kFormatVersion) return readProject(skeleton, *o, bytes, fileLabel, registry);
+        try {
+            const QJsonObject skeleton = QJsonDocument::fromJson(o->skeleton).object();
+            if (checkHeader(skeleton, file) == kFormatVersion)
+                return readProject(skeleton, *o, bytes, fileLabel, registry);
+        } catch (const Error&) {}
     }
     QJsonObject root = parseJsonObject(bytes, fileLabel);
     const int version = checkHeader(root, file);

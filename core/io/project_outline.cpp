@@ -106,21 +106,6 @@ std::optional<std::vector<TextRange>> elements(Scanner& s) {
     }
 }
 
-// Parses the text as the whole file would hold it: at the depth of a top-level array's element,
-// so that Qt's nesting limit applies alike.
-bool parsesAsElement(QByteArrayView text, TextRange r, QJsonValue* out) {
-    QByteArray wrapped;
-    wrapped.reserve(r.size + 4);
-    wrapped.append("[[").append(text.sliced(r.begin, r.size)).append("]]");
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(wrapped, &err);
-    if (err.error != QJsonParseError::NoError || doc.array().size() != 1) return false;
-    const QJsonArray inner = doc.array().first().toArray();
-    if (inner.size() != 1) return false;
-    if (out) *out = inner.first();
-    return true;
-}
-
 }   // namespace
 
 std::optional<Outline> outline(QByteArrayView text) {
@@ -173,20 +158,19 @@ std::optional<Outline> outline(QByteArrayView text) {
         from = r.begin + r.size;
     }
     o.skeleton.append(text.sliced(from));
-    QJsonParseError err;
-    if (QJsonDocument::fromJson(o.skeleton, &err).isNull() || err.error != QJsonParseError::NoError)
-        return std::nullopt;
-    for (const auto* list : {&o.blocks, &o.connections})
-        if (*list)
-            for (const TextRange& r : **list)
-                if (!parsesAsElement(text, r, nullptr)) return std::nullopt;
     return o;
 }
 
-QJsonValue parseElement(QByteArrayView text, TextRange range) {
-    QJsonValue v;
-    parsesAsElement(text, range, &v);
-    return v;
+std::optional<QJsonValue> parseElement(QByteArrayView text, TextRange r) {
+    QByteArray wrapped;
+    wrapped.reserve(r.size + 4);
+    wrapped.append("[[").append(text.sliced(r.begin, r.size)).append("]]");
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(wrapped, &err);
+    if (err.error != QJsonParseError::NoError || doc.array().size() != 1) return std::nullopt;
+    const QJsonArray inner = doc.array().first().toArray();
+    if (inner.size() != 1) return std::nullopt;
+    return inner.first();
 }
 
 }   // namespace endstop::core::io

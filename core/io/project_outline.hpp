@@ -6,10 +6,11 @@
 // time, so that only one block's DOM is alive at once (docs/architecture.md, "Memory").
 //
 // Qt parses every piece; the outline only finds where the pieces are (strings and brackets are
-// skipped, nothing is interpreted). Its promise: when outline() returns one, the skeleton and every
-// element parse, and the document they form is the one a whole-file parse gives. Anything else (a
-// syntax error, a key spelled with escapes or given twice, an element that does not parse) gives
-// nullopt, and the caller parses the whole file as before: same result, same error message.
+// skipped, nothing is interpreted). What it cannot split (a key spelled with escapes or given
+// twice, brackets that do not close, text after the end) gives nullopt. A piece it splits may
+// still not parse: parseElement() then says so, and the reader fails. Any failure on the outlined
+// path sends parseProject() to the whole-file parse, which gives the result and the error message
+// it always gave; each piece is parsed once when the file is good.
 #pragma once
 
 #include <QByteArray>
@@ -33,7 +34,9 @@ struct Outline {
 
 std::optional<Outline> outline(QByteArrayView text);
 
-// One element of an outlined array, parsed alone (outline() checked that it parses).
-QJsonValue parseElement(QByteArrayView text, TextRange range);
+// One element of an outlined array, parsed as it stands in the whole file (at the depth of a
+// top-level array's element, so that Qt's nesting limit applies alike); nullopt if it does not
+// parse so.
+std::optional<QJsonValue> parseElement(QByteArrayView text, TextRange range);
 
 }   // namespace endstop::core::io

@@ -39,7 +39,11 @@ public:
     Elements(QByteArrayView text, const std::vector<TextRange>& ranges) : m_text(text), m_ranges(&ranges) {}
     qsizetype size() const { return m_ranges ? static_cast<qsizetype>(m_ranges->size()) : m_array.size(); }
     QJsonValue operator[](qsizetype i) const {
-        return m_ranges ? parseElement(m_text, (*m_ranges)[static_cast<std::size_t>(i)]) : m_array[i];
+        if (!m_ranges) return m_array[i];
+        std::optional<QJsonValue> v = parseElement(m_text, (*m_ranges)[static_cast<std::size_t>(i)]);
+        // parseProject() then parses the whole file, which says what is wrong and where
+        if (!v) throw FileFormatError("an outlined element does not parse");
+        return *v;
     }
 
 private:
