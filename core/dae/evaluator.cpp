@@ -129,40 +129,80 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
 }
 
 // Blocks linear in their current mode contribute A + cj B with constant A and B: those are summed
-// once per discrete state (after each event) and the blocks skipped until the next one.
+// once and the blocks skipped. After an event only the blocks whose discrete state changed are
+// taken out of the sums (at their old state) and put back (at their new one), so an event costs
+// what changed, not the whole network; every kFullRebuildEvery updates the sums are rebuilt from
+// scratch so that rounding cannot pile up.
 void Evaluator::jacobian(const State& s, double cj, double* values) {
     const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
     const std::size_t nd = m_sys.discrete0.size();
-    if (!m_linearValid || (nd > 0 && !std::equal(m_linearDiscrete.begin(), m_linearDiscrete.end(), s.discrete)))
-        rebuildLinear(s);
+    if (!m_linearValid) rebuildLinear(s);
+    else if (nd > 0 && !std::equal(m_linearDiscrete.begin(), m_linearDiscrete.end(), s.discrete)) updateLinear(s);
     const double* a = m_linearA.data();
     const double* b = m_linearB.data();
     for (std::size_t i = 0; i < nnz; ++i) values[i] = a[i] + cj * b[i];
     for (const int bi : m_nonlinearBlocks) blockJacobian(bi, s, cj, values);
 }
 
+bool Evaluator::linearAt(std::size_t bi, const double* discrete) const {
+    const Binding& b = m_sys.bindings[bi];
+    if (b.tangent) return false;
+    const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[bi])];
+    return st.linear[at(st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)}))];
+}
+
+// sign * (dF/dy, dF/dy') of one block into A and B
+void Evaluator::addLinear(std::size_t bi, const State& s, double sign) {
+    const int block = static_cast<int>(bi);
+    blockJacobian(block, s, 0.0, m_linearA.data(), sign);    // dF/dy
+    blockJacobian(block, s, 1.0, m_linearB.data(), sign);    // + (dF/dy + dF/dy')
+    blockJacobian(block, s, 0.0, m_linearB.data(), -sign);   // - dF/dy
+}
+
 void Evaluator::rebuildLinear(const State& s) {
     const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
     m_linearA.assign(nnz, 0.0);
     m_linearB.assign(nnz, 0.0);
-    m_nonlinearBlocks.clear();
+    m_isLinear.assign(m_sys.bindings.size(), 0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
-        const Binding& b = m_sys.bindings[bi];
-        const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[bi])];
-        const int c = st.combination({s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
-        if (b.tangent || !st.linear[at(c)]) {
-            m_nonlinearBlocks.push_back(static_cast<int>(bi));
-            continue;
-        }
+        if (!linearAt(bi, s.discrete)) continue;
+        m_isLinear[bi] = 1;
         blockJacobian(static_cast<int>(bi), s, 0.0, m_linearA.data());   // dF/dy
         blockJacobian(static_cast<int>(bi), s, 1.0, m_linearB.data());   // dF/dy + dF/dy'
     }
     for (std::size_t i = 0; i < nnz; ++i) m_linearB[i] -= m_linearA[i];
+    listNonlinear();
     m_linearDiscrete.assign(s.discrete, s.discrete + m_sys.discrete0.size());
     m_linearValid = true;
+    m_linearUpdates = 0;
 }
 
-void Evaluator::blockJacobian(int block, const State& s, double cj, double* values) {
+void Evaluator::updateLinear(const State& s) {
+    if (++m_linearUpdates >= kFullRebuildEvery) return rebuildLinear(s);
+    const State before{s.t, s.y, s.yp, m_linearDiscrete.data()};
+    bool listChanged = false;
+    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        const Binding& b = m_sys.bindings[bi];
+        if (b.discreteCount == 0) continue;
+        const double* was = m_linearDiscrete.data() + b.discreteOffset;
+        if (std::equal(was, was + b.discreteCount, s.discrete + b.discreteOffset)) continue;
+        const bool linearNow = linearAt(bi, s.discrete);
+        if (m_isLinear[bi]) addLinear(bi, before, -1.0);
+        if (linearNow) addLinear(bi, s, 1.0);
+        listChanged = listChanged || (m_isLinear[bi] != 0) != linearNow;
+        m_isLinear[bi] = linearNow ? 1 : 0;
+    }
+    if (listChanged) listNonlinear();
+    std::copy(s.discrete, s.discrete + m_linearDiscrete.size(), m_linearDiscrete.begin());
+}
+
+void Evaluator::listNonlinear() {
+    m_nonlinearBlocks.clear();
+    for (std::size_t bi = 0; bi < m_isLinear.size(); ++bi)
+        if (!m_isLinear[bi]) m_nonlinearBlocks.push_back(static_cast<int>(bi));
+}
+
+void Evaluator::blockJacobian(int block, const State& s, double cj, double* values, double sign) {
     const std::size_t bi = at(block);
     const Binding& b = m_sys.bindings[bi];
     const Block& blk = *b.block;
@@ -173,7 +213,7 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
         auto scatter = [&](int localRow, const Jet& g) {
             const int* pos = &b.jac[at(localRow * ns)];
             pass.derivatives(g, [&](int k, double d) {
-                if (d != 0.0 && pos[k] >= 0) values[pos[k]] += d;
+                if (d != 0.0 && pos[k] >= 0) values[pos[k]] += sign * d;
             });
         };
         if (!b.tangent) {

@@ -75,8 +75,13 @@ private:
     // every residual; else through the scratch slots (prepare).
     Eq<double> doubleEq(std::size_t block, const State& s);
     void blockResidual(std::size_t block, const State& s, double* F, double* fusedY);   // adds into F
-    void blockJacobian(int block, const State& s, double cj, double* values);           // adds into values
-    void rebuildLinear(const State& s);
+    // adds sign * (dF/dy + cj dF/dy') of one block into values
+    void blockJacobian(int block, const State& s, double cj, double* values, double sign = 1.0);
+    bool linearAt(std::size_t block, const double* discrete) const;   // linear in the mode of `discrete`
+    void addLinear(std::size_t block, const State& s, double sign);
+    void rebuildLinear(const State& s);   // the linear blocks' sums from scratch
+    void updateLinear(const State& s);    // only the blocks whose discrete state changed
+    void listNonlinear();
     void applyFused(std::size_t block, double* res, double* thr, double* y);
 
     const DaeSystem& m_sys;
@@ -91,7 +96,10 @@ private:
     // discrete state it was summed at; the other blocks are differentiated at every call
     std::vector<double> m_linearA, m_linearB, m_linearDiscrete;
     std::vector<int> m_nonlinearBlocks;
+    std::vector<char> m_isLinear;   // per block, in m_linearDiscrete's modes
     bool m_linearValid = false;
+    int m_linearUpdates = 0;   // incremental updates since the last rebuild
+    static constexpr int kFullRebuildEvery = 64;
 };
 
 template <class S, class Seed, class TimeSeed>
