@@ -27,8 +27,9 @@ namespace {
 class LastRow : public core::ResultSink {
 public:
     static constexpr std::size_t kShown = 12;
+    void omitted(std::size_t n) override { left = n; }
     void begin(const std::vector<core::Column>& c) override {
-        total = c.size();
+        total = c.size() + left;
         columns.assign(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(std::min(kShown, c.size())));
     }
     void row(double t, std::span<const double> v) override {
@@ -37,8 +38,9 @@ public:
     }
     void end(const core::RunStats& s) override { stats = s; }   // also after a failure
     bool wantsEveryRow() const override { return false; }
+    std::size_t columnsRead() const override { return kShown; }
     std::vector<core::Column> columns;
-    std::size_t total = 0;
+    std::size_t total = 0, left = 0;
     std::vector<double> values;
     double time = 0.0;
     core::RunStats stats;

@@ -28,6 +28,7 @@ public:
     void event(const EventRecord& e) override;
     void end(const RunStats& stats) override;
     bool wantsEveryRow() const override { return m_results.active(); }
+    std::size_t columnsRead() const override { return m_results.active() ? kAllColumns : 0; }
     // Commits the files; throws IoError naming the path on failure. end() calls it.
     void commit();
 

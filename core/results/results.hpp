@@ -6,6 +6,7 @@
 #include "core/blockapi/event_ctx.hpp"
 #include "core/text/interned.hpp"
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +53,12 @@ public:
     // false: only the first and the last row are wanted (a summary), so the solver need not
     // evaluate the recorded variables at every step
     virtual bool wantsEveryRow() const { return true; }
+    // A summary that reads only the first n columns returns n: the run then records only those
+    // (a 10,000-mass chain has 150,000 columns) and calls omitted() with how many it left out,
+    // before begin().
+    static constexpr std::size_t kAllColumns = static_cast<std::size_t>(-1);
+    virtual std::size_t columnsRead() const { return kAllColumns; }
+    virtual void omitted(std::size_t /*columns*/) {}
 };
 
 // Keeps everything in memory: tests, sweeps, the GUI's completed runs.
@@ -99,6 +106,14 @@ public:
         for (const auto* s : m_sinks)
             if (s->wantsEveryRow()) return true;
         return false;
+    }
+    std::size_t columnsRead() const override {
+        std::size_t n = 0;
+        for (const auto* s : m_sinks) n = std::max(n, s->columnsRead());
+        return n;
+    }
+    void omitted(std::size_t columns) override {
+        for (auto* s : m_sinks) s->omitted(columns);
     }
 
 private:

@@ -71,7 +71,7 @@ RunStats run(const Source& source, const Registry& registry, const SimulationOpt
     const auto start = Clock::now();
     const solver::SolverOptions settings = resolveSettings(source.model.simulation(), options);
     const dae::DaeSystem sys = dae::assemble(source.build(registry));
-    solver::Recorder recorder(sys, options.signals);
+    solver::Recorder recorder(sys, options.signals, sink.columnsRead());
     const double build = std::chrono::duration<double>(Clock::now() - start).count();
 
     // the sink hears about the build time through the stats handed to end()
@@ -90,6 +90,8 @@ RunStats run(const Source& source, const Registry& registry, const SimulationOpt
             inner.end(full);
         }
         bool wantsEveryRow() const override { return inner.wantsEveryRow(); }
+        std::size_t columnsRead() const override { return inner.columnsRead(); }
+        void omitted(std::size_t n) override { inner.omitted(n); }
     } timed(sink, build, start);
 
     RunStats stats = solver::integrate(sys, settings, recorder, timed, control);

@@ -14,6 +14,7 @@ namespace endstop::core::solver::detail {
 
 RunStats Run::execute() {
     const auto start = Clock::now();
+    if (m_rec.omitted() > 0) m_sink.omitted(m_rec.omitted());
     m_sink.begin(m_rec.columns());
     try {
         if (m_sys.size() == 0) return withoutUnknowns(start);   // IDA needs at least one

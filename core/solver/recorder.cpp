@@ -21,19 +21,24 @@ std::vector<Column> allColumns(const dae::DaeSystem& sys) {
     return out;
 }
 
-Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& signals) : m_sys(sys) {
+Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& signals, std::size_t limit)
+    : m_sys(sys) {
     std::vector<char> wanted(signals.size(), 0);
     m_computed.resize(sys.topo.blocks.size());
     if (signals.empty()) {   // every variable: sized once (growing 200,000 columns doubled the peak)
         std::size_t total = 0;
         for (const graph::TopoBlock& tb : sys.topo.blocks) total += tb.block->recorded().size();
-        m_columns.reserve(total);
-        m_sources.reserve(total);
+        m_omitted = total - std::min(total, limit);
+        m_columns.reserve(total - m_omitted);
+        m_sources.reserve(total - m_omitted);
+    } else {
+        limit = ResultSink::kAllColumns;
     }
-    for (std::size_t bi = 0; bi < sys.topo.blocks.size(); ++bi) {
+    for (std::size_t bi = 0; bi < sys.topo.blocks.size() && m_columns.size() < limit; ++bi) {
         const graph::TopoBlock& tb = sys.topo.blocks[bi];
         bool anyComputed = false;
         for (const RecordedVar& r : tb.block->recorded()) {
+            if (m_columns.size() == limit) break;
             const VarDesc& d = tb.block->describe(r);
             const std::string name = tb.name + "." + d.name;
             if (!signals.empty()) {

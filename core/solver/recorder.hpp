@@ -14,10 +14,13 @@ namespace endstop::core::solver {
 class Recorder {
 public:
     // signals: "block.var" names to keep; empty keeps every recorded variable. Throws ModelError
-    // naming an unknown signal.
-    Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& signals);
+    // naming an unknown signal. limit: with every variable kept, only the first `limit` become
+    // columns (a summary, ResultSink::columnsRead()); omitted() says how many were left out.
+    Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& signals,
+             std::size_t limit = ResultSink::kAllColumns);
 
     const std::vector<Column>& columns() const { return m_columns; }
+    std::size_t omitted() const { return m_omitted; }
     void sample(dae::Evaluator& ev, const dae::State& s, std::vector<double>& out);
 
 private:
@@ -32,6 +35,7 @@ private:
     std::vector<Source> m_sources;
     std::vector<int> m_computedBlocks;             // blocks to call record() on
     std::vector<std::vector<double>> m_computed;   // per block: last record() output
+    std::size_t m_omitted = 0;
 };
 
 // Every recordable variable of a system, in column order (for `endstop-batch variables`).

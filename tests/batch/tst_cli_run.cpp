@@ -89,6 +89,16 @@ private Q_SLOTS:
             r.out.contains("simulated to t = 2 s") && r.out.contains("mass1.x") && r.out.contains("no CSV written"),
             qPrintable(r.out));
         QVERIFY(entries(cwd.path()).isEmpty());
+        // a model with more variables than the summary shows: the count of the others is right
+        // although the run recorded only the ones shown
+        const QString drive = test::sourcePath("resources/examples/drive_train.endstop");
+        const auto vars = runBatch({"variables", drive});
+        const qsizetype total = vars.out.count('\n');
+        QVERIFY(total > 12);
+        const auto s = runBatch({"run", drive}, cwd.path());
+        QCOMPARE(s.exitCode, 0);
+        QVERIFY2(s.out.contains(QString("  ... %1 more (use --out)").arg(total - 12)), qPrintable(s.out));
+        QCOMPARE(s.out.count('\n'), 1 + 12 + 1 + 1);   // header, 12 values, "... more", "no CSV"
     }
 
     // --stats: one JSON line with the keys the README lists

@@ -141,6 +141,31 @@ private Q_SLOTS:
             QCOMPARE_NEAR(r.values("m.v")[i], 100 * std::sin(2 * std::numbers::pi * 5 * r.time()[i]), 1e-3);
     }
 
+    // A sink that reads only the first columns (the batch summary) gets only those, the same
+    // values as a full run's, and hears how many were left out.
+    void summaryRecordsOnlyTheColumnsItReads() {
+        struct Summary : core::MemorySink {
+            std::size_t left = 0;
+            std::size_t columnsRead() const override { return 2; }
+            void omitted(std::size_t n) override { left = n; }
+        } summary;
+        const auto full = test::run(oscillator());
+        core::simulation::simulate(oscillator(), blocks::registry(), {}, summary);
+        QCOMPARE(summary.columns().size(), std::size_t(2));
+        QVERIFY(full.columns().size() > 2);
+        QCOMPARE(summary.left, full.columns().size() - 2);
+        QCOMPARE(summary.rows(), full.rows());
+        for (std::size_t c = 0; c < 2; ++c) {
+            QCOMPARE(summary.columns()[c].name, full.columns()[c].name);
+            QCOMPARE(summary.values(c), full.values(c));
+        }
+        // a sink that writes every column (here a CSV file) keeps them all in a tee
+        core::MemorySink all;
+        core::TeeSink tee({&summary, &all});
+        core::simulation::simulate(oscillator(), blocks::registry(), {}, tee);
+        QCOMPARE(all.columns().size(), full.columns().size());
+    }
+
     void badSettingsAreRefused() {
         core::simulation::SimulationOptions o;
         o.relativeTolerance = -1;
