@@ -15,13 +15,16 @@ using Fate = ReductionPlan::Fate;
 
 }   // namespace
 
-ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red)
+ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red, Purpose purpose)
     : m_sys(sys), m_red(red), m_ev(sys), m_identity(red.eliminated() == 0) {
     if (m_identity) return;
-    m_y = sys.y0;
-    m_yp.assign(at(sys.size()), 0.0);
-    m_F.assign(at(sys.size()), 0.0);
-    compile();
+    const bool solve = purpose == Purpose::Solve;
+    if (solve) {
+        m_y = sys.y0;
+        m_yp.assign(at(sys.size()), 0.0);
+        m_F.assign(at(sys.size()), 0.0);
+        compile();
+    }
     for (std::size_t i = 0; i < red.explicits.size(); ++i) m_all.push_back(static_cast<int>(i));
     for (const ReductionPlan::Combination& c : red.combinations) {
         m_combUnknown.push_back(c.unknown);
@@ -33,11 +36,13 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
         }
     }
     m_combFirst.push_back(static_cast<int>(m_termUnknown.size()));
-    fuse();
     std::vector<int> read;
-    for (const ReductionPlan::Derived& q : red.quadratures) read.insert(read.end(), q.reads.begin(), q.reads.end());
-    m_forQuadratures = closure(read);
-    read.clear();
+    if (solve) {
+        fuse();
+        for (const ReductionPlan::Derived& q : red.quadratures) read.insert(read.end(), q.reads.begin(), q.reads.end());
+        m_forQuadratures = closure(read);
+        read.clear();
+    }
     for (const int bi : sys.eventBlocks) {
         const Binding& b = sys.bindings[at(bi)];
         const std::vector<char>& reads = sys.structures[at(sys.structureOf[at(bi)])].eventReads;

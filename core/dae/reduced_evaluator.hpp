@@ -22,7 +22,10 @@ namespace endstop::core::dae {
 
 class ReducedEvaluator {
 public:
-    ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red);
+    // Expand: only expand() and full() are used (the event functions' copy), so the residual's
+    // fusion and the compiled Jacobian chain are not built (a tenth of b10000's peak).
+    enum class Purpose { Solve, Expand };
+    ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red, Purpose purpose = Purpose::Solve);
 
     int size() const { return m_red.size(); }
     const Pattern& pattern() const { return m_identity ? m_sys.pattern : m_pattern; }

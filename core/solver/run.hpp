@@ -32,7 +32,7 @@ public:
           m_ctl(ctl),
           m_red(dae::planReduction(sys, opt.reduce)),
           m_rev(sys, m_red),
-          m_revRoots(sys, m_red),
+          m_revRoots(sys, m_red, dae::ReducedEvaluator::Purpose::Expand),
           m_ev(m_rev.full()),
           m_guard(opt.limits, opt.stopTime) {}
 
