@@ -67,18 +67,38 @@ Eq<double> Evaluator::doubleEq(std::size_t block, const State& s) {
     return Eq<double>(d);
 }
 
+void Evaluator::setFused(const std::vector<std::vector<FusedExplicit>>& perBlock) {
+    m_fusedFirst.clear();
+    m_fused.clear();
+    m_fusedRows.clear();
+    for (const std::vector<FusedExplicit>& mine : perBlock) {
+        m_fusedFirst.push_back(static_cast<int>(m_fused.size()));
+        for (const FusedExplicit& f : mine) {
+            m_fused.push_back({f.var, f.unknown, static_cast<int>(m_fusedRows.size()), -1.0 / f.coefficient});
+            m_fusedRows.insert(m_fusedRows.end(), f.rowCoefficient.begin(), f.rowCoefficient.end());
+        }
+    }
+    m_fusedFirst.push_back(static_cast<int>(m_fused.size()));
+    if (m_fused.empty()) m_fusedFirst.clear();
+    std::size_t most = 0;
+    for (std::size_t bi = 0; bi + 1 < m_fusedFirst.size(); ++bi)
+        most = std::max(most, static_cast<std::size_t>(m_fusedFirst[bi + 1] - m_fusedFirst[bi]));
+    m_delta.assign(most, 0.0);
+}
+
 void Evaluator::applyFused(std::size_t block, double* res, double* thr, double* y) {
-    const std::vector<FusedExplicit>& fused = m_fused[block];
+    const Fused* first = m_fused.data() + m_fusedFirst[block];
+    const std::size_t count = static_cast<std::size_t>(m_fusedFirst[block + 1] - m_fusedFirst[block]);
     const Binding& b = m_sys.bindings[block];
     const std::size_t nv = b.ownRow.size(), np = b.portRow.size();
-    m_delta.resize(fused.size());
-    for (std::size_t i = 0; i < fused.size(); ++i) m_delta[i] = -res[fused[i].var] / fused[i].coefficient;
-    for (std::size_t i = 0; i < fused.size(); ++i) {
-        const FusedExplicit& f = fused[i];
-        const double d = m_delta[i];
-        y[f.unknown] += d;
-        for (std::size_t v = 0; v < nv; ++v) res[v] += f.rowCoefficient[v] * d;
-        for (std::size_t p = 0; p < np; ++p) thr[p] += f.rowCoefficient[nv + p] * d;
+    double* delta = m_delta.data();
+    for (std::size_t i = 0; i < count; ++i) delta[i] = res[first[i].var] * first[i].negInverse;
+    for (std::size_t i = 0; i < count; ++i) {
+        const double d = delta[i];
+        const double* c = m_fusedRows.data() + first[i].coefficients;
+        y[first[i].unknown] += d;
+        for (std::size_t v = 0; v < nv; ++v) res[v] += c[v] * d;
+        for (std::size_t p = 0; p < np; ++p) thr[p] += c[nv + p] * d;
     }
 }
 
@@ -102,7 +122,8 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
         Eq<double> eq = doubleEq(bi, s);
         b.block->eval(eq);
         const std::span<double> res = m_d.data.residual, thr = m_d.data.through;
-        if (fusedY && !m_fused.empty() && !m_fused[bi].empty()) applyFused(bi, res.data(), thr.data(), fusedY);
+        if (fusedY && !m_fusedFirst.empty() && m_fusedFirst[bi] != m_fusedFirst[bi + 1])
+            applyFused(bi, res.data(), thr.data(), fusedY);
         for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = res[v];
         for (std::size_t p = 0; p < b.portRow.size(); ++p)
             if (b.portRow[p] >= 0) F[b.portRow[p]] += thr[p];

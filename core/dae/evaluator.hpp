@@ -45,7 +45,7 @@ public:
 
     // With fusedY (the y of s, writable), the fused explicit variables are solved on the way.
     void residual(const State& s, double* F, double* fusedY = nullptr);
-    void setFused(std::vector<std::vector<FusedExplicit>> perBlock) { m_fused = std::move(perBlock); }
+    void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
     void eventFunctions(const State& s, double* g);
@@ -86,7 +86,15 @@ private:
 
     const DaeSystem& m_sys;
     std::vector<double> m_res, m_thr, m_delta;         // the rows of doubles()' fast path
-    std::vector<std::vector<FusedExplicit>> m_fused;   // per block, or empty
+    // The fused explicit variables, flat (a residual pass reads them in block order): block bi's
+    // are m_fused[m_fusedFirst[bi] .. m_fusedFirst[bi + 1]); no fused variables: both empty.
+    struct Fused {
+        int var, unknown, coefficients;   // coefficients: first of its local rows' in m_fusedRows
+        double negInverse;                // -1 / coefficient
+    };
+    std::vector<int> m_fusedFirst;
+    std::vector<Fused> m_fused;
+    std::vector<double> m_fusedRows;
     Workspace<double> m_d;
     Workspace<ad::Tan<double>> m_t;
     Workspace<Jet> m_j;

@@ -174,7 +174,7 @@ void ReducedEvaluator::fuse() {
         mine.push_back({e.var, e.unknown, e.coefficient, form.in});
         any = true;
     }
-    if (any) m_ev.setFused(std::move(perBlock));
+    if (any) m_ev.setFused(perBlock);
 }
 
 // The chain rule as instructions. Every unknown u of the full system expands into kept columns:
