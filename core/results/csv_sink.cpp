@@ -65,7 +65,7 @@ void CsvSink::commit() {
     m_committed = true;
     m_results.commit();
     m_events.commit();
-    if (m_results.active()) writeUnitsSidecar(m_results.path, resultColumnsInfo(m_columns));
+    if (m_results.active()) writeResultsUnitsSidecar(m_results.path, m_columns);
     if (m_events.active()) writeUnitsSidecar(m_events.path, eventColumnsInfo());
 }
 

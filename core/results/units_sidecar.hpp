@@ -22,7 +22,11 @@ std::vector<ColumnInfo> resultColumnsInfo(const std::vector<Column>& columns);
 std::vector<ColumnInfo> eventColumnsInfo();
 
 // Writes `csvPath`.units.json (atomically, as every file we write) when `csvPath` is a regular
-// file; standard output, devices and FIFOs get none. Throws IoError naming the sidecar.
+// file; standard output, devices and FIFOs get none. Throws IoError naming the sidecar. The text
+// is what QJsonDocument::Indented writes for that object (keys sorted), streamed in pieces rather
+// than built as a QJsonObject (which took 10 MB for a 15,000-column result).
 void writeUnitsSidecar(const std::string& csvPath, const std::vector<ColumnInfo>& columns);
+// The same for a results CSV: `time` and the columns, without copying them into ColumnInfo.
+void writeResultsUnitsSidecar(const std::string& csvPath, const std::vector<Column>& columns);
 
 }   // namespace endstop::core

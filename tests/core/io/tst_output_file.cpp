@@ -8,9 +8,12 @@
 #include "core/io/project_file.hpp"
 #include "core/errors.hpp"
 #include "core/results/csv_sink.hpp"
+#include "core/results/units_sidecar.hpp"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -133,6 +136,56 @@ private Q_SLOTS:
         });
         QVERIFY2(message.startsWith("cannot write '" + path + "': "), qPrintable(message));
         QCOMPARE(readBytes(path), QByteArray("time,x\n0,1\n"));
+    }
+
+    // The units sidecar is streamed, not built as a QJsonObject: its bytes are still exactly what
+    // QJsonDocument writes for that object (sorted keys, escapes, UTF-8, a name given twice).
+    void unitsSidecarIsQtJson() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("r.csv");
+        writeBytes(csv, "time\n");
+        const std::vector<core::ColumnInfo> columns{
+            {"zeta.x", "m", "Position"},
+            {"alpha.f", "N", "Force \"quoted\" and back\\slash"},
+            {"ohm.r", "\u03a9", "Resistance \u00e9\u00e8 \t tab \n line \x01 control \x1f"},
+            {"alpha.f", "kN", "the second alpha.f wins"},
+            {"Beta.y", "", ""}};
+        auto qtJson = [](const std::vector<core::ColumnInfo>& cols) {
+            QJsonObject map;
+            for (const core::ColumnInfo& c : cols)
+                map.insert(QString::fromStdString(c.name),
+                           QJsonObject{{"unit", QString::fromStdString(c.unit)},
+                                       {"description", QString::fromStdString(c.description)}});
+            return QJsonDocument(map).toJson(QJsonDocument::Indented);
+        };
+        core::writeUnitsSidecar(csv.toStdString(), columns);
+        QCOMPARE(readBytes(csv + ".units.json"), qtJson(columns));
+        core::writeUnitsSidecar(csv.toStdString(), {});
+        QCOMPARE(readBytes(csv + ".units.json"), qtJson({}));
+        // a results CSV's: time first, then the columns
+        const std::vector<core::Column> results{{"m.x", "m", "Position", "m", "x"}, {"a.v", "m/s", "Velocity", "a", "v"}};
+        core::writeResultsUnitsSidecar(csv.toStdString(), results);
+        QCOMPARE(readBytes(csv + ".units.json"),
+                 qtJson({{"time", "s", "Time"}, {"m.x", "m", "Position"}, {"a.v", "m/s", "Velocity"}}));
+        // standard output and a missing CSV get none
+        core::writeUnitsSidecar("-", columns);
+        core::writeUnitsSidecar(dir.filePath("missing.csv").toStdString(), columns);
+        QCOMPARE(entries(dir.path()), (QStringList{"r.csv", "r.csv.units.json"}));
+    }
+
+    // A sidecar larger than the disk: IoError naming it, the previous sidecar left as it was.
+    void unitsSidecarOnAFullDisk() {
+        test::SmallDisk disk(128 * 1024);
+        if (disk.path().isEmpty()) QSKIP(qPrintable(disk.why()));
+        const QString csv = disk.filePath("r.csv");
+        writeBytes(csv, "time\n");
+        writeBytes(csv + ".units.json", "{}\n");
+        std::vector<core::ColumnInfo> many;
+        for (int i = 0; i < 5000; ++i)
+            many.push_back({"block" + std::to_string(i) + ".variable", "m", "a description long enough to fill"});
+        const QString message = ioError([&] { core::writeUnitsSidecar(csv.toStdString(), many); });
+        QVERIFY2(message.startsWith("cannot write '" + csv + ".units.json': "), qPrintable(message));
+        QCOMPARE(readBytes(csv + ".units.json"), QByteArray("{}\n"));
     }
 
     // A character device is written through: /dev/full says the disk is full, and stays a device.
