@@ -103,8 +103,25 @@ void Evaluator::applyFused(std::size_t block, double* res, double* thr, double* 
 }
 
 void Evaluator::residual(const State& s, double* F, double* fusedY) {
-    std::fill(F, F + m_sys.size(), 0.0);
     const std::size_t nb = m_sys.bindings.size();
+    if (m_linearResidual && m_fusedFirst.empty() && s.yp) {
+        syncLinear(s);
+        const Pattern& pat = m_sys.pattern;
+        std::copy(m_linearC.begin(), m_linearC.end(), F);
+        const double* a = m_linearA.data();
+        const double* b = m_linearB.data();
+        for (int j = 0; j < pat.n; ++j) {
+            const double y = s.y[j], yp = s.yp[j];
+            for (int k = pat.colPtr[at(j)]; k < pat.colPtr[at(j + 1)]; ++k) F[pat.rowIdx[at(k)]] += a[k] * y + b[k] * yp;
+        }
+        const std::size_t nn = m_nonlinearBlocks.size();
+        for (std::size_t i = 0; i < nn; ++i) {
+            if (i + 4 < nn) __builtin_prefetch(m_sys.bindings[at(m_nonlinearBlocks[i + 4])].block);
+            blockResidual(at(m_nonlinearBlocks[i]), s, F, fusedY);
+        }
+        return;
+    }
+    std::fill(F, F + m_sys.size(), 0.0);
     for (std::size_t bi = 0; bi < nb; ++bi) {
         if (bi + 4 < nb) {   // the next blocks' objects and parameters are scattered on the heap
             __builtin_prefetch(m_sys.bindings[bi + 4].block);
@@ -149,49 +166,77 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
     }
 }
 
-// Blocks linear in their current mode contribute A + cj B with constant A and B: those are summed
-// once and the blocks skipped. After an event only the blocks whose discrete state changed are
-// taken out of the sums (at their old state) and put back (at their new one), so an event costs
-// what changed, not the whole network; every kFullRebuildEvery updates the sums are rebuilt from
-// scratch so that rounding cannot pile up.
+// Blocks linear in their current mode and independent of the time contribute c + A y + B y' with
+// constant c, A and B: those are summed once and the blocks skipped, in the Jacobian and (without
+// fused variables) in the residual. After an event only the blocks whose discrete state changed
+// leave the sums (evaluated in their old state) and re-enter them (in the new one), so an event
+// costs what changed, not the whole network; every kFullRebuildEvery updates the sums are rebuilt
+// from scratch so that rounding cannot pile up.
 void Evaluator::jacobian(const State& s, double cj, double* values) {
     const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
-    const std::size_t nd = m_sys.discrete0.size();
-    if (!m_linearValid) rebuildLinear(s);
-    else if (nd > 0 && !std::equal(m_linearDiscrete.begin(), m_linearDiscrete.end(), s.discrete)) updateLinear(s);
+    syncLinear(s);
     const double* a = m_linearA.data();
     const double* b = m_linearB.data();
     for (std::size_t i = 0; i < nnz; ++i) values[i] = a[i] + cj * b[i];
     for (const int bi : m_nonlinearBlocks) blockJacobian(bi, s, cj, values);
 }
 
-bool Evaluator::linearAt(std::size_t bi, const double* discrete) const {
+void Evaluator::syncLinear(const State& s) {
+    if (!m_linearValid) rebuildLinear(s);
+    else if (!m_linearDiscrete.empty() && !std::equal(m_linearDiscrete.begin(), m_linearDiscrete.end(), s.discrete))
+        updateLinear(s);
+}
+
+// Whether a block is summed at a discrete state: its rows linear in the slots and free of the
+// time there. The block structure says so per mode combination, but a block's other discretes
+// (a table's segment) may bring the time in, so the rows are evaluated symbolically at the actual
+// discrete values, once per structure and discrete values.
+bool Evaluator::linearAt(std::size_t bi, const double* discrete) {
     const Binding& b = m_sys.bindings[bi];
     if (b.tangent) return false;
     const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[bi])];
-    return st.linear[at(st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)}))];
+    const std::span<const double> own(discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
+    if (!st.linear[at(st.combination(own))]) return false;
+    auto key = std::make_pair(m_sys.structureOf[bi], std::vector<double>(own.begin(), own.end()));
+    if (const auto it = m_summable.find(key); it != m_summable.end()) return it->second != 0;
+    bool linear = false, timed = false;
+    blockIncidence(static_cast<int>(bi), State{0.0, m_sys.y0.data(), nullptr, discrete}, &linear, &timed);
+    const bool summed = linear && !timed;
+    m_summable.emplace(std::move(key), summed ? 1 : 0);
+    return summed;
 }
 
-// sign * (dF/dy, dF/dy') of one block into A and B
+// sign * (dF/dy, dF/dy') of one block into A and B, sign * its rows at y = y' = 0 into c
 void Evaluator::addLinear(std::size_t bi, const State& s, double sign) {
     const int block = static_cast<int>(bi);
     blockJacobian(block, s, 0.0, m_linearA.data(), sign);    // dF/dy
     blockJacobian(block, s, 1.0, m_linearB.data(), sign);    // + (dF/dy + dF/dy')
     blockJacobian(block, s, 0.0, m_linearB.data(), -sign);   // - dF/dy
+    const Binding& b = m_sys.bindings[bi];
+    Eq<double> eq = prepare(
+        m_d, block, s,
+        [](int, double, double, double& yo, double& dout) {
+            yo = 0.0;
+            dout = 0.0;
+        },
+        [](double t) { return t; });
+    b.block->eval(eq);
+    for (std::size_t v = 0; v < b.ownRow.size(); ++v) m_linearC[at(b.ownRow[v])] += sign * m_d.res[v];
+    for (std::size_t p = 0; p < b.portRow.size(); ++p)
+        if (b.portRow[p] >= 0) m_linearC[at(b.portRow[p])] += sign * m_d.thr[p];
 }
 
 void Evaluator::rebuildLinear(const State& s) {
     const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
     m_linearA.assign(nnz, 0.0);
     m_linearB.assign(nnz, 0.0);
+    m_linearC.assign(at(m_sys.size()), 0.0);
     m_isLinear.assign(m_sys.bindings.size(), 0);
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
         if (!linearAt(bi, s.discrete)) continue;
         m_isLinear[bi] = 1;
-        blockJacobian(static_cast<int>(bi), s, 0.0, m_linearA.data());   // dF/dy
-        blockJacobian(static_cast<int>(bi), s, 1.0, m_linearB.data());   // dF/dy + dF/dy'
+        addLinear(bi, s, 1.0);
     }
-    for (std::size_t i = 0; i < nnz; ++i) m_linearB[i] -= m_linearA[i];
     listNonlinear();
     m_linearDiscrete.assign(s.discrete, s.discrete + m_sys.discrete0.size());
     m_linearValid = true;
@@ -294,7 +339,8 @@ void Evaluator::eventFunctions(const State& s, double* g) {
     }
 }
 
-std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int block, const State& s, bool* linear) {
+std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int block, const State& s, bool* linear,
+                                                                        bool* timed) {
     const Binding& b = m_sys.bindings[at(block)];
     const Block& blk = *m_sys.topo.blocks[at(block)].block;
     if (2 * b.slot.size() > static_cast<std::size_t>(Sym::kMaxInputs))
@@ -315,6 +361,11 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
         *linear = !Sym::valueInspected();
         for (const Sym& r : m_s.res) *linear = *linear && !r.nonlinear;
         for (const Sym& r : m_s.thr) *linear = *linear && !r.nonlinear;
+    }
+    if (timed) {
+        *timed = false;
+        for (const Sym& r : m_s.res) *timed = *timed || r.time;
+        for (const Sym& r : m_s.thr) *timed = *timed || r.time;
     }
     std::vector<std::vector<std::pair<int, int>>> out;
     auto add = [&](const Sym& x) {

@@ -12,6 +12,7 @@
 #include "core/dae/structure.hpp"
 
 #include <functional>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -44,15 +45,21 @@ public:
     explicit Evaluator(const DaeSystem& sys);
 
     // With fusedY (the y of s, writable), the fused explicit variables are solved on the way.
+    // Without fused variables, the blocks that are linear in their mode and do not depend on the
+    // time contribute through their summed Jacobian: F = c + A y + B y' (docs/engine.md).
     void residual(const State& s, double* F, double* fusedY = nullptr);
+    // false: every block is evaluated in residual() (tests compare the two)
+    void setLinearResidual(bool on) { m_linearResidual = on; }
     void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
     void eventFunctions(const State& s, double* g);
     // Local incidence of one block: per local row, a list of (local slot, order). With linear,
     // also whether the rows are linear in the slots for this mode (no product of unknowns, no
-    // nonlinear function of one, no branch on their values).
-    std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s, bool* linear = nullptr);
+    // nonlinear function of one, no branch on their values); with timed, whether some row
+    // depends on the time.
+    std::vector<std::vector<std::pair<int, int>>> blockIncidence(int block, const State& s, bool* linear = nullptr,
+                                                                 bool* timed = nullptr);
     // d(row)/dy at s for the rows of one block, as (local row, unknown, value); no y' terms
     std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
     // The residual of one own row of a block at s (the reduction's explicit variables and quadratures)
@@ -77,8 +84,10 @@ private:
     void blockResidual(std::size_t block, const State& s, double* F, double* fusedY);   // adds into F
     // adds sign * (dF/dy + cj dF/dy') of one block into values
     void blockJacobian(int block, const State& s, double cj, double* values, double sign = 1.0);
-    bool linearAt(std::size_t block, const double* discrete) const;   // linear in the mode of `discrete`
-    void addLinear(std::size_t block, const State& s, double sign);
+    // linear and independent of the time in the mode of `discrete`: summed, not evaluated
+    bool linearAt(std::size_t block, const double* discrete);
+    void addLinear(std::size_t block, const State& s, double sign);   // its Jacobian and its offset
+    void syncLinear(const State& s);   // the sums for s's discrete state
     void rebuildLinear(const State& s);   // the linear blocks' sums from scratch
     void updateLinear(const State& s);    // only the blocks whose discrete state changed
     void listNonlinear();
@@ -102,10 +111,13 @@ private:
     Workspace<ad::Sym> m_s;
     // the Jacobian of the blocks linear in their current mode, dF/dy and dF/dy', for the
     // discrete state it was summed at; the other blocks are differentiated at every call
-    std::vector<double> m_linearA, m_linearB, m_linearDiscrete;
+    // and the summed blocks' residual at y = y' = 0 (c), per row
+    std::vector<double> m_linearA, m_linearB, m_linearC, m_linearDiscrete;
     std::vector<int> m_nonlinearBlocks;
     std::vector<char> m_isLinear;   // per block, in m_linearDiscrete's modes
+    std::map<std::pair<int, std::vector<double>>, char> m_summable;   // (structure, its discretes) -> summed
     bool m_linearValid = false;
+    bool m_linearResidual = true;
     int m_linearUpdates = 0;   // incremental updates since the last rebuild
     static constexpr int kFullRebuildEvery = 64;
 };
