@@ -104,7 +104,7 @@ void Evaluator::applyFused(std::size_t block, double* res, double* thr, double* 
 
 void Evaluator::residual(const State& s, double* F, double* fusedY) {
     const std::size_t nb = m_sys.bindings.size();
-    if (m_linearResidual && m_fusedFirst.empty() && s.yp) {
+    if (m_linearResidual && s.yp) {
         syncLinear(s);
         const Pattern& pat = m_sys.pattern;
         std::copy(m_linearC.begin(), m_linearC.end(), F);
@@ -185,6 +185,36 @@ void Evaluator::syncLinear(const State& s) {
     if (!m_linearValid) rebuildLinear(s);
     else if (!m_linearDiscrete.empty() && !std::equal(m_linearDiscrete.begin(), m_linearDiscrete.end(), s.discrete))
         updateLinear(s);
+}
+
+bool Evaluator::solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value) {
+    const Pattern& pat = m_sys.pattern;
+    if (m_rowFirst.empty()) {   // the pattern transposed, once
+        m_rowFirst.assign(at(pat.n) + 1, 0);
+        for (int k = 0; k < pat.nnz(); ++k) ++m_rowFirst[at(pat.rowIdx[at(k)]) + 1];
+        for (int r = 0; r < pat.n; ++r) m_rowFirst[at(r) + 1] += m_rowFirst[at(r)];
+        m_rowColumn.assign(at(pat.nnz()), 0);
+        m_rowValue.assign(at(pat.nnz()), 0);
+        std::vector<int> next(m_rowFirst.begin(), m_rowFirst.end() - 1);
+        for (int j = 0; j < pat.n; ++j)
+            for (int k = pat.colPtr[at(j)]; k < pat.colPtr[at(j + 1)]; ++k) {
+                const int slot = next[at(pat.rowIdx[at(k)])]++;
+                m_rowColumn[at(slot)] = j;
+                m_rowValue[at(slot)] = k;
+            }
+    }
+    double r = m_linearC[at(row)], diagonal = 0.0;
+    for (int i = m_rowFirst[at(row)]; i < m_rowFirst[at(row) + 1]; ++i) {
+        const int j = m_rowColumn[at(i)], k = m_rowValue[at(i)];
+        if (j == unknown) {
+            diagonal = m_linearA[at(k)];
+            continue;
+        }
+        r += m_linearA[at(k)] * y[j] + m_linearB[at(k)] * yp[j];
+    }
+    if (diagonal == 0.0) return false;
+    value = -r / diagonal;
+    return true;
 }
 
 // Whether a block is summed at a discrete state: its rows linear in the slots and free of the

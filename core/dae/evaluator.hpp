@@ -50,6 +50,13 @@ public:
     void residual(const State& s, double* F, double* fusedY = nullptr);
     // false: every block is evaluated in residual() (tests compare the two)
     void setLinearResidual(bool on) { m_linearResidual = on; }
+    // The sums for s's discrete state; residual() and jacobian() call it, the reduced engine calls
+    // it first to know which blocks are summed. s.y is the network's vector (any values).
+    void syncLinear(const State& s);
+    bool summed(int block) const { return !m_isLinear.empty() && m_isLinear[static_cast<std::size_t>(block)] != 0; }
+    // A summed block's own row `row`, linear in y[unknown]: the value of y[unknown] that zeroes it
+    // at y, y' (from the sums, without evaluating the block). false if the row does not hold it.
+    bool solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value);
     void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values);
@@ -87,7 +94,6 @@ private:
     // linear and independent of the time in the mode of `discrete`: summed, not evaluated
     bool linearAt(std::size_t block, const double* discrete);
     void addLinear(std::size_t block, const State& s, double sign);   // its Jacobian and its offset
-    void syncLinear(const State& s);   // the sums for s's discrete state
     void rebuildLinear(const State& s);   // the linear blocks' sums from scratch
     void updateLinear(const State& s);    // only the blocks whose discrete state changed
     void listNonlinear();
@@ -115,6 +121,7 @@ private:
     std::vector<double> m_linearA, m_linearB, m_linearC, m_linearDiscrete;
     std::vector<int> m_nonlinearBlocks;
     std::vector<char> m_isLinear;   // per block, in m_linearDiscrete's modes
+    std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;   // the pattern by rows, for solveSummedRow()
     std::map<std::pair<int, std::vector<double>>, char> m_summable;   // (structure, its discretes) -> summed
     bool m_linearValid = false;
     bool m_linearResidual = true;

@@ -19,6 +19,7 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     : m_sys(sys), m_red(red), m_ev(sys), m_identity(red.eliminated() == 0) {
     if (m_identity) return;
     const bool solve = purpose == Purpose::Solve;
+    m_useSums = solve;
     if (solve) {
         m_y = sys.y0;
         m_yp.assign(at(sys.size()), 0.0);
@@ -85,10 +86,16 @@ void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const s
     // solved from 0, not from the last value: a wild Newton iterate would otherwise cancel
     for (const ReductionPlan::Derived& e : m_red.explicits) y[e.unknown] = 0.0;
     const State full{r.t, y, yp, r.discrete};
-    for (const int i : explicits) {
-        const ReductionPlan::Derived& e = m_red.explicits[at(i)];
-        y[e.unknown] = -m_ev.ownResidual(e.block, full, e.var) / e.coefficient;   // exact: the row is linear in it
-    }
+    if (m_useSums) m_ev.syncLinear(full);
+    for (const int i : explicits) solveExplicit(m_red.explicits[at(i)], full, y);
+}
+
+// exact either way: the row is linear in the variable. A block summed in its current mode
+// (evaluator.hpp) gives it from the sums, the others by one evaluation.
+void ReducedEvaluator::solveExplicit(const ReductionPlan::Derived& e, const State& full, double* y) {
+    if (m_useSums && m_ev.summed(e.block) && m_ev.solveSummedRow(e.unknown, e.unknown, full.y, full.yp, y[e.unknown]))
+        return;
+    y[e.unknown] = -m_ev.ownResidual(e.block, full, e.var) / e.coefficient;
 }
 
 void ReducedEvaluator::expand(const State& reduced, const double* q, double* y, double* yp, For what) {
@@ -112,7 +119,11 @@ void ReducedEvaluator::gather(const double* y, const double* yp, double* yr, dou
 void ReducedEvaluator::residual(const State& reduced, double* F) {
     if (m_identity) return m_ev.residual(reduced, F);
     expandInto(reduced, m_y.data(), m_yp.data(), m_beforeResidual);
-    m_ev.residual({reduced.t, m_y.data(), m_yp.data(), reduced.discrete}, m_F.data(), m_y.data());
+    const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+    // a fused variable of a summed block is not evaluated in the pass: solved here, from the sums
+    for (const int i : m_fused)
+        if (m_ev.summed(m_red.explicits[at(i)].block)) solveExplicit(m_red.explicits[at(i)], full, m_y.data());
+    m_ev.residual(full, m_F.data(), m_y.data());
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
 }
 
@@ -172,6 +183,7 @@ void ReducedEvaluator::fuse() {
             continue;
         }
         mine.push_back({e.var, e.unknown, e.coefficient, form.in});
+        m_fused.push_back(static_cast<int>(i));
         any = true;
     }
     if (any) m_ev.setFused(perBlock);

@@ -28,6 +28,11 @@ public:
     ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red, Purpose purpose = Purpose::Solve);
 
     int size() const { return m_red.size(); }
+    // false: every explicit variable and every block evaluated, no sums (tests compare the two)
+    void setUseSums(bool on) {
+        m_useSums = on;
+        m_ev.setLinearResidual(on);
+    }
     const Pattern& pattern() const { return m_identity ? m_sys.pattern : m_pattern; }
     Evaluator& full() { return m_ev; }
 
@@ -52,6 +57,7 @@ private:
         int dynFirst, dynLast, diagonal;
     };
     void expandInto(const State& reduced, double* y, double* yp, const std::vector<int>& explicits);
+    void solveExplicit(const ReductionPlan::Derived& e, const State& full, double* y);   // y: full.y, writable
     void compile();
     void fuse();
     std::vector<int> closure(const std::vector<int>& unknowns) const;   // explicit positions, in order
@@ -63,6 +69,8 @@ private:
     std::vector<double> m_y, m_yp, m_F;
     std::vector<int> m_all, m_forEvents, m_forQuadratures;   // positions in the plan's explicits
     std::vector<int> m_beforeResidual;                       // those not fused into the residual pass (evaluator.hpp)
+    std::vector<int> m_fused;                                // those fused: solved before it when their block is summed
+    bool m_useSums = false;   // explicit variables of summed blocks from the sums (evaluator.hpp)
     // the combinations, flat: unknown, offset and terms [first, next first)
     std::vector<int> m_combUnknown, m_combFirst, m_termUnknown;
     std::vector<double> m_combOffset, m_termCoefficient;
