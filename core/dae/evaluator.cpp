@@ -6,6 +6,7 @@
 #include "core/dae/seeding.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace endstop::core::dae {
 
@@ -102,10 +103,10 @@ void Evaluator::applyFused(std::size_t block, double* res, double* thr, double* 
     }
 }
 
-void Evaluator::residual(const State& s, double* F, double* fusedY) {
+void Evaluator::residual(const State& s, double* F, double* fusedY, bool synced) {
     const std::size_t nb = m_sys.bindings.size();
     if (m_linearResidual && s.yp) {
-        syncLinear(s);
+        if (!synced) syncLinear(s);
         const Pattern& pat = m_sys.pattern;
         std::copy(m_linearC.begin(), m_linearC.end(), F);
         const double* a = m_linearA.data();
@@ -172,9 +173,9 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
 // leave the sums (evaluated in their old state) and re-enter them (in the new one), so an event
 // costs what changed, not the whole network; every kFullRebuildEvery updates the sums are rebuilt
 // from scratch so that rounding cannot pile up.
-void Evaluator::jacobian(const State& s, double cj, double* values) {
+void Evaluator::jacobian(const State& s, double cj, double* values, bool synced) {
     const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
-    syncLinear(s);
+    if (!synced) syncLinear(s);
     const double* a = m_linearA.data();
     const double* b = m_linearB.data();
     for (std::size_t i = 0; i < nnz; ++i) values[i] = a[i] + cj * b[i];
@@ -183,7 +184,8 @@ void Evaluator::jacobian(const State& s, double cj, double* values) {
 
 void Evaluator::syncLinear(const State& s) {
     if (!m_linearValid) rebuildLinear(s);
-    else if (!m_linearDiscrete.empty() && !std::equal(m_linearDiscrete.begin(), m_linearDiscrete.end(), s.discrete))
+    else if (!m_linearDiscrete.empty() &&   // bitwise: a -0 for a 0 only costs an update
+             std::memcmp(m_linearDiscrete.data(), s.discrete, m_linearDiscrete.size() * sizeof(double)) != 0)
         updateLinear(s);
 }
 

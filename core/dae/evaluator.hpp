@@ -47,7 +47,9 @@ public:
     // With fusedY (the y of s, writable), the fused explicit variables are solved on the way.
     // Without fused variables, the blocks that are linear in their mode and do not depend on the
     // time contribute through their summed Jacobian: F = c + A y + B y' (docs/engine.md).
-    void residual(const State& s, double* F, double* fusedY = nullptr);
+    // synced: syncLinear(s) was just called (the reduced engine), so the discrete state is not
+    // compared again.
+    void residual(const State& s, double* F, double* fusedY = nullptr, bool synced = false);
     // false: every block is evaluated in residual() (tests compare the two)
     void setLinearResidual(bool on) { m_linearResidual = on; }
     // The sums for s's discrete state; residual() and jacobian() call it, the reduced engine calls
@@ -59,7 +61,7 @@ public:
     bool solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value);
     void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
-    void jacobian(const State& s, double cj, double* values);
+    void jacobian(const State& s, double cj, double* values, bool synced = false);
     void eventFunctions(const State& s, double* g);
     // Local incidence of one block: per local row, a list of (local slot, order). With linear,
     // also whether the rows are linear in the slots for this mode (no product of unknowns, no

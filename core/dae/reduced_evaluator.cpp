@@ -123,7 +123,7 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
     // a fused variable of a summed block is not evaluated in the pass: solved here, from the sums
     for (const int i : m_fused)
         if (m_ev.summed(m_red.explicits[at(i)].block)) solveExplicit(m_red.explicits[at(i)], full, m_y.data());
-    m_ev.residual(full, m_F.data(), m_y.data());
+    m_ev.residual(full, m_F.data(), m_y.data(), m_useSums);   // expandInto() synced the sums
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
 }
 
@@ -131,7 +131,7 @@ void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values)
     if (m_identity) return m_ev.jacobian(reduced, cj, values);
     expandInto(reduced, m_y.data(), m_yp.data(), m_all);
     double* S = m_scratch.data();
-    m_ev.jacobian({reduced.t, m_y.data(), m_yp.data(), reduced.discrete}, cj, S);
+    m_ev.jacobian({reduced.t, m_y.data(), m_yp.data(), reduced.discrete}, cj, S, m_useSums);
     for (const Segment& g : m_segments) {
         std::fill(S + g.dynFirst, S + g.dynLast, 0.0);
         for (int i = g.first; i < g.last; ++i) {
