@@ -189,7 +189,7 @@ void Evaluator::syncLinear(const State& s) {
         updateLinear(s);
 }
 
-bool Evaluator::solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value) {
+bool Evaluator::solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value, bool rate) {
     const Pattern& pat = m_sys.pattern;
     if (m_rowFirst.empty()) {   // the pattern transposed, once
         m_rowFirst.assign(at(pat.n) + 1, 0);
@@ -209,7 +209,7 @@ bool Evaluator::solveSummedRow(int row, int unknown, const double* y, const doub
     for (int i = m_rowFirst[at(row)]; i < m_rowFirst[at(row) + 1]; ++i) {
         const int j = m_rowColumn[at(i)], k = m_rowValue[at(i)];
         if (j == unknown) {
-            diagonal = m_linearA[at(k)];
+            diagonal = rate ? m_linearB[at(k)] : m_linearA[at(k)];
             continue;
         }
         r += m_linearA[at(k)] * y[j] + m_linearB[at(k)] * yp[j];

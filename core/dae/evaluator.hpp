@@ -58,7 +58,8 @@ public:
     bool summed(int block) const { return !m_isLinear.empty() && m_isLinear[static_cast<std::size_t>(block)] != 0; }
     // A summed block's own row `row`, linear in y[unknown]: the value of y[unknown] that zeroes it
     // at y, y' (from the sums, without evaluating the block). false if the row does not hold it.
-    bool solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value);
+    // rate: for y'[unknown] instead (a quadrature's row, which does not read its value)
+    bool solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value, bool rate = false);
     void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values, bool synced = false);

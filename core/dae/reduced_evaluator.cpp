@@ -151,6 +151,10 @@ void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
     for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
         const ReductionPlan::Derived& q = m_red.quadratures[k];
         m_yp[at(q.unknown)] = 0.0;
+        // a summed block's rate from its row of the sums (a stop out of contact), else one evaluation
+        if (m_useSums && m_ev.summed(q.block) &&
+            m_ev.solveSummedRow(q.unknown, q.unknown, full.y, full.yp, qdot[k], true))
+            continue;
         qdot[k] = -m_ev.ownResidual(q.block, full, q.var) / q.coefficient;
     }
 }

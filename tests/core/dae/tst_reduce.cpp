@@ -162,6 +162,11 @@ private Q_SLOTS:
                 re.jacobian(s, 37.0, jb.data());
                 for (std::size_t k = 0; k < ja.size(); ++k)
                     QCOMPARE_NEAR(ja[k], jb[k], 1e-9 * (1.0 + std::abs(jb[k])), QString("reduced Jacobian entry %1").arg(k));
+                std::vector<double> qa(red.quadratures.size()), qb(qa.size());
+                rs.quadratureRates(s, qa.data());
+                re.quadratureRates(s, qb.data());
+                for (std::size_t k = 0; k < qa.size(); ++k)
+                    QCOMPARE_NEAR(qa[k], qb[k], 1e-9 * (1.0 + std::abs(qb[k])), QString("quadrature rate %1").arg(k));
             }
     }
 
