@@ -168,8 +168,8 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
 }
 
 // Blocks linear in their current mode and independent of the time contribute c + A y + B y' with
-// constant c, A and B: those are summed once and the blocks skipped, in the Jacobian and (without
-// fused variables) in the residual. After an event only the blocks whose discrete state changed
+// constant c, A and B: those are summed once and the blocks skipped, in the Jacobian and in the
+// residual. After an event only the blocks whose discrete state changed
 // leave the sums (evaluated in their old state) and re-enter them (in the new one), so an event
 // costs what changed, not the whole network; every kFullRebuildEvery updates the sums are rebuilt
 // from scratch so that rounding cannot pile up.

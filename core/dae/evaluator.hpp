@@ -44,9 +44,11 @@ class Evaluator {
 public:
     explicit Evaluator(const DaeSystem& sys);
 
-    // With fusedY (the y of s, writable), the fused explicit variables are solved on the way.
-    // Without fused variables, the blocks that are linear in their mode and do not depend on the
-    // time contribute through their summed Jacobian: F = c + A y + B y' (docs/engine.md).
+    // The blocks that are linear in their mode and do not depend on the time contribute through
+    // their summed Jacobian, F = c + A y + B y' (docs/engine.md); the others are evaluated. With
+    // fusedY (the y of s, writable), the fused explicit variables of the evaluated blocks are
+    // solved on the way; those of summed blocks must already be in y (ReducedEvaluator solves
+    // them from the sums first).
     // synced: syncLinear(s) was just called (the reduced engine), so the discrete state is not
     // compared again.
     void residual(const State& s, double* F, double* fusedY = nullptr, bool synced = false);
