@@ -158,6 +158,28 @@ int dotProdMulti(int nvec, N_Vector x, N_Vector* Y, double* dots) {
     for (int k = 0; k < nvec; ++k) dots[k] = dotProd(x, Y[k]);
     return 0;
 }
+// vector array operations: the same kernels over each vector of the arrays (IDA predicts and
+// restores its history arrays with these)
+int linearSumVectorArray(int nvec, double a, N_Vector* X, double b, N_Vector* Y, N_Vector* Z) {
+    for (int k = 0; k < nvec; ++k) linearSum(a, X[k], b, Y[k], Z[k]);
+    return 0;
+}
+int scaleVectorArray(int nvec, double* c, N_Vector* X, N_Vector* Z) {
+    for (int k = 0; k < nvec; ++k) scale(c[k], X[k], Z[k]);
+    return 0;
+}
+int constVectorArray(int nvec, double c, N_Vector* Z) {
+    for (int k = 0; k < nvec; ++k) setConst(c, Z[k]);
+    return 0;
+}
+int wrmsNormVectorArray(int nvec, N_Vector* X, N_Vector* W, double* norms) {
+    for (int k = 0; k < nvec; ++k) norms[k] = wrmsNorm(X[k], W[k]);
+    return 0;
+}
+int wrmsNormMaskVectorArray(int nvec, N_Vector* X, N_Vector* W, N_Vector id, double* norms) {
+    for (int k = 0; k < nvec; ++k) norms[k] = wrmsNormMask(X[k], W[k], id);
+    return 0;
+}
 
 }   // namespace
 
@@ -191,6 +213,11 @@ void accelerate(N_Vector v) {
     o->nvlinearcombination = linearCombination;
     o->nvscaleaddmulti = scaleAddMulti;
     o->nvdotprodmulti = dotProdMulti;
+    o->nvlinearsumvectorarray = linearSumVectorArray;
+    o->nvscalevectorarray = scaleVectorArray;
+    o->nvconstvectorarray = constVectorArray;
+    o->nvwrmsnormvectorarray = wrmsNormVectorArray;
+    o->nvwrmsnormmaskvectorarray = wrmsNormMaskVectorArray;
 }
 
 }   // namespace endstop::core::solver
