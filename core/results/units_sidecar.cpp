@@ -12,13 +12,6 @@
 
 namespace endstop::core {
 
-std::vector<ColumnInfo> resultColumnsInfo(const std::vector<Column>& columns) {
-    std::vector<ColumnInfo> out{{"time", "s", "Time"}};
-    out.reserve(columns.size() + 1);
-    for (const Column& c : columns) out.push_back({c.name, c.unit, c.label});
-    return out;
-}
-
 std::vector<ColumnInfo> eventColumnsInfo() {
     return {{"time", "s", "Time of the event"},
             {"block", "", "Name of the block"},
@@ -104,9 +97,8 @@ void writeUnitsSidecar(const std::string& csvPath, const std::vector<ColumnInfo>
 }
 
 void writeResultsUnitsSidecar(const std::string& csvPath, const std::vector<Column>& columns) {
-    static const ColumnInfo time = resultColumnsInfo({}).front();
     writeSidecar(csvPath, columns.size() + 1, [&](std::size_t i) {
-        if (i == 0) return Entry{time.name, time.unit, time.description};
+        if (i == 0) return Entry{"time", "s", "Time"};
         const Column& c = columns[i - 1];
         return Entry{c.name, c.unit.str(), c.label.str()};
     });

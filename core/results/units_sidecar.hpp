@@ -16,8 +16,6 @@ struct ColumnInfo {
     std::string name, unit, description;
 };
 
-// `time` and the recorded variables of a results CSV.
-std::vector<ColumnInfo> resultColumnsInfo(const std::vector<Column>& columns);
 // The columns of an event log (time,block,kind,velocity).
 std::vector<ColumnInfo> eventColumnsInfo();
 
