@@ -2,6 +2,8 @@
 #include "core/solver/fast_vector.hpp"
 
 #include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 
 #include <algorithm>
 #include <cmath>
@@ -181,7 +183,73 @@ int wrmsNormMaskVectorArray(int nvec, N_Vector* X, N_Vector* W, N_Vector id, dou
     return 0;
 }
 
+// Dense LU with partial pivoting, column by column, as SUNDIALS' dense solver does it (the same
+// pivot choice, row swaps and operation order, so the same bits): SUNLinSol_Dense's setup and
+// solve, and SUNMatrix_Dense's zero.
+int denseSetup(SUNLinearSolver s, SUNMatrix a) {
+    auto* content = static_cast<SUNLinearSolverContent_Dense>(s->content);
+    double** col = SM_COLS_D(a);
+    const sunindextype m = SM_ROWS_D(a), n = SM_COLUMNS_D(a);
+    sunindextype* p = content->pivots;
+    for (sunindextype k = 0; k < n; ++k) {
+        double* ck = col[k];
+        sunindextype l = k;
+        for (sunindextype i = k + 1; i < m; ++i)
+            if (std::abs(ck[i]) > std::abs(ck[l])) l = i;
+        p[k] = l;
+        if (ck[l] == 0.0) {
+            content->last_flag = k + 1;
+            return SUNLS_LUFACT_FAIL;
+        }
+        if (l != k)
+            for (sunindextype j = 0; j < n; ++j) std::swap(col[j][l], col[j][k]);
+        const double mult = 1.0 / ck[k];
+        for (sunindextype i = k + 1; i < m; ++i) ck[i] *= mult;
+        for (sunindextype j = k + 1; j < n; ++j) {
+            double* cj = col[j];
+            const double akj = cj[k];
+            if (akj == 0.0) continue;
+            for (sunindextype i = k + 1; i < m; ++i) cj[i] -= akj * ck[i];
+        }
+    }
+    content->last_flag = 0;
+    return SUNLS_SUCCESS;
+}
+int denseSolve(SUNLinearSolver s, SUNMatrix a, N_Vector x, N_Vector b, double) {
+    auto* content = static_cast<SUNLinearSolverContent_Dense>(s->content);
+    double* const* col = SM_COLS_D(a);
+    const sunindextype n = SM_ROWS_D(a);
+    const sunindextype* p = content->pivots;
+    double* r = d(x);
+    if (x != b) std::copy(d(b), d(b) + n, r);
+    for (sunindextype k = 0; k < n; ++k)
+        if (p[k] != k) std::swap(r[k], r[p[k]]);
+    for (sunindextype k = 0; k + 1 < n; ++k) {   // L y = P b, unit diagonal
+        const double* ck = col[k];
+        for (sunindextype i = k + 1; i < n; ++i) r[i] -= ck[i] * r[k];
+    }
+    for (sunindextype k = n - 1; k > 0; --k) {   // U x = y
+        const double* ck = col[k];
+        r[k] /= ck[k];
+        for (sunindextype i = 0; i < k; ++i) r[i] -= ck[i] * r[k];
+    }
+    if (n > 0) r[0] /= col[0][0];
+    content->last_flag = SUNLS_SUCCESS;
+    return SUNLS_SUCCESS;
+}
+int denseZero(SUNMatrix a) {
+    std::fill(SM_DATA_D(a), SM_DATA_D(a) + SM_LDATA_D(a), 0.0);
+    return SUNMAT_SUCCESS;
+}
+
 }   // namespace
+
+void accelerate(SUNLinearSolver s, SUNMatrix a) {
+    if (s->ops->setup != SUNLinSolSetup_Dense || SUNMatGetID(a) != SUNMATRIX_DENSE) return;
+    s->ops->setup = denseSetup;
+    s->ops->solve = denseSolve;
+    a->ops->zero = denseZero;
+}
 
 void accelerate(N_Vector v) {
     N_VEnableFusedOps_Serial(v, SUNTRUE);

@@ -144,6 +144,7 @@ void Run::setUp() {
     } else {
         m_A.reset(SUNDenseMatrix(n, n, m_ctx));
         m_ls.reset(SUNLinSol_Dense(m_y.get(), m_A.get(), m_ctx));
+        if (m_A && m_ls) accelerate(m_ls.get(), m_A.get());
     }
     if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
     check(IDASetLinearSolver(mem, m_ls.get(), m_A.get()), "IDASetLinearSolver");

@@ -11,10 +11,13 @@
 #include <QTest>
 
 #include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include <sundials/sundials_context.h>
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 using namespace endstop;
@@ -215,6 +218,72 @@ private Q_SLOTS:
         for (int k = 0; k < 3; ++k) QCOMPARE_NEAR(nf[k], ns[k], 1e-14 * ns[k]);
         for (int k = 0; k < 3; ++k)
             for (N_Vector v : {xs[k], ys[k], zs[k], xf[k], yf[k], zf[k]}) N_VDestroy(v);
+        SUNContext_Free(&ctx);
+    }
+
+    // The optimised dense LU gives what SUNDIALS' dense solver gives, bit for bit: the factors,
+    // the pivots and the solution, on matrices that need row swaps, and the same failure (the
+    // column of the zero pivot) on a singular one.
+    void fastDenseSolverMatchesSundials() {
+        SUNContext ctx = nullptr;
+        QCOMPARE(SUNContext_Create(nullptr, &ctx), 0);
+        for (const sunindextype n : {1, 2, 9, 40}) {
+            N_Vector x[2], b[2];
+            SUNMatrix a[2];
+            SUNLinearSolver s[2];
+            for (int k = 0; k < 2; ++k) {
+                x[k] = N_VNew_Serial(n, ctx), b[k] = N_VNew_Serial(n, ctx);
+                a[k] = SUNDenseMatrix(n, n, ctx);
+                s[k] = SUNLinSol_Dense(x[k], a[k], ctx);
+                QVERIFY(s[k]);
+            }
+            core::solver::accelerate(s[1], a[1]);
+            QVERIFY(s[1]->ops->setup != s[0]->ops->setup);
+            for (const bool singular : {false, true}) {
+                for (int k = 0; k < 2; ++k) {
+                    SUNMatZero(a[k]);
+                    for (sunindextype j = 0; j < n; ++j) {
+                        NV_Ith_S(b[k], j) = std::cos(1.3 * static_cast<double>(j) + 0.2);
+                        for (sunindextype i = 0; i < n; ++i)   // small diagonal: the pivots move rows
+                            if (!singular || j != n / 2)
+                                SM_ELEMENT_D(a[k], i, j) = std::sin(0.37 * static_cast<double>(i * n + j) + 1.0) +
+                                                           (i == j ? 1e-3 : 0.0);
+                    }
+                }
+                const int f0 = SUNLinSolSetup(s[0], a[0]), f1 = SUNLinSolSetup(s[1], a[1]);
+                QCOMPARE(f1, f0);
+                QCOMPARE(SUNLinSolLastFlag(s[1]), SUNLinSolLastFlag(s[0]));
+                QCOMPARE(f0, singular ? SUNLS_LUFACT_FAIL : SUNLS_SUCCESS);
+                if (singular) {
+                    QCOMPARE(SUNLinSolLastFlag(s[0]), n / 2 + 1);
+                    continue;
+                }
+                const sunindextype* p0 = static_cast<SUNLinearSolverContent_Dense>(s[0]->content)->pivots;
+                const sunindextype* p1 = static_cast<SUNLinearSolverContent_Dense>(s[1]->content)->pivots;
+                bool swapped = false;
+                for (sunindextype k = 0; k < n; ++k) {
+                    QCOMPARE(p1[k], p0[k]);
+                    swapped = swapped || p0[k] != k;
+                }
+                if (n > 2) QVERIFY2(swapped, "the matrix should need row swaps");
+                QCOMPARE(std::memcmp(SUNDenseMatrix_Data(a[1]), SUNDenseMatrix_Data(a[0]),
+                                     sizeof(double) * static_cast<std::size_t>(n * n)),
+                         0);
+                QCOMPARE(SUNLinSolSolve(s[0], a[0], x[0], b[0], 0.0), SUNLS_SUCCESS);
+                QCOMPARE(SUNLinSolSolve(s[1], a[1], x[1], b[1], 0.0), SUNLS_SUCCESS);
+                for (sunindextype i = 0; i < n; ++i) QCOMPARE(NV_Ith_S(x[1], i), NV_Ith_S(x[0], i));
+                QCOMPARE(SUNLinSolSolve(s[1], a[1], b[1], b[1], 0.0), SUNLS_SUCCESS);   // in place
+                for (sunindextype i = 0; i < n; ++i) QCOMPARE(NV_Ith_S(b[1], i), NV_Ith_S(x[0], i));
+            }
+            SUNMatZero(a[1]);
+            for (sunindextype i = 0; i < n * n; ++i) QCOMPARE(SUNDenseMatrix_Data(a[1])[i], 0.0);
+            for (int k = 0; k < 2; ++k) {
+                SUNLinSolFree(s[k]);
+                SUNMatDestroy(a[k]);
+                N_VDestroy(x[k]);
+                N_VDestroy(b[k]);
+            }
+        }
         SUNContext_Free(&ctx);
     }
 
