@@ -117,6 +117,7 @@ void Run::setUp() {
     const std::size_t nq = m_red.quadratures.size();
     if (nq > 0) {
         m_q = makeVector(static_cast<int>(nq), m_ctx);
+        accelerate(m_q.get());   // IDAS clones it for its quadrature history
         for (std::size_t k = 0; k < nq; ++k) data(m_q)[k] = m_sys.y0[at(m_red.quadratures[k].unknown)];
         check(IDAQuadInit(mem, quadratureFn, m_q.get()), "IDAQuadInit");
         check(IDASetQuadErrCon(mem, SUNFALSE), "IDASetQuadErrCon");   // they steer no step size
