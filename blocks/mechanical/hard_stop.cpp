@@ -114,6 +114,7 @@ public:
     int eventCount() const override { return kEvents; }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
     void onEvent(EventCtx& ctx, int which, int direction) const override;
+    void liveEvents(const core::Eq<double>& eq, std::span<char> live) const override;
     bool hasSettle() const override { return m_law != ContactLaw::FullDamped; }
     void settle(EventCtx& ctx) const override;
     void initModes(EventCtx& ctx) const override;
@@ -291,6 +292,21 @@ void HardStop::eventFunctions(const core::Eq<double>& eq, std::span<double> g) c
     } else if (m == kContactLower) {
         g[kLowerSide] = real(releaseThreshold) - eq[f] + kTiny;
     }
+}
+
+// the slots eventFunctions() does not set to the constant 1.0 in this mode
+void HardStop::liveEvents(const core::Eq<double>& eq, std::span<char> live) const {
+    const int m = eq.mode(mode);
+    const bool contact = m == kContactUpper || m == kContactLower;
+    std::fill(live.begin(), live.end(), char(0));
+    if (m_law == ContactLaw::Restitution) {
+        live[kUpperSide] = m == kFree || m == kContactUpper;
+        live[kLowerSide] = m == kFree || m == kContactLower;
+        return;
+    }
+    live[kUpperSide] = live[kLowerSide] = 1;
+    live[kRegionKink] = contact && m_law == ContactLaw::FullUndamped;
+    live[kLowClampKink] = live[kHighClampKink] = contact && m_law == ContactLaw::Smooth;
 }
 
 // p, p' and the law's constants of the contact the current mode is in (zeros when free)

@@ -18,6 +18,7 @@
 #include "core/blockapi/handles.hpp"
 #include "core/blockapi/pooled.hpp"
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <limits>
@@ -105,6 +106,12 @@ public:
     virtual int eventCount() const { return 0; }
     virtual void eventFunctions(const Eq<double>& /*e*/, std::span<double> /*g*/) const {}
     virtual void onEvent(EventCtx& /*ctx*/, int /*which*/, int /*direction*/) const {}
+    // Which event functions can reach zero in the current discrete state (live[i] = 1). The
+    // others must hold a nonzero constant until the next event: the solver leaves them out of its
+    // root finding and asks again after every event. All of them by default.
+    virtual void liveEvents(const Eq<double>& /*e*/, std::span<char> live) const {
+        std::fill(live.begin(), live.end(), char(1));
+    }
     // After every event (and at the start) the engine iterates settle() over the blocks that
     // ask for it, with the algebraic state recomputed, until no block changes its discrete state.
     virtual bool hasSettle() const { return false; }

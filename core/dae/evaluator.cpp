@@ -362,11 +362,13 @@ void Evaluator::withEq(int block, const State& s, const std::function<void(const
     f(eq);
 }
 
-void Evaluator::eventFunctions(const State& s, double* g) {
-    for (std::size_t i = 0; i < m_sys.eventBlocks.size(); ++i) {
-        if (i + 4 < m_sys.eventBlocks.size()) __builtin_prefetch(m_sys.bindings[at(m_sys.eventBlocks[i + 4])].block);
-        const Binding& b = m_sys.bindings[at(m_sys.eventBlocks[i])];
-        const Eq<double> eq = doubleEq(at(m_sys.eventBlocks[i]), s);
+void Evaluator::eventFunctions(const State& s, double* g) { eventFunctions(s, g, m_sys.eventBlocks); }
+
+void Evaluator::eventFunctions(const State& s, double* g, std::span<const int> blocks) {
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        if (i + 4 < blocks.size()) __builtin_prefetch(m_sys.bindings[at(blocks[i + 4])].block);
+        const Binding& b = m_sys.bindings[at(blocks[i])];
+        const Eq<double> eq = doubleEq(at(blocks[i]), s);
         b.block->eventFunctions(eq, std::span<double>(g + b.eventOffset, at(b.events)));
     }
 }

@@ -65,7 +65,9 @@ public:
     void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values, bool synced = false);
+    // every block's event functions into g (g[binding.eventOffset + i]); with blocks, only theirs
     void eventFunctions(const State& s, double* g);
+    void eventFunctions(const State& s, double* g, std::span<const int> blocks);
     // Local incidence of one block: per local row, a list of (local slot, order). With linear,
     // also whether the rows are linear in the slots for this mode (no product of unknowns, no
     // nonlinear function of one, no branch on their values); with timed, whether some row

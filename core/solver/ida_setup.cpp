@@ -69,7 +69,8 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
         self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
                                 dae::ReducedEvaluator::For::Events);
         self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data()},
-                                               g);
+                                               self->m_g.data(), self->m_liveEventBlocks);
+        for (std::size_t k = 0; k < self->m_liveRoots.size(); ++k) g[k] = self->m_g[at(self->m_liveRoots[k])];
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();
@@ -150,8 +151,9 @@ void Run::setUp() {
     if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
     check(IDASetLinearSolver(mem, m_ls.get(), m_A.get()), "IDASetLinearSolver");
     check(IDASetJacFn(mem, jacobianFn), "IDASetJacFn");
-    if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
     m_roots.assign(at(m_sys.eventCount), 0);
+    m_g.assign(at(m_sys.eventCount), 1.0);
+    initRoots(0.0);
     m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());
     for (std::size_t b = 0; b < m_sys.topo.blocks.size(); ++b) {
         const Block& blk = *m_sys.topo.blocks[b].block;

@@ -61,6 +61,7 @@ private:
     bool settle(double t);
     int ownUnknown(int block, int var) const;
     template <class F> bool withCtx(int b, double t, F&& f);
+    void initRoots(double t);
     void handleRoots(double t);
     void handleTimeEvents(double t);
     // The latest time that counts as now: a scheduled event closer than this is taken here.
@@ -106,6 +107,11 @@ private:
     std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
     std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
     std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
+    // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the
+    // network's event function m_liveRoots[k]; m_liveEventBlocks are the blocks that have one
+    std::vector<int> m_liveRoots, m_liveEventBlocks, m_rootsFound;
+    std::vector<double> m_g;   // every event function (rootFn)
+    std::vector<char> m_liveFlags;
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
     double m_largestStep = 0.0;

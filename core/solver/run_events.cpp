@@ -20,7 +20,6 @@ constexpr int kMaxModeIterations = 50;
 }   // namespace
 
 void Run::restart(double t) {
-    void* mem = m_mem.get();
     for (int iter = 0;; ++iter) {
         if (iter >= kMaxModeIterations)
             failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
@@ -40,7 +39,7 @@ void Run::restart(double t) {
     }
     m_impulse.clear();   // settle() alone sees the impulses
     chooseFirstStep(t);
-    if (m_sys.eventCount > 0) check(IDARootInit(mem, m_sys.eventCount, rootFn), "IDARootInit");
+    initRoots(t);
     ++m_stats.reinits;
 }
 
@@ -138,8 +137,31 @@ bool Run::settle(double t) {
     return changed;
 }
 
+// IDA's root finding on the event functions that can cross zero in the current discrete state.
+// A block with 5 event functions of which 2 are live in most modes (a hard stop) would otherwise
+// have IDA scan all of them at every step.
+void Run::initRoots(double t) {
+    m_liveRoots.clear();
+    m_liveEventBlocks.clear();
+    for (int b : m_sys.eventBlocks) {
+        const dae::Binding& bind = m_sys.bindings[at(b)];
+        m_liveFlags.assign(at(bind.events), 1);
+        m_ev.withEq(b, state(t), [&](const Eq<double>& eq) { bind.block->liveEvents(eq, m_liveFlags); });
+        const std::size_t before = m_liveRoots.size();
+        for (int i = 0; i < bind.events; ++i)
+            if (m_liveFlags[at(i)] != 0) m_liveRoots.push_back(bind.eventOffset + i);
+        if (m_liveRoots.size() > before) m_liveEventBlocks.push_back(b);
+    }
+    m_rootsFound.assign(m_liveRoots.size(), 0);
+    if (m_sys.eventCount > 0)
+        check(IDARootInit(m_mem.get(), static_cast<int>(m_liveRoots.size()), m_liveRoots.empty() ? nullptr : rootFn),
+              "IDARootInit");
+}
+
 void Run::handleRoots(double t) {
-    IDAGetRootInfo(m_mem.get(), m_roots.data());
+    IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
+    std::fill(m_roots.begin(), m_roots.end(), 0);
+    for (std::size_t k = 0; k < m_liveRoots.size(); ++k) m_roots[at(m_liveRoots[k])] = m_rootsFound[k];
     for (int b = 0; b < static_cast<int>(m_sys.topo.blocks.size()); ++b) {
         const Block& blk = *m_sys.topo.blocks[at(b)].block;
         const int n = blk.eventCount();

@@ -54,6 +54,27 @@ struct Harness {
         b.eval(eq);
     }
 
+    // the event functions into g and which of them are live, at y, y', t
+    void events(std::vector<double> y, std::vector<double> yp, double t, std::vector<double>& g,
+                std::vector<char>& live) const {
+        std::vector<double> res(b.vars().size()), thr(static_cast<std::size_t>(b.conservingCount()));
+        EqData<double> d;
+        d.y = y;
+        d.yp = yp;
+        d.portSlot = portSlot;
+        d.varSlot = varSlot;
+        d.discrete = disc;
+        d.residual = res;
+        d.through = thr;
+        d.time = t;
+        const Eq<double> eq(d);
+        g.assign(static_cast<std::size_t>(b.eventCount()), 0.0);
+        live.assign(g.size(), 1);
+        if (g.empty()) return;   // the engine never asks such a block
+        b.eventFunctions(eq, g);
+        b.liveEvents(eq, live);
+    }
+
     std::vector<double> rows(const std::vector<double>& y, const std::vector<double>& yp, double t) const {
         std::vector<double> res, thr;
         eval(y, yp, t, res, thr);
@@ -185,6 +206,39 @@ private Q_SLOTS:
                 QVERIFY(linearModes < static_cast<int>(modeCombinations(*b).size()));
             if (value == "full_damped") QVERIFY(linearModes > 0);
         }
+    }
+
+    // The solver leaves the event functions a block calls dead in a mode out of its root finding
+    // until the next event: in that mode they must hold one nonzero value whatever the state.
+    void liveEvents_data() { rows(); }
+    void liveEvents() {
+        const auto b = fetchBlock();
+        QFETCH(QString, type);
+        Harness h(*b);
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<double> u(-2.0, 2.0);
+        int dead = 0;
+        for (const std::vector<double>& modes : modeCombinations(*b)) {
+            h.disc = modes;
+            std::vector<double> g, first;
+            std::vector<char> live, firstLive;
+            for (int sample = 0; sample < 8; ++sample) {
+                std::vector<double> y(static_cast<std::size_t>(h.slots)), yp(y.size());
+                for (double& x : y) x = u(rng);
+                for (double& x : yp) x = u(rng);
+                h.events(y, yp, 0.5 * sample, g, live);
+                if (sample == 0) first = g, firstLive = live;
+                QVERIFY2(live == firstLive, "liveness must follow the discrete state alone");
+                for (std::size_t i = 0; i < g.size(); ++i) {
+                    if (live[i] != 0) continue;
+                    QVERIFY2(g[i] != 0.0 && g[i] == first[i],
+                             qPrintable(QString("event function %1 is dead but moves: %2, %3").arg(i).arg(first[i]).arg(g[i])));
+                }
+            }
+            for (char l : live) dead += l == 0 ? 1 : 0;
+        }
+        // a hard stop out of contact watches only its two bounds
+        if (type == "translational.hard_stop" || type == "rotational.hard_stop") QVERIFY(dead > 0);
     }
 
 private:
