@@ -4,6 +4,7 @@
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include <algorithm>
 #include <cmath>
@@ -241,10 +242,19 @@ int denseZero(SUNMatrix a) {
     std::fill(SM_DATA_D(a), SM_DATA_D(a) + SM_LDATA_D(a), 0.0);
     return SUNMAT_SUCCESS;
 }
+// SUNMatrix_Sparse's zero (IDA calls it before every Jacobian): values, row or column indices and
+// the pointers
+int sparseZero(SUNMatrix a) {
+    std::fill(SM_DATA_S(a), SM_DATA_S(a) + SM_NNZ_S(a), 0.0);
+    std::fill(SM_INDEXVALS_S(a), SM_INDEXVALS_S(a) + SM_NNZ_S(a), sunindextype(0));
+    std::fill(SM_INDEXPTRS_S(a), SM_INDEXPTRS_S(a) + SM_NP_S(a) + 1, sunindextype(0));
+    return SUNMAT_SUCCESS;
+}
 
 }   // namespace
 
 void accelerate(SUNLinearSolver s, SUNMatrix a) {
+    if (SUNMatGetID(a) == SUNMATRIX_SPARSE) a->ops->zero = sparseZero;
     if (s->ops->setup != SUNLinSolSetup_Dense || SUNMatGetID(a) != SUNMATRIX_DENSE) return;
     s->ops->setup = denseSetup;
     s->ops->solve = denseSolve;

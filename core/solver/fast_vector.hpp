@@ -14,7 +14,7 @@ namespace endstop::core::solver {
 
 void accelerate(N_Vector v);
 // The same for a dense solver (SUNLinSol_Dense on a SUNDenseMatrix): its LU set-up and solve and
-// the matrix's zero. Any other pair is left as it is.
+// the matrix's zero; for a sparse matrix its zero. Anything else is left as it is.
 void accelerate(SUNLinearSolver s, SUNMatrix a);
 
 }   // namespace endstop::core::solver

@@ -143,6 +143,7 @@ void Run::setUp() {
         // with backlash, reduced, failed in IDACalcIC)
         if (m_ls) SUNLinSol_KLUGetCommon(m_ls.get())->tol = 1.0;
         keepSymbolicAnalysis(m_ls.get());
+        if (m_A && m_ls) accelerate(m_ls.get(), m_A.get());
     } else {
         m_A.reset(SUNDenseMatrix(n, n, m_ctx));
         m_ls.reset(SUNLinSol_Dense(m_y.get(), m_A.get(), m_ctx));

@@ -13,6 +13,7 @@
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 #include <sundials/sundials_context.h>
 
 #include <atomic>
@@ -277,6 +278,24 @@ private Q_SLOTS:
             }
             SUNMatZero(a[1]);
             for (sunindextype i = 0; i < n * n; ++i) QCOMPARE(SUNDenseMatrix_Data(a[1])[i], 0.0);
+            // a sparse matrix's zero clears what SUNDIALS' clears
+            SUNMatrix sparse[2];
+            for (int k = 0; k < 2; ++k) {
+                sparse[k] = SUNSparseFromDenseMatrix(a[0], 0.0, CSC_MAT);
+                QVERIFY(sparse[k]);
+            }
+            core::solver::accelerate(s[1], sparse[1]);
+            QVERIFY(sparse[1]->ops->zero != sparse[0]->ops->zero);
+            for (int k = 0; k < 2; ++k) QCOMPARE(SUNMatZero(sparse[k]), SUNMAT_SUCCESS);
+            const sunindextype nnz = SUNSparseMatrix_NNZ(sparse[0]);
+            QVERIFY(nnz > 0 || n == 1);   // n = 1: the singular matrix is all zeros
+            QCOMPARE(std::memcmp(SUNSparseMatrix_Data(sparse[1]), SUNSparseMatrix_Data(sparse[0]),
+                                 sizeof(double) * static_cast<std::size_t>(nnz)), 0);
+            QCOMPARE(std::memcmp(SUNSparseMatrix_IndexValues(sparse[1]), SUNSparseMatrix_IndexValues(sparse[0]),
+                                 sizeof(sunindextype) * static_cast<std::size_t>(nnz)), 0);
+            QCOMPARE(std::memcmp(SUNSparseMatrix_IndexPointers(sparse[1]), SUNSparseMatrix_IndexPointers(sparse[0]),
+                                 sizeof(sunindextype) * static_cast<std::size_t>(n + 1)), 0);
+            for (int k = 0; k < 2; ++k) SUNMatDestroy(sparse[k]);
             for (int k = 0; k < 2; ++k) {
                 SUNLinSolFree(s[k]);
                 SUNMatDestroy(a[k]);
