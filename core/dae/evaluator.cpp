@@ -189,22 +189,29 @@ void Evaluator::syncLinear(const State& s) {
         updateLinear(s);
 }
 
+void Evaluator::rowsOfPattern() {
+    if (!m_rowFirst.empty()) return;
+    const Pattern& pat = m_sys.pattern;   // transposed: two ints per entry
+    m_rowFirst.assign(at(pat.n) + 1, 0);
+    for (int k = 0; k < pat.nnz(); ++k) ++m_rowFirst[at(pat.rowIdx[at(k)]) + 1];
+    for (int r = 0; r < pat.n; ++r) m_rowFirst[at(r) + 1] += m_rowFirst[at(r)];
+    m_rowColumn.assign(at(pat.nnz()), 0);
+    m_rowValue.assign(at(pat.nnz()), 0);
+    std::vector<int> next(m_rowFirst.begin(), m_rowFirst.end() - 1);
+    for (int j = 0; j < pat.n; ++j)
+        for (int k = pat.colPtr[at(j)]; k < pat.colPtr[at(j + 1)]; ++k) {
+            const int slot = next[at(pat.rowIdx[at(k)])]++;
+            m_rowColumn[at(slot)] = j;
+            m_rowValue[at(slot)] = k;
+        }
+}
+
+void Evaluator::blockResiduals(std::span<const int> blocks, const State& s, double* F) {
+    for (const int bi : blocks) blockResidual(at(bi), s, F, nullptr);
+}
+
 bool Evaluator::solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value, bool rate) {
-    const Pattern& pat = m_sys.pattern;
-    if (m_rowFirst.empty()) {   // the pattern transposed, once
-        m_rowFirst.assign(at(pat.n) + 1, 0);
-        for (int k = 0; k < pat.nnz(); ++k) ++m_rowFirst[at(pat.rowIdx[at(k)]) + 1];
-        for (int r = 0; r < pat.n; ++r) m_rowFirst[at(r) + 1] += m_rowFirst[at(r)];
-        m_rowColumn.assign(at(pat.nnz()), 0);
-        m_rowValue.assign(at(pat.nnz()), 0);
-        std::vector<int> next(m_rowFirst.begin(), m_rowFirst.end() - 1);
-        for (int j = 0; j < pat.n; ++j)
-            for (int k = pat.colPtr[at(j)]; k < pat.colPtr[at(j + 1)]; ++k) {
-                const int slot = next[at(pat.rowIdx[at(k)])]++;
-                m_rowColumn[at(slot)] = j;
-                m_rowValue[at(slot)] = k;
-            }
-    }
+    rowsOfPattern();
     double r = m_linearC[at(row)], diagonal = 0.0;
     for (int i = m_rowFirst[at(row)]; i < m_rowFirst[at(row) + 1]; ++i) {
         const int j = m_rowColumn[at(i)], k = m_rowValue[at(i)];
@@ -273,6 +280,7 @@ void Evaluator::rebuildLinear(const State& s) {
     m_linearDiscrete.assign(s.discrete, s.discrete + m_sys.discrete0.size());
     m_linearValid = true;
     m_linearUpdates = 0;
+    ++m_linearVersion;
 }
 
 void Evaluator::updateLinear(const State& s) {
@@ -292,6 +300,7 @@ void Evaluator::updateLinear(const State& s) {
     }
     if (listChanged) listNonlinear();
     std::copy(s.discrete, s.discrete + m_linearDiscrete.size(), m_linearDiscrete.begin());
+    ++m_linearVersion;
 }
 
 void Evaluator::listNonlinear() {

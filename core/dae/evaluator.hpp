@@ -62,6 +62,21 @@ public:
     // at y, y' (from the sums, without evaluating the block). false if the row does not hold it.
     // rate: for y'[unknown] instead (a quadrature's row, which does not read its value)
     bool solveSummedRow(int row, int unknown, const double* y, const double* yp, double& value, bool rate = false);
+    // The sums themselves, for the reduced engine's linear operator (reduced_evaluator.hpp):
+    // row's constant, and f(column, dF/dy, dF/dy') for each entry of its pattern row. The
+    // version changes whenever the sums do (an event moved a block in or out, or changed its mode).
+    double summedConstant(int row) const { return m_linearC[static_cast<std::size_t>(row)]; }
+    template <class F> void forEachSummedEntry(int row, F&& f) {
+        rowsOfPattern();
+        for (int i = m_rowFirst[static_cast<std::size_t>(row)]; i < m_rowFirst[static_cast<std::size_t>(row) + 1]; ++i) {
+            const std::size_t k = static_cast<std::size_t>(m_rowValue[static_cast<std::size_t>(i)]);
+            f(m_rowColumn[static_cast<std::size_t>(i)], m_linearA[k], m_linearB[k]);
+        }
+    }
+    int summedVersion() const { return m_linearVersion; }
+    const std::vector<int>& evaluatedBlocks() const { return m_nonlinearBlocks; }   // the blocks not summed
+    // these blocks' rows alone into F: own rows set, node rows added (no sums, no fused variables)
+    void blockResiduals(std::span<const int> blocks, const State& s, double* F);
     void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values, bool synced = false);
@@ -104,6 +119,7 @@ private:
     void rebuildLinear(const State& s);   // the linear blocks' sums from scratch
     void updateLinear(const State& s);    // only the blocks whose discrete state changed
     void listNonlinear();
+    void rowsOfPattern();   // m_rowFirst, m_rowColumn, m_rowValue, once
     void applyFused(std::size_t block, double* res, double* thr, double* y);
 
     const DaeSystem& m_sys;
@@ -133,6 +149,7 @@ private:
     bool m_linearValid = false;
     bool m_linearResidual = true;
     int m_linearUpdates = 0;   // incremental updates since the last rebuild
+    int m_linearVersion = 0;   // bumped whenever the sums change
     static constexpr int kFullRebuildEvery = 64;
 };
 

@@ -37,6 +37,12 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
         }
     }
     m_combFirst.push_back(static_cast<int>(m_termUnknown.size()));
+    if (solve) {
+        m_explicitAt.assign(at(sys.size()), -1);
+        m_combinationAt.assign(at(sys.size()), -1);
+        for (std::size_t i = 0; i < red.explicits.size(); ++i) m_explicitAt[at(red.explicits[i].unknown)] = static_cast<int>(i);
+        for (std::size_t c = 0; c < m_combUnknown.size(); ++c) m_combinationAt[at(m_combUnknown[c])] = static_cast<int>(c);
+    }
     std::vector<int> read;
     if (solve) {
         fuse();
@@ -118,6 +124,14 @@ void ReducedEvaluator::gather(const double* y, const double* yp, double* yr, dou
 
 void ReducedEvaluator::residual(const State& reduced, double* F) {
     if (m_identity) return m_ev.residual(reduced, F);
+    if (m_useSums && reduced.yp) {
+        m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete});
+        if (m_op.version != m_ev.summedVersion()) {
+            m_op.ok = buildOperator();
+            m_op.version = m_ev.summedVersion();
+        }
+        if (m_op.ok) return residualFromOperator(reduced, F);
+    }
     expandInto(reduced, m_y.data(), m_yp.data(), m_beforeResidual);
     const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
     // a fused variable of a summed block is not evaluated in the pass: solved here, from the sums
@@ -125,6 +139,164 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
         if (m_ev.summed(m_red.explicits[at(i)].block)) solveExplicit(m_red.explicits[at(i)], full, m_y.data());
     m_ev.residual(full, m_F.data(), m_y.data(), m_useSums);   // expandInto() synced the sums
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
+}
+
+void ReducedEvaluator::residualFromOperator(const State& r, double* F) {
+    const int n = m_red.size();
+    double* y = m_y.data();
+    double* yp = m_yp.data();
+    for (int i = 0; i < n; ++i) {
+        y[m_red.kept[at(i)]] = r.y[i];
+        yp[m_red.kept[at(i)]] = r.yp[i];
+    }
+    for (const int c : m_op.combinations) {
+        double v = m_combOffset[at(c)], d = 0.0;
+        for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c) + 1]; ++k) {
+            v += m_termCoefficient[at(k)] * y[m_termUnknown[at(k)]];
+            d += m_termCoefficient[at(k)] * yp[m_termUnknown[at(k)]];
+        }
+        y[m_combUnknown[at(c)]] = v;
+        yp[m_combUnknown[at(c)]] = d;
+    }
+    for (const int i : m_op.explicits) y[m_red.explicits[at(i)].unknown] = 0.0;
+    const State full{r.t, y, yp, r.discrete};
+    for (const int i : m_op.explicits) solveExplicit(m_red.explicits[at(i)], full, y);
+    double* u = m_u.data();
+    std::copy(r.y, r.y + n, u);
+    std::copy(r.yp, r.yp + n, u + n);
+    for (std::size_t k = 0; k < m_op.z.size(); ++k) u[at(2 * n) + k] = y[m_red.explicits[at(m_op.z[k])].unknown];
+    m_ev.blockResiduals(m_op.blocks, full, m_Fop.data());
+    for (int i = 0; i < n; ++i) {
+        double f = m_op.constant[at(i)] + m_Fop[at(m_red.kept[at(i)])];
+        for (int k = m_op.first[at(i)]; k < m_op.first[at(i) + 1]; ++k) f += m_op.value[at(k)] * u[m_op.column[at(k)]];
+        F[i] = f;
+    }
+    for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
+}
+
+// The operator for the current sums. Each unknown a row reads becomes an affine combination of
+// [y_r | y_r' | z]: kept ones and combinations directly, explicit variables of summed blocks from
+// their rows (in the plan's dependency order, so what they read is known), those of evaluated
+// blocks as z.
+bool ReducedEvaluator::buildOperator() {
+    const int n = m_red.size();
+    const std::size_t width = at(2 * n) + m_red.explicits.size();
+    std::vector<double> acc(width, 0.0);
+    std::vector<char> used(width, 0);
+    std::vector<int> touched;
+    double constant = 0.0;
+    auto add = [&](int column, double w) {
+        if (!used[at(column)]) used[at(column)] = 1, touched.push_back(column);
+        acc[at(column)] += w;
+    };
+    // each explicit variable of a summed block: constant and entries, flat
+    std::vector<double> exprConstant(m_red.explicits.size(), 0.0), exprValue;
+    std::vector<int> exprFirst(m_red.explicits.size() + 1, 0), exprColumn, zIndex(m_red.explicits.size(), -1);
+    m_op = LinearOperator{};
+    auto value = [&](int j, double w) {   // w y_j
+        if (w == 0.0) return true;
+        switch (m_red.fate[at(j)]) {
+        case Fate::Kept: add(m_red.reducedIndex[at(j)], w); return true;
+        case Fate::Combination: {
+            const int c = m_combinationAt[at(j)];
+            constant += w * m_combOffset[at(c)];
+            for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c) + 1]; ++k)
+                add(m_red.reducedIndex[at(m_termUnknown[at(k)])], w * m_termCoefficient[at(k)]);
+            return true;
+        }
+        case Fate::Explicit: {
+            const int p = m_explicitAt[at(j)];
+            if (zIndex[at(p)] >= 0) return add(2 * n + zIndex[at(p)], w), true;
+            constant += w * exprConstant[at(p)];
+            for (int k = exprFirst[at(p)]; k < exprFirst[at(p) + 1]; ++k) add(exprColumn[at(k)], w * exprValue[at(k)]);
+            return true;
+        }
+        case Fate::Quadrature: return false;
+        }
+        return false;
+    };
+    auto rate = [&](int j, double w) {   // w y_j'
+        if (w == 0.0) return true;
+        if (m_red.fate[at(j)] == Fate::Kept) return add(n + m_red.reducedIndex[at(j)], w), true;
+        if (m_red.fate[at(j)] != Fate::Combination) return false;
+        const int c = m_combinationAt[at(j)];
+        for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c) + 1]; ++k)
+            add(n + m_red.reducedIndex[at(m_termUnknown[at(k)])], w * m_termCoefficient[at(k)]);
+        return true;
+    };
+    // row's summed entries into acc and constant, except `skip`'s value (its diagonal)
+    auto expandRow = [&](int row, int skip, double& diagonal) {
+        bool ok = true;
+        constant = m_ev.summedConstant(row);
+        m_ev.forEachSummedEntry(row, [&](int j, double a, double b) {
+            if (j == skip) {
+                diagonal = a;
+                ok = ok && b == 0.0;
+                return;
+            }
+            ok = ok && value(j, a) && rate(j, b);
+        });
+        return ok;
+    };
+    auto flush = [&](double scale, std::vector<int>& column, std::vector<double>& values) {
+        std::sort(touched.begin(), touched.end());
+        for (const int c : touched) {
+            if (acc[at(c)] != 0.0) column.push_back(c), values.push_back(scale * acc[at(c)]);
+            acc[at(c)] = 0.0;
+            used[at(c)] = 0;
+        }
+        touched.clear();
+    };
+    int nz = 0;
+    for (std::size_t p = 0; p < m_red.explicits.size(); ++p) {
+        const ReductionPlan::Derived& e = m_red.explicits[p];
+        if (!m_ev.summed(e.block)) {
+            zIndex[p] = nz++;
+            m_op.z.push_back(static_cast<int>(p));
+        } else {
+            double diagonal = 0.0;
+            if (!expandRow(e.unknown, e.unknown, diagonal) || diagonal == 0.0) return false;
+            exprConstant[p] = -constant / diagonal;
+            flush(-1.0 / diagonal, exprColumn, exprValue);
+        }
+        exprFirst[p + 1] = static_cast<int>(exprColumn.size());
+    }
+    m_op.first.push_back(0);
+    for (int i = 0; i < n; ++i) {
+        double unused = 0.0;
+        if (!expandRow(m_red.kept[at(i)], -1, unused)) return false;
+        m_op.constant.push_back(constant);
+        flush(1.0, m_op.column, m_op.value);
+        m_op.first.push_back(static_cast<int>(m_op.column.size()));
+    }
+    // what the evaluated blocks read, and the rows they write
+    m_op.blocks = m_ev.evaluatedBlocks();
+    std::vector<int> reads;
+    std::vector<char> written(at(m_sys.size()), 0);
+    for (const int bi : m_op.blocks) {
+        const Binding& b = m_sys.bindings[at(bi)];
+        reads.insert(reads.end(), b.slot.begin(), b.slot.end());
+        for (const std::span<const int> rows : {b.ownRow, b.portRow, b.ownDiff, b.portDiff})
+            for (const int row : rows)
+                if (row >= 0 && !written[at(row)]) written[at(row)] = 1, m_op.rows.push_back(row);
+    }
+    m_op.explicits = closure(reads);
+    // the combinations read by those blocks and by the rows or blocks of those explicit variables
+    std::vector<char> need(at(m_sys.size()), 0);
+    for (const int u : reads) need[at(u)] = 1;
+    for (const int p : m_op.explicits) {
+        const ReductionPlan::Derived& e = m_red.explicits[at(p)];
+        if (m_ev.summed(e.block))
+            m_ev.forEachSummedEntry(e.unknown, [&](int j, double, double) { need[at(j)] = 1; });
+        else
+            for (const int u : m_sys.bindings[at(e.block)].slot) need[at(u)] = 1;
+    }
+    for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
+        if (need[at(m_combUnknown[c])]) m_op.combinations.push_back(static_cast<int>(c));
+    m_u.assign(width, 0.0);
+    m_Fop.assign(at(m_sys.size()), 0.0);
+    m_op.ok = true;
+    return true;
 }
 
 void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values) {

@@ -11,6 +11,13 @@
 //     J_r = J_kk + J_k,x dx/dy_k,   dx/dy_k = coefficients (combinations),
 //     de/dy_k = -(J_ee)^-1 (J_e,k + J_e,x dx/dy_k + J_e,e2 de2/dy_k)   (explicit, in order)
 // compiled once into multiply-add instructions over the full Jacobian's values.
+//
+// With the sums on (evaluator.hpp), the residual does not expand the whole network either: the
+// summed blocks' rows are affine in y and y', and so are the explicit variables solved from them.
+// Substituting those and the combinations once per set of modes gives, per kept row,
+//     F_r = c + A y_r + B y_r' + G z + (the evaluated blocks' rows),
+// z the explicit variables of the evaluated blocks. A step then expands only what the evaluated
+// blocks read (a stop in contact) and multiplies one sparse matrix over the kept rows.
 #pragma once
 
 #include "core/dae/evaluator.hpp"
@@ -56,6 +63,21 @@ private:
         int first, last;   // instructions
         int dynFirst, dynLast, diagonal;
     };
+    // the linear operator above, for one version of the sums; ok false: a row it cannot express
+    // (an explicit variable's rate, a quadrature read by a kept row), so the residual expands all
+    struct LinearOperator {
+        int version = -1;
+        bool ok = false;
+        std::vector<double> constant;   // per kept row
+        std::vector<int> first, column;   // rows of kept rows; columns index [y_r | y_r' | z]
+        std::vector<double> value;
+        std::vector<int> z;               // plan positions of the explicit variables in z
+        std::vector<int> explicits;       // plan positions solved before the evaluated blocks
+        std::vector<int> combinations;    // the combinations those read
+        std::vector<int> blocks, rows;    // the evaluated blocks and the rows they write
+    };
+    bool buildOperator();
+    void residualFromOperator(const State& reduced, double* F);
     void expandInto(const State& reduced, double* y, double* yp, const std::vector<int>& explicits);
     void solveExplicit(const ReductionPlan::Derived& e, const State& full, double* y);   // y: full.y, writable
     void compile();
@@ -78,6 +100,9 @@ private:
     std::vector<double> m_scratch;   // full Jacobian values | 1 and the combinations' coefficients | dx/dy_k
     std::vector<Instruction> m_chain, m_out;
     std::vector<Segment> m_segments;
+    LinearOperator m_op;
+    std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
+    std::vector<double> m_u, m_Fop;                   // [y_r | y_r' | z]; the evaluated rows (zero elsewhere)
 };
 
 }   // namespace endstop::core::dae
