@@ -57,6 +57,14 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
             if (k >= reads.size() || reads[k]) read.push_back(b.slot[k]);
     }
     m_forEvents = closure(read);
+    // the combinations those read: the event blocks' slots, and every slot of the blocks whose
+    // explicit variables are solved for them (one evaluation of the block each)
+    std::vector<char> need(at(sys.size()), 0);
+    for (const int u : read) need[at(u)] = 1;
+    for (const int i : m_forEvents)
+        for (const int u : sys.bindings[at(red.explicits[at(i)].block)].slot) need[at(u)] = 1;
+    for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
+        if (need[at(m_combUnknown[c])]) m_eventCombinations.push_back(static_cast<int>(c));
 }
 
 std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) const {
@@ -74,13 +82,14 @@ std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) con
     return out;
 }
 
-void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const std::vector<int>& explicits) {
+void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const std::vector<int>& explicits,
+                                  const std::vector<int>* combinations, bool zeroAll) {
     const std::vector<int>& kept = m_red.kept;
     for (std::size_t i = 0; i < kept.size(); ++i) {
         y[kept[i]] = r.y[i];
         yp[kept[i]] = r.yp ? r.yp[i] : 0.0;
     }
-    for (std::size_t c = 0; c < m_combUnknown.size(); ++c) {
+    auto combine = [&](std::size_t c) {
         double v = m_combOffset[c], d = 0.0;
         for (int k = m_combFirst[c]; k < m_combFirst[c + 1]; ++k) {
             v += m_termCoefficient[at(k)] * y[m_termUnknown[at(k)]];
@@ -88,9 +97,16 @@ void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const s
         }
         y[m_combUnknown[c]] = v;
         yp[m_combUnknown[c]] = d;
-    }
+    };
+    if (combinations)
+        for (const int c : *combinations) combine(at(c));
+    else
+        for (std::size_t c = 0; c < m_combUnknown.size(); ++c) combine(c);
     // solved from 0, not from the last value: a wild Newton iterate would otherwise cancel
-    for (const ReductionPlan::Derived& e : m_red.explicits) y[e.unknown] = 0.0;
+    if (zeroAll)
+        for (const ReductionPlan::Derived& e : m_red.explicits) y[e.unknown] = 0.0;
+    else
+        for (const int i : explicits) y[m_red.explicits[at(i)].unknown] = 0.0;
     const State full{r.t, y, yp, r.discrete};
     if (m_useSums) m_ev.syncLinear(full);
     for (const int i : explicits) solveExplicit(m_red.explicits[at(i)], full, y);
@@ -112,7 +128,10 @@ void ReducedEvaluator::expand(const State& reduced, const double* q, double* y, 
     }
     if (q)
         for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) y[m_red.quadratures[k].unknown] = q[k];
-    expandInto(reduced, y, yp, what == For::Events ? m_forEvents : m_all);
+    if (what == For::Events)
+        expandInto(reduced, y, yp, m_forEvents, &m_eventCombinations, false);
+    else
+        expandInto(reduced, y, yp, m_all);
 }
 
 void ReducedEvaluator::gather(const double* y, const double* yp, double* yr, double* ypr) const {
@@ -124,13 +143,18 @@ void ReducedEvaluator::gather(const double* y, const double* yp, double* yr, dou
 
 void ReducedEvaluator::residual(const State& reduced, double* F) {
     if (m_identity) return m_ev.residual(reduced, F);
-    if (m_useSums && reduced.yp) {
-        m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete});
-        if (m_op.version != m_ev.summedVersion()) {
-            m_op.ok = buildOperator();
-            m_op.version = m_ev.summedVersion();
+    if (operatorReady(reduced)) {
+        expandForOperator(reduced);
+        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+        m_ev.blockResiduals(m_op.blocks, full, m_Fop.data());
+        const double* u = m_u.data();
+        for (int i = 0; i < m_red.size(); ++i) {
+            double f = m_op.constant[at(i)] + m_Fop[at(m_red.kept[at(i)])];
+            for (int k = m_op.first[at(i)]; k < m_op.first[at(i) + 1]; ++k) f += m_op.value[at(k)] * u[m_op.column[at(k)]];
+            F[i] = f;
         }
-        if (m_op.ok) return residualFromOperator(reduced, F);
+        for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
+        return;
     }
     expandInto(reduced, m_y.data(), m_yp.data(), m_beforeResidual);
     const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
@@ -141,7 +165,17 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
 }
 
-void ReducedEvaluator::residualFromOperator(const State& r, double* F) {
+bool ReducedEvaluator::operatorReady(const State& reduced) {
+    if (!m_useSums || !reduced.yp) return false;
+    m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete});
+    if (m_op.version != m_ev.summedVersion()) {
+        m_op.ok = buildOperator();
+        m_op.version = m_ev.summedVersion();
+    }
+    return m_op.ok;
+}
+
+void ReducedEvaluator::expandForOperator(const State& r) {
     const int n = m_red.size();
     double* y = m_y.data();
     double* yp = m_yp.data();
@@ -165,13 +199,6 @@ void ReducedEvaluator::residualFromOperator(const State& r, double* F) {
     std::copy(r.y, r.y + n, u);
     std::copy(r.yp, r.yp + n, u + n);
     for (std::size_t k = 0; k < m_op.z.size(); ++k) u[at(2 * n) + k] = y[m_red.explicits[at(m_op.z[k])].unknown];
-    m_ev.blockResiduals(m_op.blocks, full, m_Fop.data());
-    for (int i = 0; i < n; ++i) {
-        double f = m_op.constant[at(i)] + m_Fop[at(m_red.kept[at(i)])];
-        for (int k = m_op.first[at(i)]; k < m_op.first[at(i) + 1]; ++k) f += m_op.value[at(k)] * u[m_op.column[at(k)]];
-        F[i] = f;
-    }
-    for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
 }
 
 // The operator for the current sums. Each unknown a row reads becomes an affine combination of
@@ -224,19 +251,24 @@ bool ReducedEvaluator::buildOperator() {
             add(n + m_red.reducedIndex[at(m_termUnknown[at(k)])], w * m_termCoefficient[at(k)]);
         return true;
     };
-    // row's summed entries into acc and constant, except `skip`'s value (its diagonal)
-    auto expandRow = [&](int row, int skip, double& diagonal) {
+    // row's summed entries into acc and constant, except `skip`'s value (its diagonal), or with
+    // ofRate its rate
+    auto expandRow = [&](int row, int skip, double& diagonal, bool ofRate = false) {
         bool ok = true;
         constant = m_ev.summedConstant(row);
         m_ev.forEachSummedEntry(row, [&](int j, double a, double b) {
             if (j == skip) {
-                diagonal = a;
-                ok = ok && b == 0.0;
+                diagonal = ofRate ? b : a;
+                ok = ok && (ofRate ? a : b) == 0.0;
                 return;
             }
             ok = ok && value(j, a) && rate(j, b);
         });
         return ok;
+    };
+    auto discard = [&] {
+        for (const int c : touched) acc[at(c)] = 0.0, used[at(c)] = 0;
+        touched.clear();
     };
     auto flush = [&](double scale, std::vector<int>& column, std::vector<double>& values) {
         std::sort(touched.begin(), touched.end());
@@ -269,9 +301,27 @@ bool ReducedEvaluator::buildOperator() {
         flush(1.0, m_op.column, m_op.value);
         m_op.first.push_back(static_cast<int>(m_op.column.size()));
     }
+    // the quadratures' rates: from their rows of the sums where they can be, else evaluated
+    std::vector<int> reads;
+    m_op.rateFirst.push_back(0);
+    for (const ReductionPlan::Derived& q : m_red.quadratures) {
+        double diagonal = 0.0;
+        bool summed = m_ev.summed(q.block);
+        if (summed && (!expandRow(q.unknown, q.unknown, diagonal, true) || diagonal == 0.0)) summed = false;
+        if (summed) {
+            m_op.rateConstant.push_back(-constant / diagonal);
+            flush(-1.0 / diagonal, m_op.rateColumn, m_op.rateValue);
+        } else {
+            discard();
+            m_op.rateConstant.push_back(0.0);
+            const std::span<const int> slots = m_sys.bindings[at(q.block)].slot;
+            reads.insert(reads.end(), slots.begin(), slots.end());
+        }
+        m_op.rateEvaluated.push_back(summed ? 0 : 1);
+        m_op.rateFirst.push_back(static_cast<int>(m_op.rateColumn.size()));
+    }
     // what the evaluated blocks read, and the rows they write
     m_op.blocks = m_ev.evaluatedBlocks();
-    std::vector<int> reads;
     std::vector<char> written(at(m_sys.size()), 0);
     for (const int bi : m_op.blocks) {
         const Binding& b = m_sys.bindings[at(bi)];
@@ -318,6 +368,23 @@ void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values)
 }
 
 void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
+    if (operatorReady(reduced)) {
+        expandForOperator(reduced);
+        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+        const double* u = m_u.data();
+        for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
+            const ReductionPlan::Derived& q = m_red.quadratures[k];
+            if (m_op.rateEvaluated[k]) {
+                m_yp[at(q.unknown)] = 0.0;
+                qdot[k] = -m_ev.ownResidual(q.block, full, q.var) / q.coefficient;
+                continue;
+            }
+            double rate = m_op.rateConstant[k];
+            for (int i = m_op.rateFirst[k]; i < m_op.rateFirst[k + 1]; ++i) rate += m_op.rateValue[at(i)] * u[m_op.rateColumn[at(i)]];
+            qdot[k] = rate;
+        }
+        return;
+    }
     expandInto(reduced, m_y.data(), m_yp.data(), m_forQuadratures);
     const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
     for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {

@@ -75,10 +75,19 @@ private:
         std::vector<int> explicits;       // plan positions solved before the evaluated blocks
         std::vector<int> combinations;    // the combinations those read
         std::vector<int> blocks, rows;    // the evaluated blocks and the rows they write
+        // the quadratures' rates alike, per quadrature: rate = constant + entries; no entries
+        // and rateEvaluated: one evaluation of its block (not summed, or not expressible)
+        std::vector<double> rateConstant, rateValue;
+        std::vector<int> rateFirst, rateColumn;
+        std::vector<char> rateEvaluated;
     };
+    bool operatorReady(const State& reduced);   // synced with the sums, and usable
     bool buildOperator();
-    void residualFromOperator(const State& reduced, double* F);
-    void expandInto(const State& reduced, double* y, double* yp, const std::vector<int>& explicits);
+    void expandForOperator(const State& reduced);   // m_y, m_yp where the evaluated blocks read; m_u
+    // combinations: only these (positions), or all; the explicit variables listed are solved
+    // from 0, and with zeroAll every other one is zeroed too
+    void expandInto(const State& reduced, double* y, double* yp, const std::vector<int>& explicits,
+                    const std::vector<int>* combinations = nullptr, bool zeroAll = true);
     void solveExplicit(const ReductionPlan::Derived& e, const State& full, double* y);   // y: full.y, writable
     void compile();
     void fuse();
@@ -90,6 +99,7 @@ private:
     bool m_identity = false;
     std::vector<double> m_y, m_yp, m_F;
     std::vector<int> m_all, m_forEvents, m_forQuadratures;   // positions in the plan's explicits
+    std::vector<int> m_eventCombinations;                    // the combinations the event functions need
     std::vector<int> m_beforeResidual;                       // those not fused into the residual pass (evaluator.hpp)
     std::vector<int> m_fused;                                // those fused: solved before it when their block is summed
     bool m_useSums = false;   // explicit variables of summed blocks from the sums (evaluator.hpp)
