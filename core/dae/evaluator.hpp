@@ -38,6 +38,9 @@ struct State {   // one point of the solution
     const double* y = nullptr;
     const double* yp = nullptr;
     const double* discrete = nullptr;
+    // a number that changes whenever *discrete does (the solver counts its events), so that the
+    // sums need not compare the discrete state at every call; 0: not known, compare
+    unsigned long discreteVersion = 0;
 };
 
 class Evaluator {
@@ -150,6 +153,7 @@ private:
     bool m_linearResidual = true;
     int m_linearUpdates = 0;   // incremental updates since the last rebuild
     int m_linearVersion = 0;   // bumped whenever the sums change
+    unsigned long m_linearSeen = 0;   // the State::discreteVersion the sums were last synced at
     static constexpr int kFullRebuildEvery = 64;
 };
 

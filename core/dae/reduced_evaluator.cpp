@@ -107,7 +107,7 @@ void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const s
         for (const ReductionPlan::Derived& e : m_red.explicits) y[e.unknown] = 0.0;
     else
         for (const int i : explicits) y[m_red.explicits[at(i)].unknown] = 0.0;
-    const State full{r.t, y, yp, r.discrete};
+    const State full{r.t, y, yp, r.discrete, r.discreteVersion};
     if (m_useSums) m_ev.syncLinear(full);
     for (const int i : explicits) solveExplicit(m_red.explicits[at(i)], full, y);
 }
@@ -145,7 +145,7 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
     if (m_identity) return m_ev.residual(reduced, F);
     if (operatorReady(reduced)) {
         expandForOperator(reduced);
-        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
         m_ev.blockResiduals(m_op.blocks, full, m_Fop.data());
         const double* u = m_u.data();
         for (int i = 0; i < m_red.size(); ++i) {
@@ -157,7 +157,7 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
         return;
     }
     expandInto(reduced, m_y.data(), m_yp.data(), m_beforeResidual);
-    const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+    const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
     // a fused variable of a summed block is not evaluated in the pass: solved here, from the sums
     for (const int i : m_fused)
         if (m_ev.summed(m_red.explicits[at(i)].block)) solveExplicit(m_red.explicits[at(i)], full, m_y.data());
@@ -167,7 +167,7 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
 
 bool ReducedEvaluator::operatorReady(const State& reduced) {
     if (!m_useSums || !reduced.yp) return false;
-    m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete});
+    m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion});
     if (m_op.version != m_ev.summedVersion()) {
         m_op.ok = buildOperator();
         m_op.version = m_ev.summedVersion();
@@ -193,7 +193,7 @@ void ReducedEvaluator::expandForOperator(const State& r) {
         yp[m_combUnknown[at(c)]] = d;
     }
     for (const int i : m_op.explicits) y[m_red.explicits[at(i)].unknown] = 0.0;
-    const State full{r.t, y, yp, r.discrete};
+    const State full{r.t, y, yp, r.discrete, r.discreteVersion};
     for (const int i : m_op.explicits) solveExplicit(m_red.explicits[at(i)], full, y);
     double* u = m_u.data();
     std::copy(r.y, r.y + n, u);
@@ -370,7 +370,7 @@ void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values)
 void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
     if (operatorReady(reduced)) {
         expandForOperator(reduced);
-        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
         const double* u = m_u.data();
         for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
             const ReductionPlan::Derived& q = m_red.quadratures[k];
@@ -386,7 +386,7 @@ void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
         return;
     }
     expandInto(reduced, m_y.data(), m_yp.data(), m_forQuadratures);
-    const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete};
+    const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
     for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
         const ReductionPlan::Derived& q = m_red.quadratures[k];
         m_yp[at(q.unknown)] = 0.0;

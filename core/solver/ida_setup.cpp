@@ -26,7 +26,7 @@ int Run::residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
         double* F = N_VGetArrayPointer(r);
-        self->m_rev.residual({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()}, F);
+        self->m_rev.residual({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion}, F);
         for (int i = 0; i < self->m_rev.size(); ++i)
             if (!std::isfinite(F[i])) return 1;   // recoverable: IDA retries with a smaller step
         return 0;
@@ -41,7 +41,7 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
     auto* self = static_cast<Run*>(ud);
     try {
         const dae::Pattern& p = self->m_rev.pattern();
-        const dae::State st{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
+        const dae::State st{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion};
         if (self->m_sparse) {
             std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(J));
             std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(J));
@@ -65,10 +65,10 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
 int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()};
+        const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion};
         self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
                                 dae::ReducedEvaluator::For::Events);
-        self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data()},
+        self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data(), self->m_discVersion},
                                                self->m_g.data(), self->m_liveEventBlocks);
         for (std::size_t k = 0; k < self->m_liveRoots.size(); ++k) g[k] = self->m_g[at(self->m_liveRoots[k])];
         return 0;
@@ -82,7 +82,7 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
 int Run::quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        self->m_rev.quadratureRates({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data()},
+        self->m_rev.quadratureRates({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion},
                                     N_VGetArrayPointer(rq));
         return 0;
     } catch (...) {
@@ -100,6 +100,7 @@ void Run::setUp() {
     m_stats.unknowns = n;
     m_stats.unknownsBefore = m_sys.size();
     m_disc = m_sys.discrete0;
+    ++m_discVersion;
     m_y = makeVector(n, m_ctx);
     m_yp = makeVector(n, m_ctx);
     m_id = makeVector(n, m_ctx);

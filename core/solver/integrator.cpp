@@ -36,6 +36,7 @@ RunStats Run::execute() {
 RunStats Run::withoutUnknowns(Clock::time_point start) {
     m_stats.linearSolver = "none";
     m_disc = m_sys.discrete0;
+    ++m_discVersion;
     m_y = makeVector(0, m_ctx);
     m_yp = makeVector(0, m_ctx);
     const bool grid = m_opt.outputInterval > 0 && m_everyRow;
@@ -127,7 +128,7 @@ double Run::nextTimeEvent() const {
 
 dae::State Run::state(double t) {
     if (m_fullStale) syncFull(t);
-    return {t, m_fy.data(), m_fyp.data(), m_disc.data()};
+    return {t, m_fy.data(), m_fyp.data(), m_disc.data(), m_discVersion};
 }
 
 void Run::recordRow(double t) {

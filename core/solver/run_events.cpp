@@ -99,7 +99,7 @@ void Run::reInit(double t) {
 
 // The full network's unknowns from IDA's (and the quadratures'), for everything but IDA.
 void Run::syncFull(double t) {
-    m_rev.expand({t, data(m_y), data(m_yp), m_disc.data()}, m_q ? data(m_q) : nullptr, m_fy.data(), m_fyp.data());
+    m_rev.expand({t, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_q ? data(m_q) : nullptr, m_fy.data(), m_fyp.data());
     m_fullStale = false;
 }
 
@@ -122,6 +122,7 @@ template <class F> bool Run::withCtx(int b, double t, F&& f) {
         f(ctx);
         changed = ctx.changed();
     });
+    ++m_discVersion;   // whatever the block wrote
     for (std::size_t i = before; i < m_log.size(); ++i) {
         m_sink.event(m_log[i]);
         ++m_stats.events;
