@@ -68,14 +68,18 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
 }
 
 std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) const {
-    std::map<int, int> position;   // explicit unknown -> position in the plan
-    for (std::size_t i = 0; i < m_red.explicits.size(); ++i) position[m_red.explicits[i].unknown] = static_cast<int>(i);
+    std::vector<int> local;   // explicit unknown -> position in the plan, -1
+    if (m_explicitAt.empty()) {
+        local.assign(at(m_sys.size()), -1);
+        for (std::size_t i = 0; i < m_red.explicits.size(); ++i) local[at(m_red.explicits[i].unknown)] = static_cast<int>(i);
+    }
+    const std::vector<int>& position = m_explicitAt.empty() ? local : m_explicitAt;
     std::vector<char> need(m_red.explicits.size(), 0);
     for (int u : unknowns)
-        if (auto it = position.find(u); it != position.end()) need[at(it->second)] = 1;
+        if (position[at(u)] >= 0) need[at(position[at(u)])] = 1;
     for (std::size_t i = m_red.explicits.size(); i-- > 0;)   // dependencies come earlier
         if (need[i])
-            for (int w : m_red.explicits[i].reads) need[at(position.at(w))] = 1;
+            for (int w : m_red.explicits[i].reads) need[at(position[at(w)])] = 1;
     std::vector<int> out;
     for (std::size_t i = 0; i < need.size(); ++i)
         if (need[i]) out.push_back(static_cast<int>(i));
