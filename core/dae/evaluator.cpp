@@ -184,7 +184,8 @@ void Evaluator::jacobian(const State& s, double cj, double* values, bool synced)
 
 void Evaluator::syncLinear(const State& s) {
     if (!m_linearValid) rebuildLinear(s);
-    else if (s.discreteVersion != 0 && s.discreteVersion == m_linearSeen) return;
+    else if (s.discreteVersion != 0 && s.discreteVersion == m_linearSeen)
+        return;
     else if (!m_linearDiscrete.empty() &&   // bitwise: a -0 for a 0 only costs an update
              std::memcmp(m_linearDiscrete.data(), s.discrete, m_linearDiscrete.size() * sizeof(double)) != 0)
         updateLinear(s);

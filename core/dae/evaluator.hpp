@@ -71,7 +71,8 @@ public:
     double summedConstant(int row) const { return m_linearC[static_cast<std::size_t>(row)]; }
     template <class F> void forEachSummedEntry(int row, F&& f) {
         rowsOfPattern();
-        for (int i = m_rowFirst[static_cast<std::size_t>(row)]; i < m_rowFirst[static_cast<std::size_t>(row) + 1]; ++i) {
+        for (int i = m_rowFirst[static_cast<std::size_t>(row)]; i < m_rowFirst[static_cast<std::size_t>(row) + 1];
+             ++i) {
             const std::size_t k = static_cast<std::size_t>(m_rowValue[static_cast<std::size_t>(i)]);
             f(m_rowColumn[static_cast<std::size_t>(i)], m_linearA[k], m_linearB[k]);
         }
@@ -146,13 +147,13 @@ private:
     // and the summed blocks' residual at y = y' = 0 (c), per row
     std::vector<double> m_linearA, m_linearB, m_linearC, m_linearDiscrete;
     std::vector<int> m_nonlinearBlocks;
-    std::vector<char> m_isLinear;   // per block, in m_linearDiscrete's modes
-    std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;   // the pattern by rows, for solveSummedRow()
+    std::vector<char> m_isLinear;                                     // per block, in m_linearDiscrete's modes
+    std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;             // the pattern by rows, for solveSummedRow()
     std::map<std::pair<int, std::vector<double>>, char> m_summable;   // (structure, its discretes) -> summed
     bool m_linearValid = false;
     bool m_linearResidual = true;
-    int m_linearUpdates = 0;   // incremental updates since the last rebuild
-    int m_linearVersion = 0;   // bumped whenever the sums change
+    int m_linearUpdates = 0;          // incremental updates since the last rebuild
+    int m_linearVersion = 0;          // bumped whenever the sums change
     unsigned long m_linearSeen = 0;   // the State::discreteVersion the sums were last synced at
     static constexpr int kFullRebuildEvery = 64;
 };

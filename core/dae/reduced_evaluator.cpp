@@ -40,8 +40,10 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     if (solve) {
         m_explicitAt.assign(at(sys.size()), -1);
         m_combinationAt.assign(at(sys.size()), -1);
-        for (std::size_t i = 0; i < red.explicits.size(); ++i) m_explicitAt[at(red.explicits[i].unknown)] = static_cast<int>(i);
-        for (std::size_t c = 0; c < m_combUnknown.size(); ++c) m_combinationAt[at(m_combUnknown[c])] = static_cast<int>(c);
+        for (std::size_t i = 0; i < red.explicits.size(); ++i)
+            m_explicitAt[at(red.explicits[i].unknown)] = static_cast<int>(i);
+        for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
+            m_combinationAt[at(m_combUnknown[c])] = static_cast<int>(c);
     }
     std::vector<int> read;
     if (solve) {
@@ -71,7 +73,8 @@ std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) con
     std::vector<int> local;   // explicit unknown -> position in the plan, -1
     if (m_explicitAt.empty()) {
         local.assign(at(m_sys.size()), -1);
-        for (std::size_t i = 0; i < m_red.explicits.size(); ++i) local[at(m_red.explicits[i].unknown)] = static_cast<int>(i);
+        for (std::size_t i = 0; i < m_red.explicits.size(); ++i)
+            local[at(m_red.explicits[i].unknown)] = static_cast<int>(i);
     }
     const std::vector<int>& position = m_explicitAt.empty() ? local : m_explicitAt;
     std::vector<char> need(m_red.explicits.size(), 0);
@@ -154,7 +157,8 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
         const double* u = m_u.data();
         for (int i = 0; i < m_red.size(); ++i) {
             double f = m_op.constant[at(i)] + m_Fop[at(m_red.kept[at(i)])];
-            for (int k = m_op.first[at(i)]; k < m_op.first[at(i) + 1]; ++k) f += m_op.value[at(k)] * u[m_op.column[at(k)]];
+            for (int k = m_op.first[at(i)]; k < m_op.first[at(i) + 1]; ++k)
+                f += m_op.value[at(k)] * u[m_op.column[at(k)]];
             F[i] = f;
         }
         for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
@@ -180,29 +184,12 @@ bool ReducedEvaluator::operatorReady(const State& reduced) {
 }
 
 void ReducedEvaluator::expandForOperator(const State& r) {
+    expandInto(r, m_y.data(), m_yp.data(), m_op.explicits, &m_op.combinations, false);
     const int n = m_red.size();
-    double* y = m_y.data();
-    double* yp = m_yp.data();
-    for (int i = 0; i < n; ++i) {
-        y[m_red.kept[at(i)]] = r.y[i];
-        yp[m_red.kept[at(i)]] = r.yp[i];
-    }
-    for (const int c : m_op.combinations) {
-        double v = m_combOffset[at(c)], d = 0.0;
-        for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c) + 1]; ++k) {
-            v += m_termCoefficient[at(k)] * y[m_termUnknown[at(k)]];
-            d += m_termCoefficient[at(k)] * yp[m_termUnknown[at(k)]];
-        }
-        y[m_combUnknown[at(c)]] = v;
-        yp[m_combUnknown[at(c)]] = d;
-    }
-    for (const int i : m_op.explicits) y[m_red.explicits[at(i)].unknown] = 0.0;
-    const State full{r.t, y, yp, r.discrete, r.discreteVersion};
-    for (const int i : m_op.explicits) solveExplicit(m_red.explicits[at(i)], full, y);
     double* u = m_u.data();
     std::copy(r.y, r.y + n, u);
     std::copy(r.yp, r.yp + n, u + n);
-    for (std::size_t k = 0; k < m_op.z.size(); ++k) u[at(2 * n) + k] = y[m_red.explicits[at(m_op.z[k])].unknown];
+    for (std::size_t k = 0; k < m_op.z.size(); ++k) u[at(2 * n) + k] = m_y[at(m_red.explicits[at(m_op.z[k])].unknown)];
 }
 
 // The operator for the current sums. Each unknown a row reads becomes an affine combination of
@@ -227,22 +214,26 @@ bool ReducedEvaluator::buildOperator() {
     auto value = [&](int j, double w) {   // w y_j
         if (w == 0.0) return true;
         switch (m_red.fate[at(j)]) {
-        case Fate::Kept: add(m_red.reducedIndex[at(j)], w); return true;
-        case Fate::Combination: {
-            const int c = m_combinationAt[at(j)];
-            constant += w * m_combOffset[at(c)];
-            for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c) + 1]; ++k)
-                add(m_red.reducedIndex[at(m_termUnknown[at(k)])], w * m_termCoefficient[at(k)]);
-            return true;
-        }
-        case Fate::Explicit: {
-            const int p = m_explicitAt[at(j)];
-            if (zIndex[at(p)] >= 0) return add(2 * n + zIndex[at(p)], w), true;
-            constant += w * exprConstant[at(p)];
-            for (int k = exprFirst[at(p)]; k < exprFirst[at(p) + 1]; ++k) add(exprColumn[at(k)], w * exprValue[at(k)]);
-            return true;
-        }
-        case Fate::Quadrature: return false;
+            case Fate::Kept:
+                add(m_red.reducedIndex[at(j)], w);
+                return true;
+            case Fate::Combination: {
+                const int c = m_combinationAt[at(j)];
+                constant += w * m_combOffset[at(c)];
+                for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c) + 1]; ++k)
+                    add(m_red.reducedIndex[at(m_termUnknown[at(k)])], w * m_termCoefficient[at(k)]);
+                return true;
+            }
+            case Fate::Explicit: {
+                const int p = m_explicitAt[at(j)];
+                if (zIndex[at(p)] >= 0) return add(2 * n + zIndex[at(p)], w), true;
+                constant += w * exprConstant[at(p)];
+                for (int k = exprFirst[at(p)]; k < exprFirst[at(p) + 1]; ++k)
+                    add(exprColumn[at(k)], w * exprValue[at(k)]);
+                return true;
+            }
+            case Fate::Quadrature:
+                return false;
         }
         return false;
     };
@@ -384,7 +375,8 @@ void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
                 continue;
             }
             double rate = m_op.rateConstant[k];
-            for (int i = m_op.rateFirst[k]; i < m_op.rateFirst[k + 1]; ++i) rate += m_op.rateValue[at(i)] * u[m_op.rateColumn[at(i)]];
+            for (int i = m_op.rateFirst[k]; i < m_op.rateFirst[k + 1]; ++i)
+                rate += m_op.rateValue[at(i)] * u[m_op.rateColumn[at(i)]];
             qdot[k] = rate;
         }
         return;

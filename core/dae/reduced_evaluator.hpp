@@ -68,13 +68,13 @@ private:
     struct LinearOperator {
         int version = -1;
         bool ok = false;
-        std::vector<double> constant;   // per kept row
+        std::vector<double> constant;     // per kept row
         std::vector<int> first, column;   // rows of kept rows; columns index [y_r | y_r' | z]
         std::vector<double> value;
-        std::vector<int> z;               // plan positions of the explicit variables in z
-        std::vector<int> explicits;       // plan positions solved before the evaluated blocks
-        std::vector<int> combinations;    // the combinations those read
-        std::vector<int> blocks, rows;    // the evaluated blocks and the rows they write
+        std::vector<int> z;              // plan positions of the explicit variables in z
+        std::vector<int> explicits;      // plan positions solved before the evaluated blocks
+        std::vector<int> combinations;   // the combinations those read
+        std::vector<int> blocks, rows;   // the evaluated blocks and the rows they write
         // the quadratures' rates alike, per quadrature: rate = constant + entries; no entries
         // and rateEvaluated: one evaluation of its block (not summed, or not expressible)
         std::vector<double> rateConstant, rateValue;

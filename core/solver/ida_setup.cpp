@@ -26,7 +26,8 @@ int Run::residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
         double* F = N_VGetArrayPointer(r);
-        self->m_rev.residual({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion}, F);
+        self->m_rev.residual(
+            {t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion}, F);
         for (int i = 0; i < self->m_rev.size(); ++i)
             if (!std::isfinite(F[i])) return 1;   // recoverable: IDA retries with a smaller step
         return 0;
@@ -65,11 +66,13 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
 int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion};
+        const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(),
+                                 self->m_discVersion};
         self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
                                 dae::ReducedEvaluator::For::Events);
-        self->m_revRoots.full().eventFunctions({t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data(), self->m_discVersion},
-                                               self->m_g.data(), self->m_liveEventBlocks);
+        self->m_revRoots.full().eventFunctions(
+            {t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data(), self->m_discVersion},
+            self->m_g.data(), self->m_liveEventBlocks);
         for (std::size_t k = 0; k < self->m_liveRoots.size(); ++k) g[k] = self->m_g[at(self->m_liveRoots[k])];
         return 0;
     } catch (...) {
@@ -82,8 +85,9 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
 int Run::quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        self->m_rev.quadratureRates({t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion},
-                                    N_VGetArrayPointer(rq));
+        self->m_rev.quadratureRates(
+            {t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion},
+            N_VGetArrayPointer(rq));
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();

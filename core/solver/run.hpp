@@ -105,7 +105,7 @@ private:
     bool m_sparse = false;
     const bool m_everyRow = m_sink.wantsEveryRow();
     std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
-    unsigned long m_discVersion = 1;   // changes with m_disc (dae::State::discreteVersion)
+    unsigned long m_discVersion = 1;                 // changes with m_disc (dae::State::discreteVersion)
     std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
     std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
     // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the

@@ -99,7 +99,8 @@ void Run::reInit(double t) {
 
 // The full network's unknowns from IDA's (and the quadratures'), for everything but IDA.
 void Run::syncFull(double t) {
-    m_rev.expand({t, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_q ? data(m_q) : nullptr, m_fy.data(), m_fyp.data());
+    m_rev.expand({t, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_q ? data(m_q) : nullptr, m_fy.data(),
+                 m_fyp.data());
     m_fullStale = false;
 }
 

@@ -231,8 +231,10 @@ private Q_SLOTS:
                 QVERIFY2(live == firstLive, "liveness must follow the discrete state alone");
                 for (std::size_t i = 0; i < g.size(); ++i) {
                     if (live[i] != 0) continue;
-                    QVERIFY2(g[i] != 0.0 && g[i] == first[i],
-                             qPrintable(QString("event function %1 is dead but moves: %2, %3").arg(i).arg(first[i]).arg(g[i])));
+                    QVERIFY2(
+                        g[i] != 0.0 && g[i] == first[i],
+                        qPrintable(
+                            QString("event function %1 is dead but moves: %2, %3").arg(i).arg(first[i]).arg(g[i])));
                 }
             }
             for (char l : live) dead += l == 0 ? 1 : 0;

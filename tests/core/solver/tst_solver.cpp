@@ -247,8 +247,8 @@ private Q_SLOTS:
                         NV_Ith_S(b[k], j) = std::cos(1.3 * static_cast<double>(j) + 0.2);
                         for (sunindextype i = 0; i < n; ++i)   // small diagonal: the pivots move rows
                             if (!singular || j != n / 2)
-                                SM_ELEMENT_D(a[k], i, j) = std::sin(0.37 * static_cast<double>(i * n + j) + 1.0) +
-                                                           (i == j ? 1e-3 : 0.0);
+                                SM_ELEMENT_D(a[k], i, j) =
+                                    std::sin(0.37 * static_cast<double>(i * n + j) + 1.0) + (i == j ? 1e-3 : 0.0);
                     }
                 }
                 const int f0 = SUNLinSolSetup(s[0], a[0]), f1 = SUNLinSolSetup(s[1], a[1]);
@@ -290,11 +290,14 @@ private Q_SLOTS:
             const sunindextype nnz = SUNSparseMatrix_NNZ(sparse[0]);
             QVERIFY(nnz > 0 || n == 1);   // n = 1: the singular matrix is all zeros
             QCOMPARE(std::memcmp(SUNSparseMatrix_Data(sparse[1]), SUNSparseMatrix_Data(sparse[0]),
-                                 sizeof(double) * static_cast<std::size_t>(nnz)), 0);
+                                 sizeof(double) * static_cast<std::size_t>(nnz)),
+                     0);
             QCOMPARE(std::memcmp(SUNSparseMatrix_IndexValues(sparse[1]), SUNSparseMatrix_IndexValues(sparse[0]),
-                                 sizeof(sunindextype) * static_cast<std::size_t>(nnz)), 0);
+                                 sizeof(sunindextype) * static_cast<std::size_t>(nnz)),
+                     0);
             QCOMPARE(std::memcmp(SUNSparseMatrix_IndexPointers(sparse[1]), SUNSparseMatrix_IndexPointers(sparse[0]),
-                                 sizeof(sunindextype) * static_cast<std::size_t>(n + 1)), 0);
+                                 sizeof(sunindextype) * static_cast<std::size_t>(n + 1)),
+                     0);
             for (int k = 0; k < 2; ++k) SUNMatDestroy(sparse[k]);
             for (int k = 0; k < 2; ++k) {
                 SUNLinSolFree(s[k]);
