@@ -37,8 +37,9 @@ struct Harness {
         for (const core::DiscreteDesc& d : b.discretes()) disc.push_back(d.initial);
     }
 
-    template <class S>
-    void eval(const std::vector<S>& y, const std::vector<S>& yp, S t, std::vector<S>& res, std::vector<S>& thr) const {
+    // f(eq) on the block at y, y', t, its rows going to res and thr
+    template <class S, class F> void withEq(const std::vector<S>& y, const std::vector<S>& yp, S t, std::vector<S>& res,
+                                            std::vector<S>& thr, F&& f) const {
         res.assign(b.vars().size(), S(0.0));
         thr.assign(static_cast<std::size_t>(b.conservingCount()), S(0.0));
         EqData<S> d;
@@ -51,28 +52,25 @@ struct Harness {
         d.through = thr;
         d.time = t;
         Eq<S> eq(d);
-        b.eval(eq);
+        f(eq);
+    }
+
+    template <class S>
+    void eval(const std::vector<S>& y, const std::vector<S>& yp, S t, std::vector<S>& res, std::vector<S>& thr) const {
+        withEq(y, yp, t, res, thr, [&](Eq<S>& eq) { b.eval(eq); });
     }
 
     // the event functions into g and which of them are live, at y, y', t
-    void events(std::vector<double> y, std::vector<double> yp, double t, std::vector<double>& g,
+    void events(const std::vector<double>& y, const std::vector<double>& yp, double t, std::vector<double>& g,
                 std::vector<char>& live) const {
-        std::vector<double> res(b.vars().size()), thr(static_cast<std::size_t>(b.conservingCount()));
-        EqData<double> d;
-        d.y = y;
-        d.yp = yp;
-        d.portSlot = portSlot;
-        d.varSlot = varSlot;
-        d.discrete = disc;
-        d.residual = res;
-        d.through = thr;
-        d.time = t;
-        const Eq<double> eq(d);
         g.assign(static_cast<std::size_t>(b.eventCount()), 0.0);
         live.assign(g.size(), 1);
         if (g.empty()) return;   // the engine never asks such a block
-        b.eventFunctions(eq, g);
-        b.liveEvents(eq, live);
+        std::vector<double> res, thr;
+        withEq(y, yp, t, res, thr, [&](const Eq<double>& eq) {
+            b.eventFunctions(eq, g);
+            b.liveEvents(eq, live);
+        });
     }
 
     std::vector<double> rows(const std::vector<double>& y, const std::vector<double>& yp, double t) const {
