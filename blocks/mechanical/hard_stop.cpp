@@ -115,6 +115,7 @@ public:
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;
     void onEvent(EventCtx& ctx, int which, int direction) const override;
     void liveEvents(const core::Eq<double>& eq, std::span<char> live) const override;
+    bool affineEvent(const core::Eq<double>& eq, int which, core::AffineEvent& out) const override;
     bool hasSettle() const override { return m_law != ContactLaw::FullDamped; }
     void settle(EventCtx& ctx) const override;
     void initModes(EventCtx& ctx) const override;
@@ -167,8 +168,9 @@ private:
     double relativeVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
     void crossBound(EventCtx& ctx, int which, int direction) const;
     Penetration penetration(const core::Eq<double>& eq) const;
-    int branchAt(const core::Eq<double>& eq) const;
-    void kinks(const core::Eq<double>& eq, std::span<double> g) const;
+    int branchAt(const core::Eq<double>& eq, int current) const;
+    void crossKink(EventCtx& ctx, int which, int direction) const;
+    void kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const;
     void hit(EventCtx& ctx, int side) const;
     void afterImpact(EventCtx& ctx) const;
     void release(EventCtx& ctx, int side) const;
@@ -274,24 +276,42 @@ void HardStop::initModes(EventCtx& ctx) const {
 }
 
 void HardStop::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
+    core::AffineEvent a;
+    for (int i = 0; i < kEvents; ++i) {
+        affineEvent(eq, i, a);
+        g[static_cast<std::size_t>(i)] = a.value(eq);
+    }
+}
+
+// Every event function of a stop is affine in x, f and the port velocities in each mode; the
+// constant 1.0 where it is dead (liveEvents()).
+bool HardStop::affineEvent(const core::Eq<double>& eq, int which, core::AffineEvent& out) const {
     const int m = eq.mode(mode);
-    const double xv = eq[x];
-    if (m_law != ContactLaw::Restitution) {
-        g[kUpperSide] = real(gp) - xv + (m == kContactUpper ? -kTiny : kTiny);
-        g[kLowerSide] = xv - real(gn) + (m == kContactLower ? -kTiny : kTiny);
-        kinks(eq, g);
-        return;
+    out = {};
+    out.constant = 1.0;
+    if (m_law == ContactLaw::Restitution) {   // instantaneous modes are never integrated
+        const bool upper = which == kUpperSide;
+        if (which > kLowerSide) return true;
+        if (m == kFree) {
+            out.constant = upper ? eq.discrete(refUpper) : -eq.discrete(refLower);
+            out.add(x, upper ? -1.0 : 1.0);
+            out.nudge = kTiny;
+        } else if (m == (upper ? kContactUpper : kContactLower)) {
+            out.constant = real(releaseThreshold);
+            out.add(f, upper ? 1.0 : -1.0);
+            out.nudge = kTiny;
+        }
+        return true;
     }
-    // instantaneous modes are never integrated
-    g[kUpperSide] = g[kLowerSide] = g[kRegionKink] = g[kLowClampKink] = g[kHighClampKink] = 1.0;
-    if (m == kFree) {
-        g[kUpperSide] = eq.discrete(refUpper) - xv + kTiny;
-        g[kLowerSide] = xv - eq.discrete(refLower) + kTiny;
-    } else if (m == kContactUpper) {
-        g[kUpperSide] = eq[f] + real(releaseThreshold) + kTiny;
-    } else if (m == kContactLower) {
-        g[kLowerSide] = real(releaseThreshold) - eq[f] + kTiny;
+    if (which == kUpperSide || which == kLowerSide) {
+        const bool upper = which == kUpperSide;
+        out.constant = upper ? real(gp) : -real(gn);
+        out.add(x, upper ? -1.0 : 1.0);
+        out.nudge = m == (upper ? kContactUpper : kContactLower) ? -kTiny : kTiny;
+        return true;
     }
+    kink(eq, which, out);
+    return true;
 }
 
 // the slots eventFunctions() does not set to the constant 1.0 in this mode
@@ -318,30 +338,66 @@ Penetration HardStop::penetration(const core::Eq<double>& eq) const {
     return {};
 }
 
-int HardStop::branchAt(const core::Eq<double>& eq) const {
+// The branch the state is in. Within rounding of a kink (1e-9 of its terms) the current branch
+// stands: the crossing that led here chose it (crossKink), and the state settle() sees after a
+// root can sit a few ulps on the old side, which would undo the switch and lose the kink.
+int HardStop::branchAt(const core::Eq<double>& eq, int current) const {
     const Penetration c = penetration(eq);
-    if (m_law == ContactLaw::FullUndamped) return c.pd >= 0 ? 1 : 0;
+    const int m = eq.mode(mode);
+    if (m != kContactUpper && m != kContactLower) return m_law == ContactLaw::FullUndamped ? 1 : 0;   // p' = 0
+    if (m_law == ContactLaw::FullUndamped) {
+        const double band = 1e-9 * (std::abs(eq.across(R)) + std::abs(eq.across(C)));
+        return std::abs(c.pd) <= band ? current : c.pd >= 0 ? 1 : 0;
+    }
     if (m_law != ContactLaw::Smooth) return 0;
-    const int clampState = c.D * c.pd < -c.K * c.p ? kClampLow : c.D * c.pd > c.K * c.p ? kClampHigh : kUnclamped;
-    return 2 * clampState;
+    const double spring = c.K * c.p, damper = c.D * c.pd, band = 1e-9 * (std::abs(spring) + std::abs(damper));
+    const int clamp = damper < -spring ? kClampLow : damper > spring ? kClampHigh : kUnclamped, held = current / 2;
+    const bool onLow = std::abs(spring + damper) <= band && (clamp == kClampLow || held == kClampLow);
+    const bool onHigh = std::abs(spring - damper) <= band && (clamp == kClampHigh || held == kClampHigh);
+    return 2 * (onLow || onHigh ? held : clamp);
+}
+
+// A kink crossed: its direction says which branch the state enters
+void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
+    const int b = ctx.mode(branch);
+    int region = b % 2, clamp = b / 2;
+    const bool rising = direction == core::kRising;
+    if (which == kRegionKink)
+        region = rising ? 1 : 0;   // p' rises through 0
+    else if (which == kLowClampKink)
+        clamp = rising ? kUnclamped : kClampLow;   // K p + D p' falls through 0: the damping reaches -K p
+    else
+        clamp = rising ? kUnclamped : kClampHigh;   // K p - D p' falls through 0: it reaches +K p
+    ctx.set(branch, region + 2 * clamp);
 }
 
 // the kinks: p' = 0 (full_undamped), the damping reaches -Kp / +Kp (smooth); offset towards the
-// current branch
-void HardStop::kinks(const core::Eq<double>& eq, std::span<double> g) const {
+// current branch. In contact p = s (x - bound) and p' = s (v_R - v_C), s = +1 upper, -1 lower.
+void HardStop::kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const {
     const int m = eq.mode(mode), b = eq.mode(branch);
-    g[kRegionKink] = g[kLowClampKink] = g[kHighClampKink] = 1.0;
     if (m != kContactUpper && m != kContactLower) return;
-    const Penetration c = penetration(eq);
-    const double region = b % 2 != 0 ? kTiny : -kTiny;
-    if (m_law == ContactLaw::FullUndamped) g[kRegionKink] = c.pd + region;
-    if (m_law != ContactLaw::Smooth) return;
-    g[kLowClampKink] = c.K * c.p + c.D * c.pd + (b / 2 == kClampLow ? -kTiny : kTiny);
-    g[kHighClampKink] = c.K * c.p - c.D * c.pd + (b / 2 == kClampHigh ? -kTiny : kTiny);
+    const bool upper = m == kContactUpper;
+    const double s = upper ? 1.0 : -1.0, bound = upper ? real(gp) : real(gn);
+    const double K = upper ? real(kp) : real(kn), D = upper ? real(dp) : real(dn);
+    const auto rate = [&](double c) {   // c p'
+        out.add(R, c * s);
+        out.add(C, -c * s);
+    };
+    if (which == kRegionKink && m_law == ContactLaw::FullUndamped) {
+        out.constant = 0.0;
+        rate(1.0);
+        out.nudge = b % 2 != 0 ? kTiny : -kTiny;
+    } else if (which != kRegionKink && m_law == ContactLaw::Smooth) {   // K p +- D p'
+        const bool low = which == kLowClampKink;
+        out.constant = -K * s * bound;
+        out.add(x, K * s);
+        rate(low ? D : -D);
+        out.nudge = b / 2 == (low ? kClampLow : kClampHigh) ? -kTiny : kTiny;
+    }
 }
 
 void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
-    if (which >= kRegionKink) return;   // a kink: settle() picks the branch
+    if (which >= kRegionKink) return crossKink(ctx, which, direction);
     if (m_law != ContactLaw::Restitution) return crossBound(ctx, which, direction);
     if (direction == core::kRising) return;   // every restitution event function falls through zero
     const int m = ctx.mode(mode);
@@ -380,7 +436,7 @@ void HardStop::hit(EventCtx& ctx, int s) const {
 
 void HardStop::settle(EventCtx& ctx) const {
     if (m_law != ContactLaw::Restitution) {
-        ctx.set(branch, branchAt(ctx.eq()));
+        ctx.set(branch, branchAt(ctx.eq(), ctx.mode(branch)));
         return;
     }
     switch (ctx.mode(mode)) {

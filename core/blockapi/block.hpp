@@ -42,6 +42,32 @@ struct InitialAcross {   // a block's wish for the initial across value of a nod
     double weight = 1.0;   // inertia: several wishes on one node are averaged by momentum
 };
 
+// An event function that is affine while the discrete state stays as it is (Block::affineEvent):
+//     g = (constant + sum of coefficient * value) + nudge,
+// each value an own variable or the across variable (or input) at a port. nudge comes last, so
+// that a tiny offset that keeps g off zero at an exact crossing survives the sum.
+struct AffineEvent {
+    struct Term {
+        int var = -1;    // an own variable, or
+        int port = -1;   // the value at a port (0 at a reference or an open input)
+        double coefficient = 0.0;
+    };
+    double constant = 0.0, nudge = 0.0;
+    std::array<Term, 4> terms{};
+    int count = 0;
+
+    void add(Var v, double c) { terms.at(static_cast<std::size_t>(count++)) = {v.index, -1, c}; }
+    void add(Port p, double c) { terms.at(static_cast<std::size_t>(count++)) = {-1, p.index, c}; }
+    double value(const Eq<double>& e) const {
+        double g = constant;
+        for (int k = 0; k < count; ++k) {
+            const Term& t = terms[static_cast<std::size_t>(k)];
+            g += t.coefficient * (t.var >= 0 ? e[Var{t.var}] : e.across(Port{t.port}));
+        }
+        return g + nudge;
+    }
+};
+
 class Block : public Pooled {
 public:
     Block(BlockInfo info, ParamValues given);
@@ -112,6 +138,10 @@ public:
     virtual void liveEvents(const Eq<double>& /*e*/, std::span<char> live) const {
         std::fill(live.begin(), live.end(), char(1));
     }
+    // Event function `which` as an affine form in the current discrete state (AffineEvent): the
+    // solver then evaluates it as a sparse row over its unknowns, without calling the block, until
+    // the next event. Must give eventFunctions()'s value. false (the default): not affine.
+    virtual bool affineEvent(const Eq<double>& /*e*/, int /*which*/, AffineEvent& /*out*/) const { return false; }
     // After every event (and at the start) the engine iterates settle() over the blocks that
     // ask for it, with the algebraic state recomputed, until no block changes its discrete state.
     virtual bool hasSettle() const { return false; }

@@ -127,6 +127,23 @@ void ReducedEvaluator::solveExplicit(const ReductionPlan::Derived& e, const Stat
     y[e.unknown] = -m_ev.ownResidual(e.block, full, e.var) / e.coefficient;
 }
 
+bool ReducedEvaluator::addAffine(int u, double scale, double& constant, std::vector<Term>& terms) const {
+    if (m_identity) {
+        terms.push_back({u, scale});
+        return true;
+    }
+    if (const int r = m_red.reducedIndex[at(u)]; r >= 0) {
+        terms.push_back({r, scale});
+        return true;
+    }
+    const int c = m_combinationAt.empty() ? -1 : m_combinationAt[at(u)];
+    if (c < 0) return false;
+    constant += scale * m_combOffset[at(c)];
+    for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c + 1)]; ++k)
+        terms.push_back({m_red.reducedIndex[at(m_termUnknown[at(k)])], scale * m_termCoefficient[at(k)]});
+    return true;
+}
+
 void ReducedEvaluator::expand(const State& reduced, const double* q, double* y, double* yp, For what) {
     if (m_identity) {
         std::copy(reduced.y, reduced.y + m_sys.size(), y);

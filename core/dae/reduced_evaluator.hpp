@@ -51,6 +51,15 @@ public:
     void expand(const State& reduced, const double* q, double* y, double* yp, For what = For::Everything);
     void gather(const double* y, const double* yp, double* yr, double* ypr) const;
 
+    // A full unknown as an affine function of the reduced ones, scaled and added into constant and
+    // terms (reduced index, coefficient): kept unknowns and combinations; false for the others
+    // (explicit variables, quadratures), which only an expansion gives.
+    struct Term {
+        int index = -1;
+        double coefficient = 0.0;
+    };
+    bool addAffine(int unknown, double scale, double& constant, std::vector<Term>& terms) const;
+
     void residual(const State& reduced, double* F);
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
     void quadratureRates(const State& reduced, double* qdot);         // reduction().quadratures.size()

@@ -68,12 +68,26 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     try {
         const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(),
                                  self->m_discVersion};
-        self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
-                                dae::ReducedEvaluator::For::Events);
-        self->m_revRoots.full().eventFunctions(
-            {t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data(), self->m_discVersion},
-            self->m_g.data(), self->m_liveEventBlocks);
-        for (std::size_t k = 0; k < self->m_liveRoots.size(); ++k) g[k] = self->m_g[at(self->m_liveRoots[k])];
+        if (!self->m_rootBlocks.empty()) {   // the live roots that are not affine (initRoots)
+            self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
+                                    dae::ReducedEvaluator::For::Events);
+            self->m_revRoots.full().eventFunctions(
+                {t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data(), self->m_discVersion},
+                self->m_g.data(), self->m_rootBlocks);
+        }
+        const double* yr = reduced.y;
+        const int* first = self->m_rootFirst.data();
+        const int* column = self->m_rootColumn.data();
+        const double* value = self->m_rootValue.data();
+        for (std::size_t k = 0; k < self->m_liveRoots.size(); ++k) {
+            if (self->m_rootAffine[k] == 0) {
+                g[k] = self->m_g[at(self->m_liveRoots[k])];
+                continue;
+            }
+            double sum = self->m_rootConstant[k];
+            for (int e = first[k]; e < first[k + 1]; ++e) sum += value[e] * yr[column[e]];
+            g[k] = sum + self->m_rootNudge[k];
+        }
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();

@@ -109,10 +109,18 @@ private:
     std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
     std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
     // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the
-    // network's event function m_liveRoots[k]; m_liveEventBlocks are the blocks that have one
-    std::vector<int> m_liveRoots, m_liveEventBlocks, m_rootsFound;
+    // network's event function m_liveRoots[k]
+    std::vector<int> m_liveRoots, m_rootsFound;
     std::vector<double> m_g;   // every event function (rootFn)
     std::vector<char> m_liveFlags;
+    // Live roots in affine form (Block::affineEvent) are rows over IDA's y, built in initRoots:
+    // g_k = (constant + sum value * y[column]) + nudge; the others (m_rootAffine[k] = 0) come
+    // from an expansion and their blocks (m_rootBlocks) in rootFn.
+    std::vector<char> m_rootAffine;
+    std::vector<int> m_rootBlocks, m_rootFirst, m_rootColumn;
+    std::vector<double> m_rootConstant, m_rootNudge, m_rootValue;
+    std::vector<dae::ReducedEvaluator::Term> m_terms;
+    void addRootForm(int block, const AffineEvent* form);
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
     double m_largestStep = 0.0;

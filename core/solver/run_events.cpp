@@ -141,23 +141,62 @@ bool Run::settle(double t) {
 
 // IDA's root finding on the event functions that can cross zero in the current discrete state.
 // A block with 5 event functions of which 2 are live in most modes (a hard stop) would otherwise
-// have IDA scan all of them at every step.
+// have IDA scan all of them at every step. A live function that is affine in this state
+// (Block::affineEvent) becomes a row over IDA's unknowns: no expansion, no call into its block.
 void Run::initRoots(double t) {
     m_liveRoots.clear();
-    m_liveEventBlocks.clear();
+    m_rootBlocks.clear();
+    m_rootAffine.clear();
+    m_rootFirst.assign(1, 0);
+    m_rootColumn.clear();
+    m_rootConstant.clear();
+    m_rootNudge.clear();
+    m_rootValue.clear();
     for (int b : m_sys.eventBlocks) {
         const dae::Binding& bind = m_sys.bindings[at(b)];
         m_liveFlags.assign(at(bind.events), 1);
-        m_ev.withEq(b, state(t), [&](const Eq<double>& eq) { bind.block->liveEvents(eq, m_liveFlags); });
-        const std::size_t before = m_liveRoots.size();
-        for (int i = 0; i < bind.events; ++i)
-            if (m_liveFlags[at(i)] != 0) m_liveRoots.push_back(bind.eventOffset + i);
-        if (m_liveRoots.size() > before) m_liveEventBlocks.push_back(b);
+        bool evaluate = false;
+        m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
+            bind.block->liveEvents(eq, m_liveFlags);
+            for (int i = 0; i < bind.events; ++i) {
+                if (m_liveFlags[at(i)] == 0) continue;
+                m_liveRoots.push_back(bind.eventOffset + i);
+                AffineEvent form;
+                const bool affine = bind.block->affineEvent(eq, i, form);
+                addRootForm(b, affine ? &form : nullptr);
+                evaluate = evaluate || m_rootAffine.back() == 0;
+            }
+        });
+        if (evaluate) m_rootBlocks.push_back(b);
     }
     m_rootsFound.assign(m_liveRoots.size(), 0);
     if (m_sys.eventCount > 0)
         check(IDARootInit(m_mem.get(), static_cast<int>(m_liveRoots.size()), m_liveRoots.empty() ? nullptr : rootFn),
               "IDARootInit");
+}
+
+// the row of the live root just added, over IDA's unknowns: form's terms through the block's
+// binding and the reduction; not affine (m_rootAffine 0) without a form or through an unknown
+// that only an expansion gives
+void Run::addRootForm(int block, const AffineEvent* form) {
+    const dae::Binding& bind = m_sys.bindings[at(block)];
+    double constant = form ? form->constant : 0.0;
+    bool affine = form != nullptr;
+    m_terms.clear();
+    for (int k = 0; affine && k < form->count; ++k) {
+        const AffineEvent::Term& term = form->terms[at(k)];
+        const int u = term.var >= 0 ? bind.varUnknown[at(term.var)] : bind.portUnknown[at(term.port)];
+        if (u >= 0) affine = m_rev.addAffine(u, term.coefficient, constant, m_terms);
+    }
+    m_rootAffine.push_back(affine ? 1 : 0);
+    m_rootConstant.push_back(constant);
+    m_rootNudge.push_back(affine ? form->nudge : 0.0);
+    if (affine)
+        for (const dae::ReducedEvaluator::Term& term : m_terms) {
+            m_rootColumn.push_back(term.index);
+            m_rootValue.push_back(term.coefficient);
+        }
+    m_rootFirst.push_back(static_cast<int>(m_rootColumn.size()));
 }
 
 void Run::handleRoots(double t) {

@@ -241,6 +241,65 @@ private Q_SLOTS:
         if (type == "translational.hard_stop" || type == "rotational.hard_stop") QVERIFY(dead > 0);
     }
 
+    // An event function a block states as affine (Block::affineEvent) is evaluated by the solver
+    // as a row built once per discrete state: the form must follow the discrete state alone and
+    // give eventFunctions()'s value at any state.
+    void affineEvents_data() { rows(); }
+    void affineEvents() {
+        const auto b = fetchBlock();
+        QFETCH(QString, type);
+        Harness h(*b);
+        std::mt19937 rng(12);
+        std::uniform_real_distribution<double> u(-2.0, 2.0);
+        int affine = 0;
+        for (const std::vector<double>& modes : modeCombinations(*b)) {
+            h.disc = modes;
+            for (int sample = 0; sample < 8; ++sample) {
+                std::vector<double> y(static_cast<std::size_t>(h.slots)), yp(y.size()), g, res, thr, res2, thr2;
+                std::vector<char> live;
+                for (double& x : y) x = u(rng);
+                for (double& x : yp) x = u(rng);
+                h.events(y, yp, 0.5 * sample, g, live);
+                for (int i = 0; i < b->eventCount(); ++i) {
+                    core::AffineEvent form, again;
+                    bool is = false, still = false;
+                    h.withEq(y, yp, 0.5 * sample, res, thr, [&](const Eq<double>& eq) {
+                        is = b->affineEvent(eq, i, form);
+                        std::vector<double> other(y.size());
+                        for (double& x : other) x = u(rng);
+                        h.withEq(other, other, 1.0, res2, thr2,
+                                 [&](const Eq<double>& eq2) { still = b->affineEvent(eq2, i, again); });
+                    });
+                    if (!is) continue;
+                    ++affine;
+                    QVERIFY2(still && again.constant == form.constant && again.count == form.count &&
+                                 again.nudge == form.nudge,
+                             qPrintable(QString("affine form of event function %1 moves with the state").arg(i)));
+                    double value = form.constant, scale = std::abs(form.constant);
+                    for (int k = 0; k < form.count; ++k) {
+                        const core::AffineEvent::Term& t = form.terms[static_cast<std::size_t>(k)];
+                        const core::AffineEvent::Term& t2 = again.terms[static_cast<std::size_t>(k)];
+                        QVERIFY(t.var == t2.var && t.port == t2.port && t.coefficient == t2.coefficient);
+                        QVERIFY((t.var >= 0) != (t.port >= 0));
+                        const int slot = t.var >= 0 ? h.varSlot[static_cast<std::size_t>(t.var)]
+                                                    : h.portSlot[static_cast<std::size_t>(t.port)];
+                        const double v = slot < 0 ? 0.0 : y[static_cast<std::size_t>(slot)];
+                        value += t.coefficient * v;
+                        scale += std::abs(t.coefficient * v);
+                    }
+                    value += form.nudge;
+                    QVERIFY2(std::abs(value - g[static_cast<std::size_t>(i)]) <= 1e-13 * (1.0 + scale),
+                             qPrintable(QString("event function %1: affine form %2, eventFunctions %3")
+                                            .arg(i)
+                                            .arg(value, 0, 'g', 17)
+                                            .arg(g[static_cast<std::size_t>(i)], 0, 'g', 17)));
+                }
+            }
+        }
+        // every event function of a stop is affine in every mode
+        if (type == "translational.hard_stop" || type == "rotational.hard_stop") QVERIFY(affine > 0);
+    }
+
 private:
     // dF/dy and dF/dy' of every row, flattened
     static std::vector<double> jacobianAt(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp,
