@@ -196,9 +196,9 @@ private Q_SLOTS:
     void smoothKinks() {
         QFETCH(bool, reduce);
         const double K = 1e5, D = 20.0, delta = 1e-3;
-        const core::ParamValues params{{"model", "smooth"},        {"upper_bound", 0.1},       {"lower_bound", -0.1},
-                                       {"upper_stiffness", K},     {"lower_stiffness", K},     {"upper_damping", D},
-                                       {"lower_damping", D},       {"transition_region", delta}};
+        const core::ParamValues params{{"model", "smooth"},    {"upper_bound", 0.1},        {"lower_bound", -0.1},
+                                       {"upper_stiffness", K}, {"lower_stiffness", K},      {"upper_damping", D},
+                                       {"lower_damping", D},   {"transition_region", delta}};
         core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-9);   // a row per step
         o.absoluteTolerance = 1e-11;
         o.reduce = reduce;
@@ -224,7 +224,8 @@ private Q_SLOTS:
             low += limited == -K * p[i] ? 1 : 0;
             high += limited == K * p[i] ? 1 : 0;
         }
-        QVERIFY2(contact > 100 && low >= 4 && high >= 4, qPrintable(QString("%1 rows in contact, %2 clamped low, %3 high").arg(contact).arg(low).arg(high)));
+        QVERIFY2(contact > 100 && low >= 4 && high >= 4,
+                 qPrintable(QString("%1 rows in contact, %2 clamped low, %3 high").arg(contact).arg(low).arg(high)));
         QVERIFY(test::last(r, "stop.impacts") >= 4);
     }
 
