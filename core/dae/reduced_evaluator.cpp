@@ -90,11 +90,18 @@ std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) con
 }
 
 void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const std::vector<int>& explicits,
-                                  const std::vector<int>* combinations, bool zeroAll) {
+                                  const std::vector<int>* combinations, bool zeroAll, const std::vector<int>* keptRead) {
     const std::vector<int>& kept = m_red.kept;
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-        y[kept[i]] = r.y[i];
-        yp[kept[i]] = r.yp ? r.yp[i] : 0.0;
+    if (keptRead) {
+        for (const int i : *keptRead) {
+            y[kept[at(i)]] = r.y[i];
+            yp[kept[at(i)]] = r.yp ? r.yp[i] : 0.0;
+        }
+    } else {
+        for (std::size_t i = 0; i < kept.size(); ++i) {
+            y[kept[i]] = r.y[i];
+            yp[kept[i]] = r.yp ? r.yp[i] : 0.0;
+        }
     }
     auto combine = [&](std::size_t c) {
         double v = m_combOffset[c], d = 0.0;
@@ -171,11 +178,16 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
         expandForOperator(reduced);
         const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
         m_ev.blockResiduals(m_op.blocks, full, m_Fop.data());
-        const double* u = m_u.data();
+        // per row the entries on y_r, then y_r', then z (columns relative to each)
+        const double *y = reduced.y, *yp = reduced.yp, *z = m_u.data();
+        const int *first = m_op.first.data(), *ypFirst = m_op.ypFirst.data(), *zFirst = m_op.zFirst.data();
+        const int* column = m_op.column.data();
+        const double* value = m_op.value.data();
         for (int i = 0; i < m_red.size(); ++i) {
             double f = m_op.constant[at(i)] + m_Fop[at(m_red.kept[at(i)])];
-            for (int k = m_op.first[at(i)]; k < m_op.first[at(i) + 1]; ++k)
-                f += m_op.value[at(k)] * u[m_op.column[at(k)]];
+            for (int k = first[i]; k < ypFirst[i]; ++k) f += value[k] * y[column[k]];
+            for (int k = ypFirst[i]; k < zFirst[i]; ++k) f += value[k] * yp[column[k]];
+            for (int k = zFirst[i]; k < first[i + 1]; ++k) f += value[k] * z[column[k]];
             F[i] = f;
         }
         for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
@@ -201,12 +213,8 @@ bool ReducedEvaluator::operatorReady(const State& reduced) {
 }
 
 void ReducedEvaluator::expandForOperator(const State& r) {
-    expandInto(r, m_y.data(), m_yp.data(), m_op.explicits, &m_op.combinations, false);
-    const int n = m_red.size();
-    double* u = m_u.data();
-    std::copy(r.y, r.y + n, u);
-    std::copy(r.yp, r.yp + n, u + n);
-    for (std::size_t k = 0; k < m_op.z.size(); ++k) u[at(2 * n) + k] = m_y[at(m_red.explicits[at(m_op.z[k])].unknown)];
+    expandInto(r, m_y.data(), m_yp.data(), m_op.explicits, &m_op.combinations, false, &m_op.keptRead);
+    for (std::size_t k = 0; k < m_op.z.size(); ++k) m_u[k] = m_y[at(m_red.explicits[at(m_op.z[k])].unknown)];
 }
 
 // The operator for the current sums. Each unknown a row reads becomes an affine combination of
@@ -310,7 +318,17 @@ bool ReducedEvaluator::buildOperator() {
         double unused = 0.0;
         if (!expandRow(m_red.kept[at(i)], -1, unused)) return false;
         m_op.constant.push_back(constant);
-        flush(1.0, m_op.column, m_op.value);
+        const std::size_t from = m_op.column.size();
+        flush(1.0, m_op.column, m_op.value);   // sorted: y_r, then y_r', then z
+        int ypFirst = static_cast<int>(m_op.column.size()), zFirst = ypFirst;
+        for (std::size_t k = m_op.column.size(); k-- > from;) {
+            int& c = m_op.column[k];
+            if (c >= n) ypFirst = static_cast<int>(k);
+            if (c >= 2 * n) zFirst = static_cast<int>(k);
+            c -= c >= 2 * n ? 2 * n : c >= n ? n : 0;
+        }
+        m_op.ypFirst.push_back(ypFirst);
+        m_op.zFirst.push_back(zFirst);
         m_op.first.push_back(static_cast<int>(m_op.column.size()));
     }
     // the quadratures' rates: from their rows of the sums where they can be, else evaluated
@@ -353,9 +371,14 @@ bool ReducedEvaluator::buildOperator() {
         else
             for (const int u : m_sys.bindings[at(e.block)].slot) need[at(u)] = 1;
     }
-    for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
-        if (need[at(m_combUnknown[c])]) m_op.combinations.push_back(static_cast<int>(c));
-    m_u.assign(width, 0.0);
+    for (std::size_t c = 0; c < m_combUnknown.size(); ++c) {
+        if (!need[at(m_combUnknown[c])]) continue;
+        m_op.combinations.push_back(static_cast<int>(c));
+        for (int k = m_combFirst[c]; k < m_combFirst[c + 1]; ++k) need[at(m_termUnknown[at(k)])] = 1;
+    }
+    for (int i = 0; i < n; ++i)
+        if (need[at(m_red.kept[at(i)])]) m_op.keptRead.push_back(i);
+    m_u.assign(m_op.z.size(), 0.0);
     m_Fop.assign(at(m_sys.size()), 0.0);
     m_op.ok = true;
     return true;
@@ -363,7 +386,12 @@ bool ReducedEvaluator::buildOperator() {
 
 void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values) {
     if (m_identity) return m_ev.jacobian(reduced, cj, values);
-    expandInto(reduced, m_y.data(), m_yp.data(), m_all);
+    // with the operator only the evaluated blocks' entries depend on the state: the summed ones
+    // are the sums' coefficients, so only what those blocks read is expanded
+    if (operatorReady(reduced))
+        expandForOperator(reduced);
+    else
+        expandInto(reduced, m_y.data(), m_yp.data(), m_all);
     double* S = m_scratch.data();
     m_ev.jacobian({reduced.t, m_y.data(), m_yp.data(), reduced.discrete}, cj, S, m_useSums);
     for (const Segment& g : m_segments) {
@@ -384,6 +412,7 @@ void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
         expandForOperator(reduced);
         const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
         const double* u = m_u.data();
+        const int n = m_red.size();
         for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
             const ReductionPlan::Derived& q = m_red.quadratures[k];
             if (m_op.rateEvaluated[k]) {
@@ -392,8 +421,10 @@ void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
                 continue;
             }
             double rate = m_op.rateConstant[k];
-            for (int i = m_op.rateFirst[k]; i < m_op.rateFirst[k + 1]; ++i)
-                rate += m_op.rateValue[at(i)] * u[m_op.rateColumn[at(i)]];
+            for (int i = m_op.rateFirst[k]; i < m_op.rateFirst[k + 1]; ++i) {
+                const int c = m_op.rateColumn[at(i)];
+                rate += m_op.rateValue[at(i)] * (c < n ? reduced.y[c] : c < 2 * n ? reduced.yp[c - n] : u[c - 2 * n]);
+            }
             qdot[k] = rate;
         }
         return;

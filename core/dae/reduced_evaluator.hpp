@@ -78,8 +78,11 @@ private:
         int version = -1;
         bool ok = false;
         std::vector<double> constant;     // per kept row
-        std::vector<int> first, column;   // rows of kept rows; columns index [y_r | y_r' | z]
+        // CSR over the kept rows: a row's entries on y_r [first, ypFirst), on y_r' [ypFirst,
+        // zFirst) and on z [zFirst, next first), each column relative to its vector
+        std::vector<int> first, ypFirst, zFirst, column;
         std::vector<double> value;
+        std::vector<int> keptRead;   // the reduced unknowns the expansion for the operator reads
         std::vector<int> z;              // plan positions of the explicit variables in z
         std::vector<int> explicits;      // plan positions solved before the evaluated blocks
         std::vector<int> combinations;   // the combinations those read
@@ -92,11 +95,13 @@ private:
     };
     bool operatorReady(const State& reduced);   // synced with the sums, and usable
     bool buildOperator();
-    void expandForOperator(const State& reduced);   // m_y, m_yp where the evaluated blocks read; m_u
+    void expandForOperator(const State& reduced);   // m_y, m_yp where the evaluated blocks read; z in m_u
     // combinations: only these (positions), or all; the explicit variables listed are solved
-    // from 0, and with zeroAll every other one is zeroed too
+    // from 0, and with zeroAll every other one is zeroed too; keptRead: only these kept unknowns
+    // (reduced indices) are copied, or all
     void expandInto(const State& reduced, double* y, double* yp, const std::vector<int>& explicits,
-                    const std::vector<int>* combinations = nullptr, bool zeroAll = true);
+                    const std::vector<int>* combinations = nullptr, bool zeroAll = true,
+                    const std::vector<int>* keptRead = nullptr);
     void solveExplicit(const ReductionPlan::Derived& e, const State& full, double* y);   // y: full.y, writable
     void compile();
     void fuse();
@@ -121,7 +126,7 @@ private:
     std::vector<Segment> m_segments;
     LinearOperator m_op;
     std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
-    std::vector<double> m_u, m_Fop;                   // [y_r | y_r' | z]; the evaluated rows (zero elsewhere)
+    std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
 };
 
 }   // namespace endstop::core::dae
