@@ -90,7 +90,8 @@ std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) con
 }
 
 void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const std::vector<int>& explicits,
-                                  const std::vector<int>* combinations, bool zeroAll, const std::vector<int>* keptRead) {
+                                  const std::vector<int>* combinations, bool zeroAll,
+                                  const std::vector<int>* keptRead) {
     const std::vector<int>& kept = m_red.kept;
     if (keptRead) {
         for (const int i : *keptRead) {

@@ -82,7 +82,7 @@ private:
         // zFirst) and on z [zFirst, next first), each column relative to its vector
         std::vector<int> first, ypFirst, zFirst, column;
         std::vector<double> value;
-        std::vector<int> keptRead;   // the reduced unknowns the expansion for the operator reads
+        std::vector<int> keptRead;       // the reduced unknowns the expansion for the operator reads
         std::vector<int> z;              // plan positions of the explicit variables in z
         std::vector<int> explicits;      // plan positions solved before the evaluated blocks
         std::vector<int> combinations;   // the combinations those read
