@@ -126,8 +126,8 @@ Incidence currentIncidence(const DaeSystem& s, const double* discrete) {
     out.rows.resize(s.rows.size());
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
         const BlockStructure& st = s.structures[at(s.structureOf[bi])];
-        const Block& blk = *s.topo.blocks[bi].block;
-        const int c = st.combination({discrete + s.bindings[bi].discreteOffset, blk.discretes().size()});
+        const Binding& b = s.bindings[bi];
+        const int c = st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
         addLocal(s, static_cast<int>(bi), st.perMode[at(c)], out);
     }
     for (auto& row : out.rows) sortUnique(row);
@@ -149,9 +149,8 @@ void differentialMask(const DaeSystem& s, const double* discrete, std::vector<do
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
         const Binding& b = s.bindings[bi];
         const BlockStructure& st = s.structures[at(s.structureOf[bi])];
-        const Block& blk = *s.topo.blocks[bi].block;
         const LocalIncidence& inc =
-            st.perMode[at(st.combination({discrete + b.discreteOffset, blk.discretes().size()}))];
+            st.perMode[at(st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)}))];
         const std::size_t nv = b.ownRow.size();
         for (std::size_t r = 0; r < inc.size(); ++r) {
             if (globalRow(b, r) < 0) continue;
@@ -169,9 +168,9 @@ std::vector<int> constraintForces(const DaeSystem& s, int bi, const double* disc
     const BlockStructure& st = s.structures[at(s.structureOf[at(bi)])];
     std::vector<int> out;
     if (!st.anyConstraintForce) return out;
-    const Block& blk = *s.topo.blocks[at(bi)].block;
-    const auto& force =
-        st.constraintForce[at(st.combination({discrete + s.bindings[at(bi)].discreteOffset, blk.discretes().size()}))];
+    const Binding& b = s.bindings[at(bi)];
+    const auto& force = st.constraintForce[at(
+        st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)}))];
     for (std::size_t v = 0; v < force.size(); ++v)
         if (force[v]) out.push_back(static_cast<int>(v));
     return out;

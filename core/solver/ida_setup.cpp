@@ -171,7 +171,6 @@ void Run::setUp() {
     if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
     check(IDASetLinearSolver(mem, m_ls.get(), m_A.get()), "IDASetLinearSolver");
     check(IDASetJacFn(mem, jacobianFn), "IDASetJacFn");
-    m_roots.assign(at(m_sys.eventCount), 0);
     m_g.assign(at(m_sys.eventCount), 1.0);
     initRoots(0.0);
     m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());

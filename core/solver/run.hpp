@@ -107,10 +107,10 @@ private:
     std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
     unsigned long m_discVersion = 1;                 // changes with m_disc (dae::State::discreteVersion)
     std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
-    std::vector<int> m_roots, m_timeBlocks, m_settleBlocks;
+    std::vector<int> m_timeBlocks, m_settleBlocks;
     // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the
-    // network's event function m_liveRoots[k]
-    std::vector<int> m_liveRoots, m_rootsFound;
+    // network's event function m_liveRoots[k], of block m_rootBlock[k]
+    std::vector<int> m_liveRoots, m_rootBlock, m_rootsFound;
     std::vector<double> m_g;   // every event function (rootFn)
     std::vector<char> m_liveFlags;
     // Live roots in affine form (Block::affineEvent) are rows over IDA's y, built in initRoots:

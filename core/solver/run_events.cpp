@@ -145,6 +145,7 @@ bool Run::settle(double t) {
 // (Block::affineEvent) becomes a row over IDA's unknowns: no expansion, no call into its block.
 void Run::initRoots(double t) {
     m_liveRoots.clear();
+    m_rootBlock.clear();
     m_rootBlocks.clear();
     m_rootAffine.clear();
     m_rootFirst.assign(1, 0);
@@ -161,6 +162,7 @@ void Run::initRoots(double t) {
             for (int i = 0; i < bind.events; ++i) {
                 if (m_liveFlags[at(i)] == 0) continue;
                 m_liveRoots.push_back(bind.eventOffset + i);
+                m_rootBlock.push_back(b);
                 AffineEvent form;
                 const bool affine = bind.block->affineEvent(eq, i, form);
                 addRootForm(b, affine ? &form : nullptr);
@@ -201,18 +203,11 @@ void Run::addRootForm(int block, const AffineEvent* form) {
 
 void Run::handleRoots(double t) {
     IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
-    std::fill(m_roots.begin(), m_roots.end(), 0);
-    for (std::size_t k = 0; k < m_liveRoots.size(); ++k) m_roots[at(m_liveRoots[k])] = m_rootsFound[k];
-    for (int b = 0; b < static_cast<int>(m_sys.topo.blocks.size()); ++b) {
-        const Block& blk = *m_sys.topo.blocks[at(b)].block;
-        const int n = blk.eventCount();
-        if (n == 0) continue;
-        const int off = m_sys.bindings[at(b)].eventOffset;
-        for (int i = 0; i < n; ++i)
-            if (m_roots[at(off + i)] != 0) {
-                const int dir = m_roots[at(off + i)];
-                withCtx(b, t, [&](EventCtx& ctx) { blk.onEvent(ctx, i, dir); });
-            }
+    // live roots run in block order, and in event order within a block
+    for (std::size_t k = 0; k < m_liveRoots.size(); ++k) {
+        if (m_rootsFound[k] == 0) continue;
+        const int b = m_rootBlock[k], i = m_liveRoots[k] - m_sys.bindings[at(b)].eventOffset, dir = m_rootsFound[k];
+        withCtx(b, t, [&](EventCtx& ctx) { m_sys.topo.blocks[at(b)].block->onEvent(ctx, i, dir); });
     }
     guardChattering(t);
     restart(t);
