@@ -45,6 +45,12 @@ BlockDescription BlockDescription::of(const Block& b) {
     return d;
 }
 
+const ParamDesc* BlockType::param(std::string_view key) const {
+    for (const ParamDesc& p : params)
+        if (p.key == key) return &p;
+    return nullptr;
+}
+
 const ParamDesc* BlockDescription::param(std::string_view key) const {
     for (const ParamDesc& p : params)
         if (p.key == key) return &p;

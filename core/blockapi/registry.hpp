@@ -35,6 +35,10 @@ struct BlockType {
     std::function<std::unique_ptr<Block>(const ParamValues&)> create;
     // Brings parameters written by an older typeVersion up to date (renamed keys, new meanings).
     std::function<void(int fromVersion, ParamValues&)> migrate;
+    // the parameter descriptors (as the defaults configure the block): readers that only ask
+    // a parameter's type or unit need not build a block
+    std::vector<ParamDesc> params;
+    const ParamDesc* param(std::string_view key) const;   // nullptr if none
 };
 
 class Registry {
@@ -45,8 +49,8 @@ public:
     // A factory, for one class serving several types (the rotational twin of a translational block)
     void add(std::function<std::unique_ptr<Block>(const ParamValues&)> create,
              std::function<void(int, ParamValues&)> migrate = {}) {
-        BlockInfo info = create({})->info();
-        addType(BlockType{std::move(info), std::move(create), std::move(migrate)});
+        const std::unique_ptr<Block> defaults = create({});
+        addType(BlockType{defaults->info(), std::move(create), std::move(migrate), defaults->params()});
     }
     // Classes constructed as B(params, domain), one type per domain: for each domain in turn,
     // each class in turn (the registration order is the order the library lists them in).

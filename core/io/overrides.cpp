@@ -75,8 +75,9 @@ ParamDesc describe(const model::Model& model, const Registry& registry, const mo
 
 model::BlockSpec evaluable(const model::BlockSpec& spec, const Registry& registry) {
     model::BlockSpec out = spec;
-    if (!registry.find(spec.type)) return out;
-    for (const ParamDesc& d : registry.describe(spec.type).params)
+    const BlockType* type = registry.find(spec.type);
+    if (!type) return out;
+    for (const ParamDesc& d : type->params)
         if (d.type == ParamType::Real && out.params.contains(d.key) &&
             std::holds_alternative<std::string>(out.params[d.key]))
             out.params.erase(d.key);

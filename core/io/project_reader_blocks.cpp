@@ -284,6 +284,9 @@ PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& c
 // one list.
 int Reader::presentPorts(const model::BlockSpec& spec) {
     const ParamValues params = model::currentParams(evaluable(spec, m_registry), m_registry);
+    std::string key = spec.type;
+    for (const auto& [name, value] : params) key += ';' + name + '=' + toString(value);
+    if (const auto known = m_portListOf.find(key); known != m_portListOf.end()) return known->second;
     const std::vector<PortDesc> ports = m_registry.describe(spec.type, params).presentPorts();
     const auto same = [&](const std::vector<PortDesc>& known) {
         return std::equal(known.begin(), known.end(), ports.begin(), ports.end(), [](const auto& a, const auto& b) {
@@ -291,9 +294,10 @@ int Reader::presentPorts(const model::BlockSpec& spec) {
         });
     };
     const auto it = std::find_if(m_portLists.begin(), m_portLists.end(), same);
-    if (it != m_portLists.end()) return static_cast<int>(it - m_portLists.begin());
-    m_portLists.push_back(ports);
-    return static_cast<int>(m_portLists.size()) - 1;
+    int list = static_cast<int>(it - m_portLists.begin());
+    if (it == m_portLists.end()) m_portLists.push_back(ports);
+    m_portListOf.emplace(std::move(key), list);
+    return list;
 }
 
 void Reader::readConnections(const Elements& cs, const Context& ctx, model::Model& body, const model::Model& root) {

@@ -111,6 +111,9 @@ private:
     // list per block cost 17 MB for 40,000 blocks.
     std::vector<int> m_portsOf;
     std::vector<std::vector<PortDesc>> m_portLists;
+    // type and parameter values -> index into m_portLists: a configuration is described once,
+    // not once per block (describing builds the block)
+    std::map<std::string, int, std::less<>> m_portListOf;
     mutable std::map<std::string, std::optional<BlockDescription>> m_prototypes;
 };
 

@@ -456,9 +456,8 @@ ParamValues evaluatedParams(const Model& model, const BlockSpec& spec, const Reg
     try {
         evaluateParameters(model.parameters(), top, "model parameters");
     } catch (const ModelError&) {}
-    const BlockDescription proto = registry.describe(spec.type);
     for (auto it = p.begin(); it != p.end();) {
-        const ParamDesc* d = proto.param(it->first);
+        const ParamDesc* d = type->param(it->first);
         try {
             if (d) it->second = resolveValue(it->second, *d, top);
             ++it;
