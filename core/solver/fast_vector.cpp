@@ -120,6 +120,16 @@ booleantype invTest(N_Vector x, N_Vector z) {
 }
 
 // fused operations (z may alias X[0], as in the serial implementation)
+// z_i = ((c0 x0_i + c1 x1_i) + c2 x2_i) + ...: SUNDIALS' order, pass after pass, in one pass
+// over z (z may be X[0]: each element is read before it is written; c0 = 1 multiplies exactly)
+template <int N> void combine(const double* c, const double* const* x, double* z, long len) {
+    for (long i = 0; i < len; ++i) {
+        double s = c[0] * x[0][i];
+        for (int k = 1; k < N; ++k) s += c[k] * x[k][i];
+        z[i] = s;
+    }
+}
+
 int linearCombination(int nvec, double* c, N_Vector* X, N_Vector z) {
     const long len = n(z);
     double* zd = d(z);
@@ -130,6 +140,28 @@ int linearCombination(int nvec, double* c, N_Vector* X, N_Vector z) {
     if (nvec == 2) {
         linearSum(c[0], X[0], c[1], X[1], z);
         return 0;
+    }
+    constexpr int kFused = 7;   // IDA's predictor at order 5 and below
+    if (nvec <= kFused) {
+        const double* x[kFused] = {};
+        for (int k = 0; k < nvec; ++k) x[k] = d(X[k]);
+        switch (nvec) {
+            case 3:
+                combine<3>(c, x, zd, len);
+                return 0;
+            case 4:
+                combine<4>(c, x, zd, len);
+                return 0;
+            case 5:
+                combine<5>(c, x, zd, len);
+                return 0;
+            case 6:
+                combine<6>(c, x, zd, len);
+                return 0;
+            default:
+                combine<7>(c, x, zd, len);
+                return 0;
+        }
     }
     if (X[0] == z) {
         const double c0 = c[0];

@@ -210,6 +210,28 @@ private Q_SLOTS:
         N_VConstVectorArray(2, 0.75, zs);
         N_VConstVectorArray(2, 0.75, zf);
         for (int k = 0; k < 3; ++k) QVERIFY2(same(zs[k], zf[k]), "const vector array");
+        // combinations of 3 to 8 vectors (one fused pass up to 7), into another vector and in place
+        for (int nv = 3; nv <= 8; ++nv) {
+            std::vector<N_Vector> as, af;
+            double cs[8];
+            for (int k = 0; k < nv; ++k) {
+                as.push_back(make(false, 11 + k)), af.push_back(make(true, 11 + k));
+                cs[k] = 0.3 * k - 0.7;
+            }
+            N_Vector outS = make(false, 30), outF = make(true, 30);
+            N_VLinearCombination(nv, cs, as.data(), outS);
+            N_VLinearCombination(nv, cs, af.data(), outF);
+            QVERIFY2(same(outS, outF), qPrintable(QString("linear combination of %1").arg(nv)));
+            for (const double c0 : {1.0, -1.5}) {
+                cs[0] = c0;
+                N_VLinearCombination(nv, cs, as.data(), as[0]);
+                N_VLinearCombination(nv, cs, af.data(), af[0]);
+                QVERIFY2(same(as[0], af[0]), qPrintable(QString("linear combination of %1 in place").arg(nv)));
+            }
+            for (int k = 0; k < nv; ++k)
+                N_VDestroy(as[static_cast<std::size_t>(k)]), N_VDestroy(af[static_cast<std::size_t>(k)]);
+            N_VDestroy(outS), N_VDestroy(outF);
+        }
         double ns[3], nf[3];
         N_VWrmsNormVectorArray(3, xs, ys, ns);
         N_VWrmsNormVectorArray(3, xf, yf, nf);
