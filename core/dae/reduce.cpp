@@ -48,6 +48,8 @@ public:
         for (ReductionPlan::Derived& d : r.quadratures) d.reads = explicitReads(r, d.unknown);
         for (int u = 0; u < m_s.size(); ++u)
             if (r.fate[at(u)] == Fate::Kept) r.kept.push_back(u);
+        for (const ReductionPlan::Derived& d : m_timed)
+            if (r.fate[at(d.unknown)] == Fate::Kept) r.timed.push_back(d);
         r.reducedIndex.assign(at(m_s.size()), -1);
         for (std::size_t i = 0; i < r.kept.size(); ++i) r.reducedIndex[at(r.kept[i])] = static_cast<int>(i);
         return r;
@@ -158,8 +160,12 @@ private:
         // a function of time stays an unknown: eliminated, nothing would test how well the steps
         // resolve it (the integral of a sine source lost two digits at rtol 1e-8)
         if (blk.vars()[at(c.var)].kind != VarKind::Algebraic || m_occ[at(c.unknown)].rate || !std::isfinite(a) ||
-            a == 0.0 || c.form->timed)
+            a == 0.0)
             return;
+        if (c.form->timed) {
+            m_timed.push_back({c.unknown, c.block, c.var, a, {}});
+            return;
+        }
         m_explicit.emplace(c.unknown, ReductionPlan::Derived{c.unknown, c.block, c.var, a, {}});
     }
 
@@ -196,6 +202,7 @@ private:
     }
 
     const DaeSystem& m_s;
+    std::vector<ReductionPlan::Derived> m_timed;   // see ReductionPlan::timed
     std::vector<Occurrence> m_occ;
     Incidence m_rows;
     std::vector<Candidate> m_candidates;

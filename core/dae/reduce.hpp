@@ -49,6 +49,10 @@ struct ReductionPlan {
     std::vector<Combination> combinations;
     std::vector<Derived> explicits;   // in dependency order
     std::vector<Derived> quadratures;
+    // kept algebraic unknowns that their own rows give like explicit variables but as functions
+    // of time (a source's output): solved from those rows at a restart (ReducedEvaluator::
+    // consistentRates), coefficient as for an explicit variable
+    std::vector<Derived> timed;
 
     int size() const { return static_cast<int>(kept.size()); }
     int eliminated() const { return static_cast<int>(fate.size() - kept.size()); }

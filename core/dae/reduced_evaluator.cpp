@@ -203,6 +203,52 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
 }
 
+bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, const double* discrete,
+                                       unsigned long version, double* yp) {
+    const int n = m_red.size();
+    if (m_identity || n == 0) return false;
+    if (m_timedCoefficient.empty()) {
+        m_timedCoefficient.assign(at(n), 0.0);
+        for (const ReductionPlan::Derived& d : m_red.timed)
+            m_timedCoefficient[at(m_red.reducedIndex[at(d.unknown)])] = d.coefficient;
+    }
+    m_rates.assign(at(n), 0.0);
+    const State zero{t, y, m_rates.data(), discrete, version};
+    if (!operatorReady(zero)) return false;
+    m_saved.clear();
+    for (int i = 0; i < n; ++i) {   // the shape: rate entries on its own unknown, or none for a timed one
+        const int k = m_op.ypFirst[at(i)], entries = m_op.zFirst[at(i)] - k;
+        if (id[i] == 0.0) {
+            if (entries != 0 || m_timedCoefficient[at(i)] == 0.0) return false;
+            m_saved.push_back(y[i]);
+        } else if (entries != 1 || m_op.column[at(k)] != i || m_op.value[at(k)] == 0.0) {
+            return false;
+        }
+    }
+    m_F0.resize(at(n));
+    m_F1.resize(at(n));
+    auto restore = [&] {
+        for (int i = 0, k = 0; i < n; ++i)
+            if (id[i] == 0.0) y[i] = m_saved[at(k++)];
+        return false;
+    };
+    if (!m_saved.empty()) {   // the timed unknowns: their rows are linear in them
+        residual(zero, m_F0.data());
+        for (int i = 0; i < n; ++i)
+            if (id[i] == 0.0) y[i] -= m_F0[at(i)] / m_timedCoefficient[at(i)];
+    }
+    residual(zero, m_F0.data());
+    for (int i = 0; i < n; ++i)
+        m_rates[at(i)] = id[i] == 0.0 ? yp[i] : -m_F0[at(i)] / m_op.value[at(m_op.ypFirst[at(i)])];
+    residual({t, y, m_rates.data(), discrete, version}, m_F1.data());
+    for (int i = 0; i < n; ++i) {
+        const double scale = std::abs(m_F0[at(i)]) + std::abs(m_op.constant[at(i)]) + 1e-300;
+        if (!(std::abs(m_F1[at(i)]) <= 1e-10 * scale)) return restore();
+    }
+    std::copy(m_rates.begin(), m_rates.end(), yp);
+    return true;
+}
+
 bool ReducedEvaluator::operatorReady(const State& reduced) {
     if (!m_useSums || !reduced.yp) return false;
     m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion});

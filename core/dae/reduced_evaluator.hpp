@@ -60,6 +60,15 @@ public:
     };
     bool addAffine(int unknown, double scale, double& constant, std::vector<Term>& terms) const;
 
+    // A consistent restart without a Newton iteration, for the shape of a chain of masses reduced:
+    // the operator stands, a differential unknown's row has one rate entry, its own (a mass's v',
+    // x'), and an algebraic one (id 0) is a timed unknown of the plan (ReductionPlan::timed) whose
+    // row has none. Those are solved from their rows first (y, in place), then the rates, one
+    // division per row; a last residual confirms (a row may read more than it seemed). false: not
+    // this shape, or not confirmed; y and yp are then as they were.
+    bool consistentRates(double t, double* y, const double* id, const double* discrete, unsigned long version,
+                         double* yp);
+
     void residual(const State& reduced, double* F);
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
     void quadratureRates(const State& reduced, double* qdot);         // reduction().quadratures.size()
@@ -127,6 +136,8 @@ private:
     LinearOperator m_op;
     std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
     std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
+    std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()
+    std::vector<double> m_timedCoefficient;             // per kept unknown: of a timed one in its row, or 0
 };
 
 }   // namespace endstop::core::dae

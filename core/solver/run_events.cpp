@@ -77,6 +77,14 @@ void Run::calcIC(double t) {
     m_rev.gather(m_idFull.data(), nullptr, m_idValues.data(), nullptr);
     std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
     accumulate();
+    // a chain of masses, reduced: its rates (and a source's output) from a few residuals,
+    // confirmed, instead of IDACalcIC's Newton iteration (ReducedEvaluator::consistentRates)
+    if (m_rev.consistentRates(t, data(m_y), m_idValues.data(), m_disc.data(), m_discVersion, data(m_yp))) {
+        reInit(t);
+        check(IDASetId(mem, m_id.get()), "IDASetId");
+        syncFull(t);
+        return;
+    }
     reInit(t);
     check(IDASetId(mem, m_id.get()), "IDASetId");
     const double span = std::max(m_opt.stopTime - t, 1e-12);
