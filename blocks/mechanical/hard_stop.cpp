@@ -304,10 +304,17 @@ bool HardStop::affineEvent(const core::Eq<double>& eq, int which, core::AffineEv
         return true;
     }
     if (which == kUpperSide || which == kLowerSide) {
+        // free: one function for both bounds, min(gp - x, x - gn) in the upper slot (crossBound()
+        // tells the bound from x); in contact, the bound of that contact (leaving it comes first)
         const bool upper = which == kUpperSide;
+        if (upper ? m == kContactLower : m != kContactLower) return true;   // dead (liveEvents())
         out.constant = upper ? real(gp) : -real(gn);
         out.add(x, upper ? -1.0 : 1.0);
         out.nudge = m == (upper ? kContactUpper : kContactLower) ? -kTiny : kTiny;
+        if (m == kFree) {
+            out.orMin(-real(gn), kTiny);
+            out.add(x, 1.0);
+        }
         return true;
     }
     kink(eq, which, out);
@@ -324,7 +331,8 @@ void HardStop::liveEvents(const core::Eq<double>& eq, std::span<char> live) cons
         live[kLowerSide] = m == kFree || m == kContactLower;
         return;
     }
-    live[kUpperSide] = live[kLowerSide] = 1;
+    live[kUpperSide] = m != kContactLower;   // free: both bounds in one function (affineEvent())
+    live[kLowerSide] = m == kContactLower;
     live[kRegionKink] = contact && m_law == ContactLaw::FullUndamped;
     live[kLowClampKink] = live[kHighClampKink] = contact && m_law == ContactLaw::Smooth;
 }
@@ -415,6 +423,8 @@ void HardStop::crossBound(EventCtx& ctx, int which, int direction) const {
         ctx.set(mode, kFree);
         return;
     }
+    // from free flight the upper slot watches both bounds: the nearer one was reached
+    if (ctx.mode(mode) == kFree) which = ctx.eq()[x] >= 0.5 * (real(gp) + real(gn)) ? kUpperSide : kLowerSide;
     ctx.set(mode, which == kUpperSide ? kContactUpper : kContactLower);
     ctx.set(impacts, ctx.discrete(impacts) + 1);
 }

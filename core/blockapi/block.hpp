@@ -45,7 +45,9 @@ struct InitialAcross {   // a block's wish for the initial across value of a nod
 // An event function that is affine while the discrete state stays as it is (Block::affineEvent):
 //     g = (constant + sum of coefficient * value) + nudge,
 // each value an own variable or the across variable (or input) at a port. nudge comes last, so
-// that a tiny offset that keeps g off zero at an exact crossing survives the sum.
+// that a tiny offset that keeps g off zero at an exact crossing survives the sum. Or the smaller
+// of two such forms (orMin(): the terms added after it, constant2 and nudge2 make the second), for
+// one function that watches two bounds.
 struct AffineEvent {
     struct Term {
         int var = -1;    // an own variable, or
@@ -55,16 +57,26 @@ struct AffineEvent {
     double constant = 0.0, nudge = 0.0;
     std::array<Term, 4> terms{};
     int count = 0;
+    int split = -1;   // >= 0: terms [split, count) are the second form's
+    double constant2 = 0.0, nudge2 = 0.0;
 
     void add(Var v, double c) { terms.at(static_cast<std::size_t>(count++)) = {v.index, -1, c}; }
     void add(Port p, double c) { terms.at(static_cast<std::size_t>(count++)) = {-1, p.index, c}; }
+    void orMin(double c2, double n2) {
+        split = count;
+        constant2 = c2;
+        nudge2 = n2;
+    }
     double value(const Eq<double>& e) const {
-        double g = constant;
-        for (int k = 0; k < count; ++k) {
-            const Term& t = terms[static_cast<std::size_t>(k)];
-            g += t.coefficient * (t.var >= 0 ? e[Var{t.var}] : e.across(Port{t.port}));
-        }
-        return g + nudge;
+        const auto form = [&](double c, int from, int to, double n) {
+            for (int k = from; k < to; ++k) {
+                const Term& t = terms[static_cast<std::size_t>(k)];
+                c += t.coefficient * (t.var >= 0 ? e[Var{t.var}] : e.across(Port{t.port}));
+            }
+            return c + n;
+        };
+        if (split < 0) return form(constant, 0, count, nudge);
+        return std::min(form(constant, 0, split, nudge), form(constant2, split, count, nudge2));
     }
 };
 

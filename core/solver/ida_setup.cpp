@@ -76,7 +76,7 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
                 self->m_g.data(), self->m_rootBlocks);
         }
         const double* yr = reduced.y;
-        const int* first = self->m_rootFirst.data();
+        const int *rows = self->m_rootRows.data(), *first = self->m_rowFirst.data();
         const int* column = self->m_rootColumn.data();
         const double* value = self->m_rootValue.data();
         for (std::size_t k = 0; k < self->m_liveRoots.size(); ++k) {
@@ -84,9 +84,13 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
                 g[k] = self->m_g[at(self->m_liveRoots[k])];
                 continue;
             }
-            double sum = self->m_rootConstant[k];
-            for (int e = first[k]; e < first[k + 1]; ++e) sum += value[e] * yr[column[e]];
-            g[k] = sum + self->m_rootNudge[k];
+            double smallest = std::numeric_limits<double>::infinity();
+            for (int r = rows[k]; r < rows[k + 1]; ++r) {
+                double sum = self->m_rowConstant[at(r)];
+                for (int e = first[r]; e < first[r + 1]; ++e) sum += value[e] * yr[column[e]];
+                smallest = std::min(smallest, sum + self->m_rowNudge[at(r)]);
+            }
+            g[k] = smallest;
         }
         return 0;
     } catch (...) {

@@ -156,10 +156,11 @@ void Run::initRoots(double t) {
     m_rootBlock.clear();
     m_rootBlocks.clear();
     m_rootAffine.clear();
-    m_rootFirst.assign(1, 0);
+    m_rootRows.assign(1, 0);
+    m_rowFirst.assign(1, 0);
     m_rootColumn.clear();
-    m_rootConstant.clear();
-    m_rootNudge.clear();
+    m_rowConstant.clear();
+    m_rowNudge.clear();
     m_rootValue.clear();
     for (int b : m_sys.eventBlocks) {
         const dae::Binding& bind = m_sys.bindings[at(b)];
@@ -190,23 +191,37 @@ void Run::initRoots(double t) {
 // that only an expansion gives
 void Run::addRootForm(int block, const AffineEvent* form) {
     const dae::Binding& bind = m_sys.bindings[at(block)];
-    double constant = form ? form->constant : 0.0;
+    const std::size_t rows = m_rowConstant.size(), entries = m_rootColumn.size();
     bool affine = form != nullptr;
-    m_terms.clear();
-    for (int k = 0; affine && k < form->count; ++k) {
-        const AffineEvent::Term& term = form->terms[at(k)];
-        const int u = term.var >= 0 ? bind.varUnknown[at(term.var)] : bind.portUnknown[at(term.port)];
-        if (u >= 0) affine = m_rev.addAffine(u, term.coefficient, constant, m_terms);
-    }
-    m_rootAffine.push_back(affine ? 1 : 0);
-    m_rootConstant.push_back(constant);
-    m_rootNudge.push_back(affine ? form->nudge : 0.0);
-    if (affine)
+    // one row per form: terms [from, to), constant, nudge
+    auto row = [&](int from, int to, double constant, double nudge) {
+        m_terms.clear();
+        for (int k = from; affine && k < to; ++k) {
+            const AffineEvent::Term& term = form->terms[at(k)];
+            const int u = term.var >= 0 ? bind.varUnknown[at(term.var)] : bind.portUnknown[at(term.port)];
+            if (u >= 0) affine = m_rev.addAffine(u, term.coefficient, constant, m_terms);
+        }
         for (const dae::ReducedEvaluator::Term& term : m_terms) {
             m_rootColumn.push_back(term.index);
             m_rootValue.push_back(term.coefficient);
         }
-    m_rootFirst.push_back(static_cast<int>(m_rootColumn.size()));
+        m_rowConstant.push_back(constant);
+        m_rowNudge.push_back(nudge);
+        m_rowFirst.push_back(static_cast<int>(m_rootColumn.size()));
+    };
+    if (affine) {
+        row(0, form->split < 0 ? form->count : form->split, form->constant, form->nudge);
+        if (form->split >= 0) row(form->split, form->count, form->constant2, form->nudge2);
+    }
+    if (!affine) {   // drop what was added
+        m_rowConstant.resize(rows);
+        m_rowNudge.resize(rows);
+        m_rowFirst.resize(rows + 1);
+        m_rootColumn.resize(entries);
+        m_rootValue.resize(entries);
+    }
+    m_rootAffine.push_back(affine ? 1 : 0);
+    m_rootRows.push_back(static_cast<int>(m_rowConstant.size()));
 }
 
 void Run::handleRoots(double t) {
