@@ -148,8 +148,8 @@ bool Run::settle(double t) {
 }
 
 // IDA's root finding on the event functions that can cross zero in the current discrete state.
-// A block with 5 event functions of which 2 are live in most modes (a hard stop) would otherwise
-// have IDA scan all of them at every step. A live function that is affine in this state
+// A block with 5 event functions of which 1 is live in most modes (a hard stop out of contact)
+// would otherwise have IDA scan all of them at every step. A live function that is affine in this state
 // (Block::affineEvent) becomes a row over IDA's unknowns: no expansion, no call into its block.
 void Run::initRoots(double t) {
     m_liveRoots.clear();
