@@ -45,17 +45,17 @@ BlockDescription BlockDescription::of(const Block& b) {
     return d;
 }
 
-const ParamDesc* BlockType::param(std::string_view key) const {
+namespace {
+const ParamDesc* findParam(const std::vector<ParamDesc>& params, std::string_view key) {
     for (const ParamDesc& p : params)
         if (p.key == key) return &p;
     return nullptr;
 }
+}   // namespace
 
-const ParamDesc* BlockDescription::param(std::string_view key) const {
-    for (const ParamDesc& p : params)
-        if (p.key == key) return &p;
-    return nullptr;
-}
+const ParamDesc* BlockType::param(std::string_view key) const { return findParam(params, key); }
+
+const ParamDesc* BlockDescription::param(std::string_view key) const { return findParam(params, key); }
 
 int BlockDescription::portIndex(std::string_view name) const {
     for (std::size_t i = 0; i < ports.size(); ++i)

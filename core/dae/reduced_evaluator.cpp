@@ -44,6 +44,9 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
             m_explicitAt[at(red.explicits[i].unknown)] = static_cast<int>(i);
         for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
             m_combinationAt[at(m_combUnknown[c])] = static_cast<int>(c);
+        m_timedCoefficient.assign(at(red.size()), 0.0);
+        for (const ReductionPlan::Derived& d : red.timed)
+            m_timedCoefficient[at(red.reducedIndex[at(d.unknown)])] = d.coefficient;
     }
     std::vector<int> read;
     if (solve) {
@@ -207,11 +210,6 @@ bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, co
                                        unsigned long version, double* yp) {
     const int n = m_red.size();
     if (m_identity || n == 0) return false;
-    if (m_timedCoefficient.empty()) {
-        m_timedCoefficient.assign(at(n), 0.0);
-        for (const ReductionPlan::Derived& d : m_red.timed)
-            m_timedCoefficient[at(m_red.reducedIndex[at(d.unknown)])] = d.coefficient;
-    }
     m_rates.assign(at(n), 0.0);
     const State zero{t, y, m_rates.data(), discrete, version};
     if (!operatorReady(zero)) return false;

@@ -137,7 +137,7 @@ private:
     std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
     std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
     std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()
-    std::vector<double> m_timedCoefficient;             // per kept unknown: of a timed one in its row, or 0
+    std::vector<double> m_timedCoefficient;             // per kept unknown: of a timed one in its row, or 0 (Solve)
 };
 
 }   // namespace endstop::core::dae

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace endstop::core::solver {
@@ -150,27 +151,15 @@ int linearCombination(int nvec, double* c, N_Vector* X, N_Vector z) {
         linearSum(c[0], X[0], c[1], X[1], z);
         return 0;
     }
-    constexpr int kFused = 7;   // IDA's predictor at order 5 and below
-    if (nvec <= kFused) {
-        const double* x[kFused] = {};
+    // IDA's predictor at order 5 and below: one pass, the kernel for the count
+    constexpr void (*kFused[])(const double*, const double* const*, double*, long) = {
+        nullptr, nullptr, nullptr, combine<3>, combine<4>, combine<5>, combine<6>, combine<7>};
+    constexpr int kMostFused = static_cast<int>(std::size(kFused)) - 1;
+    if (nvec <= kMostFused) {
+        const double* x[kMostFused] = {};
         for (int k = 0; k < nvec; ++k) x[k] = d(X[k]);
-        switch (nvec) {
-            case 3:
-                combine<3>(c, x, zd, len);
-                return 0;
-            case 4:
-                combine<4>(c, x, zd, len);
-                return 0;
-            case 5:
-                combine<5>(c, x, zd, len);
-                return 0;
-            case 6:
-                combine<6>(c, x, zd, len);
-                return 0;
-            default:
-                combine<7>(c, x, zd, len);
-                return 0;
-        }
+        kFused[nvec](c, x, zd, len);
+        return 0;
     }
     if (X[0] == z) {
         const double c0 = c[0];

@@ -68,12 +68,12 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     try {
         const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(),
                                  self->m_discVersion};
-        if (!self->m_rootBlocks.empty()) {   // the live roots that are not affine (initRoots)
+        if (!self->m_rootEvaluated.empty()) {   // the live roots that are not affine (initRoots)
             self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
                                     dae::ReducedEvaluator::For::Events);
             self->m_revRoots.full().eventFunctions(
                 {t, self->m_rootY.data(), self->m_rootYp.data(), self->m_disc.data(), self->m_discVersion},
-                self->m_g.data(), self->m_rootBlocks);
+                self->m_g.data(), self->m_rootEvaluated);
         }
         const double* yr = reduced.y;
         const int *rows = self->m_rootRows.data(), *first = self->m_rowFirst.data();

@@ -117,9 +117,9 @@ private:
     // root k is the smallest of its rows [m_rootRows[k], m_rootRows[k + 1]), a row r is
     // (m_rowConstant[r] + sum value * y[column]) + m_rowNudge[r] over entries [m_rowFirst[r],
     // m_rowFirst[r + 1]); the others (m_rootAffine[k] = 0) come from an expansion and their
-    // blocks (m_rootBlocks) in rootFn.
+    // blocks (m_rootEvaluated) in rootFn.
     std::vector<char> m_rootAffine;
-    std::vector<int> m_rootBlocks, m_rootRows, m_rowFirst, m_rootColumn;
+    std::vector<int> m_rootEvaluated, m_rootRows, m_rowFirst, m_rootColumn;
     std::vector<double> m_rowConstant, m_rowNudge, m_rootValue;
     std::vector<dae::ReducedEvaluator::Term> m_terms;
     void addRootForm(int block, const AffineEvent* form);

@@ -154,7 +154,7 @@ bool Run::settle(double t) {
 void Run::initRoots(double t) {
     m_liveRoots.clear();
     m_rootBlock.clear();
-    m_rootBlocks.clear();
+    m_rootEvaluated.clear();
     m_rootAffine.clear();
     m_rootRows.assign(1, 0);
     m_rowFirst.assign(1, 0);
@@ -178,7 +178,7 @@ void Run::initRoots(double t) {
                 evaluate = evaluate || m_rootAffine.back() == 0;
             }
         });
-        if (evaluate) m_rootBlocks.push_back(b);
+        if (evaluate) m_rootEvaluated.push_back(b);
     }
     m_rootsFound.assign(m_liveRoots.size(), 0);
     if (m_sys.eventCount > 0)

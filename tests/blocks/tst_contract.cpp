@@ -237,7 +237,7 @@ private Q_SLOTS:
             }
             for (char l : live) dead += l == 0 ? 1 : 0;
         }
-        // a hard stop out of contact watches only its two bounds
+        // a hard stop out of contact watches its two bounds with one function
         if (type == "translational.hard_stop" || type == "rotational.hard_stop") QVERIFY(dead > 0);
     }
 
