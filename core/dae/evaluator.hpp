@@ -78,6 +78,11 @@ public:
         }
     }
     int summedVersion() const { return m_linearVersion; }
+    // what the sums are: the blocks summed, and the coefficients (dF/dy, dF/dy', F at 0)
+    const std::vector<char>& summedBlocks() const { return m_isLinear; }
+    const std::vector<double>& summedA() const { return m_linearA; }
+    const std::vector<double>& summedB() const { return m_linearB; }
+    const std::vector<double>& summedC() const { return m_linearC; }
     const std::vector<int>& evaluatedBlocks() const { return m_nonlinearBlocks; }   // the blocks not summed
     // these blocks' rows alone into F: own rows set, node rows added (no sums, no fused variables)
     void blockResiduals(std::span<const int> blocks, const State& s, double* F);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 
@@ -209,7 +210,9 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
 bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, const double* discrete,
                                        unsigned long version, double* yp) {
     const int n = m_red.size();
-    if (m_identity || n == 0) return false;
+    if (m_identity || n == 0 || m_timedCoefficient.size() != at(n)) return false;
+    for (int i = 0; i < n; ++i)   // an algebraic unknown that is no timed output: the operator cannot help
+        if (id[i] == 0.0 && m_timedCoefficient[at(i)] == 0.0) return false;
     m_rates.assign(at(n), 0.0);
     const State zero{t, y, m_rates.data(), discrete, version};
     if (!operatorReady(zero)) return false;
@@ -250,11 +253,35 @@ bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, co
 bool ReducedEvaluator::operatorReady(const State& reduced) {
     if (!m_useSums || !reduced.yp) return false;
     m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion});
-    if (m_op.version != m_ev.summedVersion()) {
+    if (m_op.version == m_ev.summedVersion()) return m_op.ok;
+    const bool cacheable = m_ev.summedA().size() + m_ev.summedC().size() <= kCacheEntries;
+    const auto cached = std::find_if(m_opCache.begin(), m_opCache.end(),
+                                     [&](const CachedOperator& e) { return cacheable && sameSums(e); });
+    if (cached != m_opCache.end()) {
+        m_op = cached->op;
+        m_u.assign(m_op.z.size(), 0.0);
+        m_Fop.assign(at(m_sys.size()), 0.0);
+    } else {
         m_op.ok = buildOperator();
-        m_op.version = m_ev.summedVersion();
+        ++m_operatorBuilds;
+        if (cacheable) {
+            CachedOperator e{m_ev.summedBlocks(), m_ev.summedA(), m_ev.summedB(), m_ev.summedC(), m_op};
+            if (m_opCache.size() < kCachedOperators)
+                m_opCache.push_back(std::move(e));
+            else
+                m_opCache[m_opCacheNext++ % kCachedOperators] = std::move(e);
+        }
     }
+    m_op.version = m_ev.summedVersion();
     return m_op.ok;
+}
+
+bool ReducedEvaluator::sameSums(const CachedOperator& e) const {   // bitwise: a rounding apart is a miss
+    auto same = [](const auto& x, const auto& y) {
+        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+    };
+    return same(e.blocks, m_ev.summedBlocks()) && same(e.a, m_ev.summedA()) && same(e.b, m_ev.summedB()) &&
+           same(e.c, m_ev.summedC());
 }
 
 void ReducedEvaluator::expandForOperator(const State& r) {

@@ -70,6 +70,7 @@ public:
                          double* yp);
 
     void residual(const State& reduced, double* F);
+    int operatorBuilds() const { return m_operatorBuilds; }   // how often the operator was built, not taken back
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
     void quadratureRates(const State& reduced, double* qdot);         // reduction().quadratures.size()
 
@@ -134,6 +135,19 @@ private:
     std::vector<Instruction> m_chain, m_out;
     std::vector<Segment> m_segments;
     LinearOperator m_op;
+    // Operators of earlier sums, for a small network that switches back and forth between a few
+    // modes (stick and slip): the operator is a function of the sums alone (which blocks, their
+    // coefficients), so one built for the same sums before is taken back instead of rebuilt.
+    static constexpr std::size_t kCachedOperators = 8, kCacheEntries = 1024;   // the sums' size at most
+    struct CachedOperator {
+        std::vector<char> blocks;
+        std::vector<double> a, b, c;
+        LinearOperator op;
+    };
+    bool sameSums(const CachedOperator& e) const;
+    std::vector<CachedOperator> m_opCache;
+    std::size_t m_opCacheNext = 0;   // the entry replaced next once the cache is full
+    int m_operatorBuilds = 0;
     std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
     std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
     std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()

@@ -220,6 +220,46 @@ private Q_SLOTS:
         QVERIFY(y == y0 && yp == yp0);
     }
 
+    // A stop that goes into contact and back: the free mode's operator is taken back, not
+    // rebuilt, and gives the residual a fresh evaluator builds.
+    void operatorsOfEarlierModesAreTakenBack() {
+        test::ModelBuilder b;
+        b.block("m", "translational.mass", {{"mass", 2.0}})
+            .block("k", "translational.spring", {{"stiffness", 1e4}})
+            .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}})
+            .block("g", "translational.reference");
+        b.connect("m.M", "k.R").connect("k.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
+        const Planned p = plan(b.build());
+        const int stop = p.sys.topo.blockIndex("stop");
+        const auto& bind = p.sys.bindings[static_cast<std::size_t>(stop)];
+        std::vector<double> free = p.sys.discrete0, contact = free;
+        contact[static_cast<std::size_t>(bind.discreteOffset)] = 1.0;   // kContactUpper
+        core::dae::ReducedEvaluator rs(p.sys, p.plan);
+        const std::size_t n = static_cast<std::size_t>(rs.size());
+        std::vector<double> y(n), yp(n), F(n), again(n), fresh(n);
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<double> draw(-1.0, 1.0);
+        for (double& v : y) v = 1e-2 * draw(rng);
+        for (double& v : yp) v = draw(rng);
+        unsigned long version = 0;
+        auto residualIn = [&](core::dae::ReducedEvaluator& ev, const std::vector<double>& modes,
+                              std::vector<double>& out) {
+            ev.residual({0.5, y.data(), yp.data(), modes.data(), ++version}, out.data());
+        };
+        residualIn(rs, free, F);
+        residualIn(rs, contact, again);
+        QVERIFY(again != F);   // the contact force is in the rows
+        QCOMPARE(rs.operatorBuilds(), 2);
+        residualIn(rs, free, again);
+        residualIn(rs, contact, again);
+        residualIn(rs, free, again);
+        QCOMPARE(rs.operatorBuilds(), 2);
+        QCOMPARE(again, F);
+        core::dae::ReducedEvaluator other(p.sys, p.plan);
+        residualIn(other, free, fresh);
+        QCOMPARE(fresh, F);
+    }
+
     void aliasesWithOffsets() {
         const Planned p = plan(oscillator());
         QCOMPARE(fateOf(p, "x of m"), Fate::Kept);          // stands for the node's position
