@@ -164,6 +164,46 @@ void differentialMask(const DaeSystem& s, const double* discrete, std::vector<do
     }
 }
 
+DifferentialMask::DifferentialMask(const DaeSystem& sys)
+    : m_s(sys), m_count(at(sys.size()), 0), m_combination(sys.bindings.size(), -1), m_id(at(sys.size()), 0.0) {
+    for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
+        if (sys.structures[at(sys.structureOf[bi])].modeDiscretes.empty())
+            count(bi, 0, 1);   // once
+        else
+            m_moded.push_back(static_cast<int>(bi));
+    }
+}
+
+const std::vector<double>& DifferentialMask::update(const double* discrete) {
+    for (const int block : m_moded) {
+        const std::size_t bi = at(block);
+        const Binding& b = m_s.bindings[bi];
+        const int c = m_s.structures[at(m_s.structureOf[bi])].combination(
+            {discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
+        if (c == m_combination[bi]) continue;
+        if (m_combination[bi] >= 0) count(bi, m_combination[bi], -1);
+        count(bi, c, 1);
+        m_combination[bi] = c;
+    }
+    return m_id;
+}
+
+void DifferentialMask::count(std::size_t bi, int combination, int sign) {
+    const Binding& b = m_s.bindings[bi];
+    const LocalIncidence& inc = m_s.structures[at(m_s.structureOf[bi])].perMode[at(combination)];
+    const std::size_t nv = b.ownRow.size();
+    for (std::size_t r = 0; r < inc.size(); ++r) {
+        if (globalRow(b, r) < 0) continue;
+        const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
+        for (const auto& [k, o] : inc[r])
+            if (b.derSlot[at(k)] < 0 && (o == 1 || differentiated)) {   // as differentialMask()
+                const std::size_t u = at(b.slot[at(k)]);
+                m_count[u] += sign;
+                m_id[u] = m_count[u] > 0 ? 1.0 : 0.0;
+            }
+    }
+}
+
 std::vector<int> constraintForces(const DaeSystem& s, int bi, const double* discrete) {
     const BlockStructure& st = s.structures[at(s.structureOf[at(bi)])];
     std::vector<int> out;

@@ -49,6 +49,22 @@ Incidence currentIncidence(const DaeSystem& sys, const double* discrete);
 Incidence unionIncidence(const DaeSystem& sys);
 // IDA's id vector in the modes of `discrete`: 1 where y' enters some row (dummies included).
 void differentialMask(const DaeSystem& sys, const double* discrete, std::vector<double>& id);
+// The same mask kept between calls: only the blocks whose modes changed since the last call are
+// counted again (a count per unknown of the rows that take its y'), so an event costs what
+// changed, not the whole network.
+class DifferentialMask {
+public:
+    explicit DifferentialMask(const DaeSystem& sys);
+    const std::vector<double>& update(const double* discrete);   // differentialMask(sys, discrete, ...)
+
+private:
+    void count(std::size_t block, int combination, int sign);
+    const DaeSystem& m_s;
+    std::vector<int> m_count;         // per unknown
+    std::vector<int> m_combination;   // per block with modes: the one counted, -1 before the first
+    std::vector<int> m_moded;         // the blocks with modes
+    std::vector<double> m_id;
+};
 // The block's own variables that are constraint forces in the modes of `discrete`.
 std::vector<int> constraintForces(const DaeSystem& sys, int block, const double* discrete);
 

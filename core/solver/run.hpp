@@ -97,7 +97,8 @@ private:
     dae::Evaluator& m_ev;               // the full network: projections, modes, recording
     SunContext m_ctx;
     NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
-    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp, m_idFull;   // full
+    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full
+    dae::DifferentialMask m_mask{m_sys};                            // IDA's id, full, kept between restarts
     bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
     Matrix m_A;
     LinearSolver m_ls;

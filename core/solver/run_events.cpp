@@ -72,9 +72,9 @@ void Run::chooseFirstStep(double t) {
 
 void Run::calcIC(double t) {
     void* mem = m_mem.get();
-    dae::differentialMask(m_sys, m_disc.data(), m_idFull);
+    const std::vector<double>& idFull = m_mask.update(m_disc.data());
     m_idValues.resize(at(m_rev.size()));
-    m_rev.gather(m_idFull.data(), nullptr, m_idValues.data(), nullptr);
+    m_rev.gather(idFull.data(), nullptr, m_idValues.data(), nullptr);
     std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
     accumulate();
     // a chain of masses, reduced: its rates (and a source's output) from a few residuals,
