@@ -79,10 +79,16 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     RestartGuess guess;
     if (n == 0) return guess;
     const std::vector<double>& id = *in.id;
-    const std::vector<double> values = indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id);
     NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
     rightHandSide(ev, in, y, yp, data(rhs));
-    if (!solve(ev.pattern(), values, in.sparse, rhs.get(), z.get(), A, ls)) return guess;
+    if (in.factored) {
+        if (SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) != 0 ||
+            !std::all_of(data(z), data(z) + n, [](double v) { return std::isfinite(v); }))
+            return guess;
+    } else if (!solve(ev.pattern(), indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id), in.sparse, rhs.get(), z.get(),
+                      A, ls)) {
+        return guess;
+    }
     double sum = 0.0;
     for (int i = 0; i < n; ++i) {
         if (id[at(i)] == 0.0) {
@@ -96,6 +102,37 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     const double norm = std::sqrt(sum / n);                    // IDA's weighted RMS norm of y''
     if (norm > 0.0) guess.firstStep = std::sqrt(0.5 / norm);   // h^2/2 |y''| = 1/4 of the tolerance
     return guess;
+}
+
+bool consistentByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
+                         SUNLinearSolver ls, SUNContext ctx) {
+    const int n = ev.size();
+    if (n == 0) return false;
+    const std::vector<double>& id = *in.id;
+    const std::vector<double> values = indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id);
+    NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
+    ev.residual({in.t, y, yp, in.discrete}, data(rhs));
+    N_VScale(-1.0, rhs.get(), rhs.get());
+    if (!solve(ev.pattern(), values, in.sparse, rhs.get(), z.get(), A, ls)) return false;
+    const std::vector<double> y0(y, y + n), yp0(yp, yp + n);
+    auto step = [&] {
+        for (int i = 0; i < n; ++i) (id[at(i)] == 0.0 ? y[i] : yp[i]) += data(z)[i];
+    };
+    step();
+    ev.residual({in.t, y, yp, in.discrete}, data(rhs));
+    N_VScale(-1.0, rhs.get(), rhs.get());
+    bool confirmed = SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) == 0;
+    for (int i = 0; i < n && confirmed; ++i) {
+        const double v = id[at(i)] == 0.0 ? y[i] : yp[i];
+        confirmed = std::abs(data(z)[i]) <= 1e-6 * (in.relativeTolerance * std::abs(v) + in.absoluteTolerance[i]);
+    }
+    if (!confirmed) {
+        std::copy(y0.begin(), y0.end(), y);
+        std::copy(yp0.begin(), yp0.end(), yp);
+        return false;
+    }
+    step();
+    return true;
 }
 
 }   // namespace endstop::core::solver

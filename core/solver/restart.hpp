@@ -35,12 +35,24 @@ struct RestartInput {
     const double* absoluteTolerance = nullptr;   // per unknown
     double timeScale = 1e-3;   // for the difference quotient: the last step, or a fraction of the span
     bool sparse = false;
+    // A and ls hold the factorized index-1 matrix of this state already (consistentByOneStep()
+    // confirmed an affine mode, where it does not move with the state): solve with it as it is
+    bool factored = false;
 };
 
 // Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and
 // linear solver, reused (KLU keeps its symbolic analysis; IDA sets its own matrix up afterwards).
 RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, double* yp,
                              SUNMatrix A, SUNLinearSolver ls, SUNContext ctx);
+
+// A consistent restart by one Newton step with the index-1 matrix above: y_a and y'_d move by
+// -M^-1 F(t, y, y'). In a mode where the residual is affine (a stick-slip network, linear contacts)
+// that step is exact, and a second one, from the same factorization, confirms it: each of its
+// corrections must be below 1e-6 of the unknown's tolerance (rtol |v| + atol, v the value it
+// corrects). Then both steps are kept and true is returned; otherwise y and yp are as they were,
+// for IDACalcIC's iteration.
+bool consistentByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
+                         SUNLinearSolver ls, SUNContext ctx);
 
 // KLU's initialize() discards the symbolic analysis, and IDA calls it at every restart; the pattern
 // never changes, so after the first analysis the solver only refactors.

@@ -54,7 +54,8 @@ void Run::chooseFirstStep(double t) {
                           m_opt.relativeTolerance,
                           data(m_atol),
                           m_lastStep > 0 ? m_lastStep : 1e-3 * span,
-                          m_sparse};
+                          m_sparse,
+                          m_indexOneFactored};
     const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
     double h = m_lastStep;
     if (guess.ok) {
@@ -72,6 +73,7 @@ void Run::chooseFirstStep(double t) {
 
 void Run::calcIC(double t) {
     void* mem = m_mem.get();
+    m_indexOneFactored = false;
     const std::vector<double>& idFull = m_mask.update(m_disc.data());
     m_idValues.resize(at(m_rev.size()));
     m_rev.gather(idFull.data(), nullptr, m_idValues.data(), nullptr);
@@ -84,6 +86,20 @@ void Run::calcIC(double t) {
         check(IDASetId(mem, m_id.get()), "IDASetId");
         syncFull(t);
         return;
+    }
+    // a mode in which the residual is affine: one Newton step, confirmed (restart.hpp); given up
+    // for the run after a few misses in a row (a nonlinear contact law)
+    if (m_oneStepMisses < kOneStepMisses) {
+        const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol), 1e-3, m_sparse};
+        if (consistentByOneStep(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx)) {
+            m_oneStepMisses = 0;
+            m_indexOneFactored = true;
+            reInit(t);
+            check(IDASetId(mem, m_id.get()), "IDASetId");
+            syncFull(t);
+            return;
+        }
+        ++m_oneStepMisses;
     }
     reInit(t);
     check(IDASetId(mem, m_id.get()), "IDASetId");

@@ -14,9 +14,15 @@
 #include "core/dae/reduce.hpp"
 #include "core/dae/reduced_evaluator.hpp"
 #include "core/graph/topology.hpp"
+#include "core/solver/restart.hpp"
+#include "core/solver/sundials_raii.hpp"
+
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -217,6 +223,58 @@ private Q_SLOTS:
                 break;
             }
         QVERIFY(!rs.consistentRates(t, y.data(), id.data(), p.sys.discrete0.data(), 0, yp.data()));
+        QVERIFY(y == y0 && yp == yp0);
+    }
+
+    // A restart by one Newton step with the index-1 matrix: in a mode whose residual is affine (a
+    // stop in contact, unreduced, so its contact force is an algebraic unknown) it makes
+    // the state consistent and leaves the differential values alone; a wrong differential mask
+    // is declined with the state as it was.
+    void consistentByOneStepInAnAffineMode() {
+        test::ModelBuilder b;
+        b.block("m", "translational.mass", {{"mass", 2.0}})
+            .block("k", "translational.spring", {{"stiffness", 1e4}})
+            .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}})
+            .block("g", "translational.reference");
+        b.connect("m.M", "k.R").connect("k.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
+        core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(b.build(), blocks::registry()));
+        const core::dae::ReductionPlan none = core::dae::planReduction(sys, false);
+        core::dae::ReducedEvaluator ev(sys, none);
+        std::vector<double> modes = sys.discrete0;
+        modes[static_cast<std::size_t>(
+            sys.bindings[static_cast<std::size_t>(sys.topo.blockIndex("stop"))].discreteOffset)] =
+            1.0;   // kContactUpper
+        const std::size_t n = static_cast<std::size_t>(ev.size());
+        std::vector<double> id, y(n), yp(n), F(n), atol(n, 1e-8);
+        core::dae::differentialMask(sys, modes.data(), id);
+        QCOMPARE(std::count(id.begin(), id.end(), 0.0), 1);   // the contact force
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<double> draw(-1.0, 1.0);
+        for (double& v : y) v = 1e-2 * draw(rng);
+        for (double& v : yp) v = draw(rng);
+        const std::vector<double> y0 = y, yp0 = yp;
+        core::solver::SunContext ctx;
+        core::solver::NVector tmpl = core::solver::makeVector(static_cast<long>(n), ctx);
+        core::solver::Matrix A(SUNDenseMatrix(static_cast<long>(n), static_cast<long>(n), ctx));
+        core::solver::LinearSolver ls(SUNLinSol_Dense(tmpl.get(), A.get(), ctx));
+        const double t = 0.25;
+        const core::solver::RestartInput in{t, &id, modes.data(), 1e-6, atol.data(), 1e-3, false};
+        QVERIFY(core::solver::consistentByOneStep(ev, in, y.data(), yp.data(), A.get(), ls.get(), ctx));
+        ev.residual({t, y.data(), yp.data(), modes.data()}, F.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            QCOMPARE_NEAR(F[i], 0.0, 1e-9, QString("row %1").arg(i));
+            if (id[i] != 0.0)
+                QCOMPARE(y[i], y0[i]);   // differential values stay
+            else
+                QCOMPARE(yp[i], yp0[i]);   // the algebraic ones' rates too
+        }
+        // declined: a differential unknown called algebraic leaves its rate undetermined
+        std::vector<double> wrong = id;
+        *std::find(wrong.begin(), wrong.end(), 1.0) = 0.0;
+        const core::solver::RestartInput bad{t, &wrong, modes.data(), 1e-6, atol.data(), 1e-3, false};
+        y = y0;
+        yp = yp0;
+        QVERIFY(!core::solver::consistentByOneStep(ev, bad, y.data(), yp.data(), A.get(), ls.get(), ctx));
         QVERIFY(y == y0 && yp == yp0);
     }
 
