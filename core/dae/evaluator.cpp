@@ -169,7 +169,8 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
 
 // Blocks linear in their current mode and independent of the time contribute c + A y + B y' with
 // constant c, A and B: those are summed once and the blocks skipped, in the Jacobian and in the
-// residual. After an event only the blocks whose discrete state changed
+// residual. A block whose rows index reduction differentiated (a velocity source) is summed with
+// those derivatives, linear too (in y' and the dummy derivatives). After an event only the blocks whose discrete state changed
 // leave the sums (evaluated in their old state) and re-enter them (in the new one), so an event
 // costs what changed, not the whole network; every kFullRebuildEvery updates the sums are rebuilt
 // from scratch so that rounding cannot pile up.
@@ -235,7 +236,6 @@ bool Evaluator::solveSummedRow(int row, int unknown, const double* y, const doub
 // discrete values, once per structure and discrete values.
 bool Evaluator::linearAt(std::size_t bi, const double* discrete) {
     const Binding& b = m_sys.bindings[bi];
-    if (b.tangent) return false;
     const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[bi])];
     const std::span<const double> own(discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
     if (!st.linear[at(st.combination(own))]) return false;
@@ -255,6 +255,27 @@ void Evaluator::addLinear(std::size_t bi, const State& s, double sign) {
     blockJacobian(block, s, 1.0, m_linearB.data(), sign);    // + (dF/dy + dF/dy')
     blockJacobian(block, s, 0.0, m_linearB.data(), -sign);   // - dF/dy
     const Binding& b = m_sys.bindings[bi];
+    if (b.tangent) {   // its rows and their time derivatives (which are 0 at 0: linear, free of the time)
+        Eq<Tan<double>> eq = prepare(
+            m_t, block, s,
+            [](int, double, double, Tan<double>& yo, Tan<double>& dout) {
+                yo = {0.0, 0.0};
+                dout = {0.0, 0.0};
+            },
+            [](double t) {
+                return Tan<double>{t, 1.0};
+            });
+        b.block->eval(eq);
+        for (std::size_t v = 0; v < b.ownRow.size(); ++v) {
+            m_linearC[at(b.ownRow[v])] += sign * m_t.res[v].v;
+            if (b.ownDiff[v] >= 0) m_linearC[at(b.ownDiff[v])] += sign * m_t.res[v].dt;
+        }
+        for (std::size_t p = 0; p < b.portRow.size(); ++p) {
+            if (b.portRow[p] >= 0) m_linearC[at(b.portRow[p])] += sign * m_t.thr[p].v;
+            if (b.portDiff[p] >= 0) m_linearC[at(b.portDiff[p])] += sign * m_t.thr[p].dt;
+        }
+        return;
+    }
     Eq<double> eq = prepare(
         m_d, block, s,
         [](int, double, double, double& yo, double& dout) {

@@ -83,12 +83,29 @@ private Q_SLOTS:
         QTest::newRow("stop, smooth") << "smooth";
         QTest::newRow("gear with backlash") << "gear";
         QTest::newRow("table") << "table";
+        QTest::newRow("belt, constant speed") << "belt";    // differentiated rows (a velocity source), summed
+        QTest::newRow("belt, sine speed") << "belt sine";   // the same, the speed timed: evaluated
     }
     void summedBlocksMatchTheBlocks() {
         QFETCH(QString, name);
         core::model::Model model;
         if (name == "gear") {
             model = gearWithBacklash();
+        } else if (name.startsWith("belt")) {
+            test::ModelBuilder b;
+            if (name == "belt")
+                b.block("speed", "signal.constant", {{"value", 0.1}});
+            else
+                b.block("speed", "signal.sine", {{"amplitude", 0.1}, {"frequency", 2.0}});
+            b.block("belt", "translational.velocity_source")
+                .block("m", "translational.mass")
+                .block("k", "translational.spring", {{"stiffness", 100.0}})
+                .block("f", "translational.stiction",
+                       {{"breakaway_positive", 10.0}, {"breakaway_negative", -10.0}, {"kinetic_friction", 8.0}})
+                .block("g", "translational.reference");
+            b.connect("k.R", "m.M").connect("k.C", "g.R").connect("m.M", "f.R").connect("f.C", "belt.R");
+            b.connect("speed.y", "belt.S").connect("belt.C", "g.R");
+            model = b.build();
         } else if (name == "table") {
             test::ModelBuilder b;
             // the gain and the sensor are explicit variables of summed blocks, nonzero
@@ -141,6 +158,14 @@ private Q_SLOTS:
         }
         states.push_back(sys.discrete0);   // and back
         QVERIFY(states.size() > 3);
+        if (name.startsWith("belt")) {   // the velocity source's rows are differentiated
+            const int belt = sys.topo.blockIndex("belt");
+            QVERIFY(sys.bindings[static_cast<std::size_t>(belt)].tangent);
+            std::vector<double> zero(n, 0.0), out(n);
+            summed.residual({0.0, zero.data(), zero.data(), sys.discrete0.data()}, out.data());
+            QVERIFY(summed.summed(belt));   // linear, free of the time: its time derivative too
+            QCOMPARE(summed.summed(sys.topo.blockIndex("speed")), name == "belt");   // a sine is timed
+        }
         for (const std::vector<double>& d : states)
             for (double t : {0.0, 0.2, 0.45, 0.9}) {
                 fill(y);
