@@ -23,6 +23,7 @@ build/bench/endstop-bench-models "$work/models" >/dev/null
 PY="$(command -v /usr/bin/python3 || command -v python3)"
 have_scipy=0
 "$PY" -c "import scipy" 2>/dev/null && have_scipy=1
+[ "$have_scipy" = 1 ] || echo "bench/yardsticks.sh: no SciPy for $PY, the LSODA rows are left out (apt-get install python3-scipy)" >&2
 
 # median "wall_s peak_MB" of a command run n times
 measure() {
