@@ -170,10 +170,10 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
 // Blocks linear in their current mode and independent of the time contribute c + A y + B y' with
 // constant c, A and B: those are summed once and the blocks skipped, in the Jacobian and in the
 // residual. A block whose rows index reduction differentiated (a velocity source) is summed with
-// those derivatives, linear too (in y' and the dummy derivatives). After an event only the blocks whose discrete state changed
-// leave the sums (evaluated in their old state) and re-enter them (in the new one), so an event
-// costs what changed, not the whole network; every kFullRebuildEvery updates the sums are rebuilt
-// from scratch so that rounding cannot pile up.
+// those derivatives, linear too (in y' and the dummy derivatives). After an event only the blocks
+// whose discrete state changed leave the sums (evaluated in their old state) and re-enter them (in
+// the new one), so an event costs what changed, not the whole network; every kFullRebuildEvery
+// updates the sums are rebuilt from scratch so that rounding cannot pile up.
 void Evaluator::jacobian(const State& s, double cj, double* values, bool synced) {
     const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
     if (!synced) syncLinear(s);

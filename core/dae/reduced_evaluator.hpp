@@ -138,7 +138,8 @@ private:
     // Operators of earlier sums, for a small network that switches back and forth between a few
     // modes (stick and slip): the operator is a function of the sums alone (which blocks, their
     // coefficients), so one built for the same sums before is taken back instead of rebuilt.
-    static constexpr std::size_t kCachedOperators = 8, kCacheEntries = 1024;   // the sums' size at most
+    static constexpr std::size_t kCachedOperators = 8;
+    static constexpr std::size_t kCacheEntries = 1024;   // cached while the sums hold at most this many values
     struct CachedOperator {
         std::vector<char> blocks;
         std::vector<double> a, b, c;

@@ -98,11 +98,11 @@ private:
     SunContext m_ctx;
     NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
     std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full
+    bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
+    dae::DifferentialMask m_mask{m_sys};                            // IDA's id, full, kept between restarts
     static constexpr int kOneStepMisses = 8;   // consistentByOneStep() given up after these in a row
     int m_oneStepMisses = 0;
     bool m_indexOneFactored = false;   // A and ls hold the index-1 matrix of the last calcIC (RestartInput)
-    dae::DifferentialMask m_mask{m_sys};                            // IDA's id, full, kept between restarts
-    bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
     Matrix m_A;
     LinearSolver m_ls;
     IdaMemory m_mem;
