@@ -89,6 +89,19 @@ int globalRow(const Binding& b, std::size_t localRow) {
     return localRow < b.ownRow.size() ? b.ownRow[localRow] : b.portRow[localRow - b.ownRow.size()];
 }
 
+// The unknowns whose y' a block's rows take in one mode combination: y' of a slot enters a row
+// itself (order 1) or the row's derivative (order 0); dummy derivatives stand in for their own.
+// Once per row that takes it.
+template <class F> void forEachRateTaken(const Binding& b, const LocalIncidence& inc, F&& f) {
+    const std::size_t nv = b.ownRow.size();
+    for (std::size_t r = 0; r < inc.size(); ++r) {
+        if (globalRow(b, r) < 0) continue;
+        const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
+        for (const auto& [k, o] : inc[r])
+            if (b.derSlot[at(k)] < 0 && (o == 1 || differentiated)) f(b.slot[at(k)]);
+    }
+}
+
 void addLocal(const DaeSystem& s, int bi, const LocalIncidence& inc, Incidence& out) {
     const Binding& b = s.bindings[at(bi)];
     for (std::size_t r = 0; r < inc.size(); ++r) {
@@ -151,16 +164,7 @@ void differentialMask(const DaeSystem& s, const double* discrete, std::vector<do
         const BlockStructure& st = s.structures[at(s.structureOf[bi])];
         const LocalIncidence& inc =
             st.perMode[at(st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)}))];
-        const std::size_t nv = b.ownRow.size();
-        for (std::size_t r = 0; r < inc.size(); ++r) {
-            if (globalRow(b, r) < 0) continue;
-            const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
-            for (const auto& [k, o] : inc[r]) {
-                const bool dummy = b.derSlot[at(k)] >= 0;
-                // y' of the slot enters the row itself (order 1) or its derivative (order 0)
-                if (!dummy && (o == 1 || differentiated)) id[at(b.slot[at(k)])] = 1.0;
-            }
-        }
+        forEachRateTaken(b, inc, [&](int u) { id[at(u)] = 1.0; });
     }
 }
 
@@ -190,18 +194,10 @@ const std::vector<double>& DifferentialMask::update(const double* discrete) {
 
 void DifferentialMask::count(std::size_t bi, int combination, int sign) {
     const Binding& b = m_s.bindings[bi];
-    const LocalIncidence& inc = m_s.structures[at(m_s.structureOf[bi])].perMode[at(combination)];
-    const std::size_t nv = b.ownRow.size();
-    for (std::size_t r = 0; r < inc.size(); ++r) {
-        if (globalRow(b, r) < 0) continue;
-        const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
-        for (const auto& [k, o] : inc[r])
-            if (b.derSlot[at(k)] < 0 && (o == 1 || differentiated)) {   // as differentialMask()
-                const std::size_t u = at(b.slot[at(k)]);
-                m_count[u] += sign;
-                m_id[u] = m_count[u] > 0 ? 1.0 : 0.0;
-            }
-    }
+    forEachRateTaken(b, m_s.structures[at(m_s.structureOf[bi])].perMode[at(combination)], [&](int u) {
+        m_count[at(u)] += sign;
+        m_id[at(u)] = m_count[at(u)] > 0 ? 1.0 : 0.0;
+    });
 }
 
 std::vector<int> constraintForces(const DaeSystem& s, int bi, const double* discrete) {

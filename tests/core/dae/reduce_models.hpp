@@ -37,6 +37,23 @@ inline endstop::core::model::Model bouncing(const char* law) {
     return b.build();
 }
 
+// A mass on a spring to ground with a full_damped stop at +0.01 m; driven: a 5 Hz sine force of
+// 100 N on the mass too.
+inline endstop::core::model::Model springStop(bool driven = false) {
+    endstop::test::ModelBuilder b;
+    b.block("m", "translational.mass", {{"mass", 2.0}})
+        .block("k", "translational.spring", {{"stiffness", 1e4}})
+        .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}})
+        .block("g", "translational.reference");
+    b.connect("m.M", "k.R").connect("k.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
+    if (driven) {
+        b.block("drive", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}})
+            .block("force", "translational.force_source");
+        b.connect("drive.y", "force.S").connect("force.R", "m.M").connect("force.C", "g.R");
+    }
+    return b.build();
+}
+
 // Two masses with a stop between them: its relative position is read by its event functions.
 inline endstop::core::model::Model relativeStop() {
     endstop::test::ModelBuilder b;

@@ -43,6 +43,15 @@ Planned plan(const core::model::Model& model) {
     return p;
 }
 
+// The modes at the start, with the block named "stop" in contact at its upper bound.
+std::vector<double> stopInContact(const core::dae::DaeSystem& sys) {
+    std::vector<double> modes = sys.discrete0;
+    const int stop = sys.topo.blockIndex("stop");
+    modes[static_cast<std::size_t>(sys.bindings[static_cast<std::size_t>(stop)].discreteOffset)] =
+        1.0;   // kContactUpper
+    return modes;
+}
+
 // The fate of the unknown described as `what` ("x of s", "f of stop"), by the engine's own names.
 Fate fateOf(const Planned& p, const std::string& what) {
     for (int u = 0; u < p.sys.size(); ++u)
@@ -213,16 +222,7 @@ private Q_SLOTS:
     // residual; a shape it does not take (an algebraic unknown that is not a timed one) is
     // declined with y and y' untouched.
     void consistentRatesAtARestart() {
-        test::ModelBuilder b;
-        b.block("drive", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}})
-            .block("force", "translational.force_source")
-            .block("m", "translational.mass", {{"mass", 2.0}})
-            .block("k", "translational.spring", {{"stiffness", 1e4}})
-            .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}})
-            .block("g", "translational.reference");
-        b.connect("drive.y", "force.S").connect("force.R", "m.M").connect("force.C", "g.R");
-        b.connect("m.M", "k.R").connect("k.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
-        const Planned p = plan(b.build());
+        const Planned p = plan(springStop(true));
         QCOMPARE(fateOf(p, "y of drive"), Fate::Kept);
         QCOMPARE(p.plan.timed.size(), std::size_t(1));
         core::dae::ReducedEvaluator rs(p.sys, p.plan);
@@ -256,19 +256,11 @@ private Q_SLOTS:
     // the state consistent and leaves the differential values alone; a wrong differential mask
     // is declined with the state as it was.
     void consistentByOneStepInAnAffineMode() {
-        test::ModelBuilder b;
-        b.block("m", "translational.mass", {{"mass", 2.0}})
-            .block("k", "translational.spring", {{"stiffness", 1e4}})
-            .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}})
-            .block("g", "translational.reference");
-        b.connect("m.M", "k.R").connect("k.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
-        core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(b.build(), blocks::registry()));
+        const core::dae::DaeSystem sys =
+            core::dae::assemble(core::graph::buildTopology(springStop(), blocks::registry()));
         const core::dae::ReductionPlan none = core::dae::planReduction(sys, false);
         core::dae::ReducedEvaluator ev(sys, none);
-        std::vector<double> modes = sys.discrete0;
-        modes[static_cast<std::size_t>(
-            sys.bindings[static_cast<std::size_t>(sys.topo.blockIndex("stop"))].discreteOffset)] =
-            1.0;   // kContactUpper
+        const std::vector<double> modes = stopInContact(sys);
         const std::size_t n = static_cast<std::size_t>(ev.size());
         std::vector<double> id, y(n), yp(n), F(n), atol(n, 1e-8);
         core::dae::differentialMask(sys, modes.data(), id);
@@ -306,17 +298,8 @@ private Q_SLOTS:
     // A stop that goes into contact and back: the free mode's operator is taken back, not
     // rebuilt, and gives the residual a fresh evaluator builds.
     void operatorsOfEarlierModesAreTakenBack() {
-        test::ModelBuilder b;
-        b.block("m", "translational.mass", {{"mass", 2.0}})
-            .block("k", "translational.spring", {{"stiffness", 1e4}})
-            .block("stop", "translational.hard_stop", {{"model", "full_damped"}, {"upper_bound", 0.01}})
-            .block("g", "translational.reference");
-        b.connect("m.M", "k.R").connect("k.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
-        const Planned p = plan(b.build());
-        const int stop = p.sys.topo.blockIndex("stop");
-        const auto& bind = p.sys.bindings[static_cast<std::size_t>(stop)];
-        std::vector<double> free = p.sys.discrete0, contact = free;
-        contact[static_cast<std::size_t>(bind.discreteOffset)] = 1.0;   // kContactUpper
+        const Planned p = plan(springStop());
+        const std::vector<double> free = p.sys.discrete0, contact = stopInContact(p.sys);
         core::dae::ReducedEvaluator rs(p.sys, p.plan);
         const std::size_t n = static_cast<std::size_t>(rs.size());
         std::vector<double> y(n), yp(n), F(n), again(n), fresh(n);
