@@ -220,7 +220,7 @@ bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, co
     for (int i = 0; i < n; ++i) {   // the shape: rate entries on its own unknown, or none for a timed one
         const int k = m_op.ypFirst[at(i)], entries = m_op.zFirst[at(i)] - k;
         if (id[i] == 0.0) {
-            if (entries != 0 || m_timedCoefficient[at(i)] == 0.0) return false;
+            if (entries != 0) return false;   // a timed one (checked above) takes no rate
             m_saved.push_back(y[i]);
         } else if (entries != 1 || m_op.column[at(k)] != i || m_op.value[at(k)] == 0.0) {
             return false;
