@@ -390,6 +390,13 @@ double Evaluator::ownResidual(int block, const State& s, int var) {
     return m_d.data.residual[at(var)];
 }
 
+double Evaluator::throughResidual(int block, const State& s, int port) {
+    const Binding& b = m_sys.bindings[at(block)];
+    Eq<double> eq = doubleEq(at(block), s);
+    b.block->eval(eq);
+    return m_d.data.through[at(port)];
+}
+
 void Evaluator::withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f) {
     const Eq<double> eq = doubleEq(at(block), s);
     f(eq);

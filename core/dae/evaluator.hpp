@@ -102,6 +102,8 @@ public:
     std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
     // The residual of one own row of a block at s (the reduction's explicit variables and quadratures)
     double ownResidual(int block, const State& s, int var);
+    // What one conserving port of a block adds to its node's balance at s (a pair's balance, reduce.hpp)
+    double throughResidual(int block, const State& s, int port);
     // Calls f with the block's Eq<double> at s (events, recording, settle)
     void withEq(int block, const State& s, const std::function<void(const Eq<double>&)>& f);
 

@@ -37,15 +37,18 @@ public:
         ReductionPlan r;
         r.fate.assign(at(m_s.size()), Fate::Kept);
         representatives();
+        pairs();
         for (const Candidate& c : m_candidates) {
-            if (m_isRep.count(c.unknown)) continue;
+            if (m_isRep.count(c.unknown) || m_paired.count(c.unknown)) continue;
             if (combination(c, r)) continue;
             if (quadrature(c, r)) continue;
             explicitCandidate(c);
         }
+        selectStates(r);
+        flattenCombinations(r);
         orderExplicits(r);
-        for (ReductionPlan::Derived& d : r.explicits) d.reads = explicitReads(r, d.unknown);
-        for (ReductionPlan::Derived& d : r.quadratures) d.reads = explicitReads(r, d.unknown);
+        for (ReductionPlan::Derived& d : r.explicits) d.reads = explicitReads(r, d);
+        for (ReductionPlan::Derived& d : r.quadratures) d.reads = explicitReads(r, d);
         for (int u = 0; u < m_s.size(); ++u)
             if (r.fate[at(u)] == Fate::Kept) r.kept.push_back(u);
         for (const ReductionPlan::Derived& d : m_timed)
@@ -111,9 +114,72 @@ private:
         }
     }
 
-    bool combination(const Candidate& c, ReductionPlan& r) const {
+    // Pairs (reduce.hpp): t an algebraic own variable whose own row, a linear form, does not hold
+    // it; w a node velocity in that row whose rate enters no row, and whose balance holds t with a
+    // constant coefficient (t's block is the only one reading t, so that coefficient is its own).
+    // w is solved from t's row, t from w's balance. Where t's row reads only other node
+    // velocities, w is an alias of them (a gear's w_B = w_A / r), which combinations see through.
+    void pairs() {
+        std::vector<int> users(at(m_s.size()), 0);
+        for (const Binding& b : m_s.bindings)
+            for (const int u : b.slot) ++users[at(u)];
+        for (const Candidate& c : m_candidates) {
+            const Binding& b = m_s.bindings[at(c.block)];
+            const Block& blk = *b.block;
+            const int t = c.unknown;
+            if (!c.form->linear || c.form->self0 != 0.0 || c.form->self1 != 0.0 ||
+                blk.vars()[at(c.var)].kind != VarKind::Algebraic || m_occ[at(t)].rate || users[at(t)] != 1 ||
+                m_isRep.count(t))
+                continue;
+            const auto terms = globalTerms(c);
+            for (const auto& [w, o, coefficient] : terms) {
+                if (o != 0 || coefficient == 0.0 || !isNode(w) || m_occ[at(w)].rate || m_occ[at(w)].differentiated ||
+                    m_s.dummyOf[at(w)] >= 0 || m_paired.count(w) || m_rep.count(w))
+                    continue;
+                double inBalance = 0.0;   // t's coefficient in w's balance, through the ports at w's node
+                bool atNode = false;
+                for (std::size_t p = 0; p < b.portRow.size(); ++p)
+                    if (b.portRow[p] == w) {
+                        inBalance += c.form->in[b.ownRow.size() + p];
+                        atNode = true;
+                    }
+                if (!atNode || !std::isfinite(inBalance) || inBalance == 0.0) continue;
+                ReductionPlan::Derived byRow{w, c.block, c.var, coefficient, {}, t};
+                ReductionPlan::Derived byBalance{t, -1, -1, inBalance, {}, w};
+                m_explicit.emplace(w, byRow);
+                m_explicit.emplace(t, byBalance);
+                m_paired[w] = t;
+                m_paired[t] = w;
+                std::vector<std::pair<int, double>> alias;
+                bool nodes = true;
+                for (const auto& [u, uo, uc] : terms)
+                    if (u != w) {
+                        nodes = nodes && uo == 0 && isNode(u);
+                        alias.emplace_back(u, -uc / coefficient);
+                    }
+                if (nodes) m_alias[w] = std::move(alias);
+                break;
+            }
+        }
+    }
+
+    // w times the node velocity u as the rates of kept positions (representatives), through
+    // aliases; false where some node has none
+    bool represented(int u, double w, std::map<int, double>& out, int depth = 0) const {
+        if (const auto rep = m_rep.find(u); rep != m_rep.end()) {
+            out[rep->second] += w;
+            return true;
+        }
+        const auto alias = m_alias.find(u);
+        if (alias == m_alias.end() || depth > 16) return false;
+        for (const auto& [v, k] : alias->second)
+            if (!represented(v, w * k, out, depth + 1)) return false;
+        return true;
+    }
+
+    bool combination(const Candidate& c, ReductionPlan& r) {
         if (!c.form->linear) return false;
-        ReductionPlan::Combination comb{c.unknown, 0.0, {}};
+        std::map<int, double> rates;   // representative -> coefficient
         double a = 0.0;
         for (const auto& [u, o, w] : globalTerms(c)) {
             if (u == c.unknown) {
@@ -121,26 +187,105 @@ private:
                 a = w;
                 continue;
             }
-            const auto rep = m_rep.find(u);
-            if (o != 0 || !isNode(u) || rep == m_rep.end()) return false;
-            comb.terms.push_back({rep->second, w});
+            if (o != 0 || !isNode(u) || !represented(u, w, rates)) return false;
         }
+        ReductionPlan::Combination comb{c.unknown, 0.0, {}};
+        for (const auto& [rep, w] : rates)
+            if (w != 0.0) comb.terms.push_back({rep, w});
         if (a == 0.0 || comb.terms.empty()) return false;
-        // A relative position an event function reads stays a state: as a difference of two
-        // absolute positions it would carry their round-off (eps |phi| of a shaft that has turned
-        // many times) into the contact test, and a stop held at its bound would chatter.
-        const Binding& b = m_s.bindings[at(c.block)];
-        const std::vector<char>& reads = m_s.structures[at(m_s.structureOf[at(c.block)])].eventReads;
-        const std::size_t slot = at(b.varSlot[at(c.var)]);
-        if (comb.terms.size() > 1 && (slot >= reads.size() || reads[slot])) return false;
         comb.offset = m_s.y0[at(c.unknown)];
         for (ReductionPlan::Term& t : comb.terms) {
             t.coefficient = -t.coefficient / a;
             comb.offset -= t.coefficient * m_s.y0[at(t.unknown)];
         }
+        // A relative position an event function reads stays a state: as a difference of two
+        // absolute positions it would carry their round-off (eps |phi| of a shaft that has turned
+        // many times) into the contact test, and a stop held at its bound would chatter. It may
+        // take the place of one of those positions instead (selectStates).
+        const Binding& b = m_s.bindings[at(c.block)];
+        const std::vector<char>& reads = m_s.structures[at(m_s.structureOf[at(c.block)])].eventReads;
+        const std::size_t slot = at(b.varSlot[at(c.var)]);
+        if (comb.terms.size() > 1 && (slot >= reads.size() || reads[slot])) {
+            m_relative.push_back(std::move(comb));
+            return false;
+        }
         r.fate[at(c.unknown)] = Fate::Combination;
         r.combinations.push_back(std::move(comb));
         return true;
+    }
+
+    // State selection (reduce.hpp): each relative position kept for its events, x = offset +
+    // sum c_j P_j over the positions P_j as they stand (earlier exchanges substituted), takes the
+    // place of the P_k with the largest |c_k| that no event function reads: P_k = (x - offset -
+    // sum_{j != k} c_j P_j) / c_k. Its row P_k' = v_k follows from x's and the others' rows, so it
+    // leaves with it.
+    void selectStates(ReductionPlan& r) {
+        if (m_relative.empty()) return;
+        std::vector<char> eventRead(at(m_s.size()), 0);
+        for (const int bi : m_s.eventBlocks) {
+            const Binding& b = m_s.bindings[at(bi)];
+            const std::vector<char>& reads = m_s.structures[at(m_s.structureOf[at(bi)])].eventReads;
+            for (std::size_t k = 0; k < b.slot.size(); ++k)
+                if (k >= reads.size() || reads[k]) eventRead[at(b.slot[k])] = 1;
+        }
+        std::map<int, std::size_t> exchanged;   // position -> its combination in r
+        for (const ReductionPlan::Combination& x : m_relative) {
+            std::map<int, double> terms;
+            double offset = x.offset;
+            for (const ReductionPlan::Term& t : x.terms) {
+                const auto e = exchanged.find(t.unknown);
+                if (e == exchanged.end()) {
+                    terms[t.unknown] += t.coefficient;
+                    continue;
+                }
+                const ReductionPlan::Combination& p = r.combinations[e->second];
+                offset += t.coefficient * p.offset;
+                for (const ReductionPlan::Term& pt : p.terms) terms[pt.unknown] += t.coefficient * pt.coefficient;
+            }
+            int k = -1;
+            for (const auto& [u, c] : terms)
+                if (c != 0.0 && m_isRep.count(u) && !eventRead[at(u)] && u != x.unknown &&
+                    (k < 0 || std::abs(c) > std::abs(terms[k])))
+                    k = u;
+            if (k < 0 || terms.size() > kMaxTerms) continue;
+            const double ck = terms[k];
+            ReductionPlan::Combination p{k, -offset / ck, {{x.unknown, 1.0 / ck}}};
+            for (const auto& [u, c] : terms)
+                if (u != k && c != 0.0) p.terms.push_back({u, -c / ck});
+            r.fate[at(k)] = Fate::Combination;
+            exchanged[k] = r.combinations.size();
+            r.combinations.push_back(std::move(p));
+        }
+    }
+
+    // Combinations read only kept unknowns: a position that selectStates() exchanged is replaced
+    // by its own combination wherever it is a term (those refer to positions exchanged later, or
+    // to none, so this ends).
+    void flattenCombinations(ReductionPlan& r) const {
+        std::map<int, std::size_t> index;   // combination unknown -> its place in r
+        for (std::size_t i = 0; i < r.combinations.size(); ++i) index[r.combinations[i].unknown] = i;
+        std::vector<char> done(r.combinations.size(), 0);
+        auto flatten = [&](auto& self, std::size_t i) -> void {
+            if (done[i]) return;
+            done[i] = 1;
+            ReductionPlan::Combination& c = r.combinations[i];
+            std::map<int, double> terms;
+            for (const ReductionPlan::Term& t : c.terms) {
+                const auto e = index.find(t.unknown);
+                if (e == index.end()) {
+                    terms[t.unknown] += t.coefficient;
+                    continue;
+                }
+                self(self, e->second);
+                const ReductionPlan::Combination& p = r.combinations[e->second];
+                c.offset += t.coefficient * p.offset;
+                for (const ReductionPlan::Term& pt : p.terms) terms[pt.unknown] += t.coefficient * pt.coefficient;
+            }
+            c.terms.clear();
+            for (const auto& [u, w] : terms)
+                if (w != 0.0) c.terms.push_back({u, w});
+        };
+        for (std::size_t i = 0; i < r.combinations.size(); ++i) flatten(flatten, i);
     }
 
     bool quadrature(const Candidate& c, ReductionPlan& r) const {
@@ -150,7 +295,7 @@ private:
             !std::isfinite(a) || a == 0.0)
             return false;
         r.fate[at(c.unknown)] = Fate::Quadrature;
-        r.quadratures.push_back({c.unknown, c.block, c.var, a, {}});
+        r.quadratures.push_back({c.unknown, c.block, c.var, a, {}, c.unknown});
         return true;
     }
 
@@ -163,20 +308,21 @@ private:
             a == 0.0)
             return;
         if (c.form->timed) {
-            m_timed.push_back({c.unknown, c.block, c.var, a, {}});
+            m_timed.push_back({c.unknown, c.block, c.var, a, {}, c.unknown});
             return;
         }
-        m_explicit.emplace(c.unknown, ReductionPlan::Derived{c.unknown, c.block, c.var, a, {}});
+        m_explicit.emplace(c.unknown, ReductionPlan::Derived{c.unknown, c.block, c.var, a, {}, c.unknown});
     }
 
     // Kahn's algorithm over "e's row reads e2": an explicit variable is computed after those it
-    // reads. Variables left in or behind a cycle (an algebraic loop) stay unknowns.
+    // reads. Variables left in or behind a cycle (an algebraic loop) stay unknowns, and so does a
+    // pair's other half (its row is the one left behind).
     void orderExplicits(ReductionPlan& r) {
         std::map<int, std::vector<int>> readers;
         std::map<int, int> pending;
         for (const auto& [u, d] : m_explicit) {
             pending[u] = 0;
-            for (const auto& [w, o] : m_rows.rows[at(u)])
+            for (const auto& [w, o] : m_rows.rows[at(d.row)])
                 if (w != u && m_explicit.count(w)) {
                     readers[w].push_back(u);
                     ++pending[u];
@@ -185,19 +331,24 @@ private:
         std::vector<int> ready;
         for (const auto& [u, n] : pending)
             if (n == 0) ready.push_back(u);
+        std::vector<char> ordered(at(m_s.size()), 0);
         for (std::size_t i = 0; i < ready.size(); ++i) {
-            const int u = ready[i];
+            ordered[at(ready[i])] = 1;
+            for (int w : readers[ready[i]])
+                if (--pending[w] == 0) ready.push_back(w);
+        }
+        for (const int u : ready) {
+            const auto pair = m_paired.find(u);
+            if (pair != m_paired.end() && !ordered[at(pair->second)]) continue;
             r.fate[at(u)] = Fate::Explicit;
             r.explicits.push_back(m_explicit.at(u));
-            for (int w : readers[u])
-                if (--pending[w] == 0) ready.push_back(w);
         }
     }
 
-    std::vector<int> explicitReads(const ReductionPlan& r, int row) const {
+    std::vector<int> explicitReads(const ReductionPlan& r, const ReductionPlan::Derived& d) const {
         std::vector<int> out;
-        for (const auto& [w, o] : m_rows.rows[at(row)])
-            if (w != row && r.fate[at(w)] == Fate::Explicit) out.push_back(w);
+        for (const auto& [w, o] : m_rows.rows[at(d.row)])
+            if (w != d.unknown && r.fate[at(w)] == Fate::Explicit) out.push_back(w);
         return out;
     }
 
@@ -209,6 +360,10 @@ private:
     std::map<int, int> m_rep;     // node unknown -> the state integrating it
     std::map<int, int> m_isRep;   // state -> node
     std::map<int, ReductionPlan::Derived> m_explicit;
+    std::map<int, int> m_paired;                                  // a pair's halves, each to the other
+    std::map<int, std::vector<std::pair<int, double>>> m_alias;   // paired node -> the velocities it is
+    std::vector<ReductionPlan::Combination> m_relative;           // kept for events (selectStates)
+    static constexpr std::size_t kMaxTerms = 32;   // an exchange whose combination would hold more is not made
 };
 
 ReductionPlan keepAll(const DaeSystem& s) {

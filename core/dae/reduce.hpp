@@ -12,10 +12,19 @@
 //                a (r = a e + rest): e = e0 - r(e0) / a, computed inside the residual in
 //                dependency order. Contact, spring and damper forces in a fixed mode, sensor and
 //                signal outputs.
+//                A pair solved from each other's rows: an algebraic variable t whose own row
+//                (a gear's w_A = r w_B) holds a massless node's velocity w with a constant
+//                coefficient, where w's row (the node's balance) holds t with a constant one:
+//                w from t's row, t from w's row (the gear's torque from what the node passes on).
 //   Quadrature   a running integral a q' = g(...) that nothing else reads (energy_dissipated):
 //                integrated by IDA's quadrature module, outside the Newton system and the error test.
-// The row of an eliminated unknown (its own row) leaves the system with it: rows and unknowns are
-// numbered alike, so the kept rows are the kept unknowns.
+//   State selection: a relative position that must stay a state (an event function reads it, see
+//                combination()) takes the place of one of the absolute positions it relates, which
+//                becomes a combination of it and the others: a gear stage's backlash angle stands
+//                in for the next inertia's angle, two unknowns per inertia.
+// The row an eliminated unknown is solved from leaves the system with it. That is its own row,
+// or for a pair each other's: rows and unknowns are numbered alike, so the kept rows are the kept
+// unknowns.
 #pragma once
 
 #include <vector>
@@ -35,12 +44,14 @@ struct ReductionPlan {
         double offset = 0.0;   // from the initial values
         std::vector<Term> terms;
     };
-    struct Derived {   // an explicit variable or a quadrature: solved from its own row
+    struct Derived {   // an explicit variable or a quadrature: solved from a row
         int unknown = -1;
-        int block = -1;
-        int var = -1;               // the block's own variable
+        int block = -1;             // the block whose own row it is solved from; -1: a node's balance
+        int var = -1;               // that row, the block's own variable
         double coefficient = 1.0;   // of the variable (explicit) or its rate (quadrature) in the row
         std::vector<int> reads;     // the explicit variables its row reads
+        int row = -1;               // the row: its own (numbered like the unknown), or its pair's
+        bool ownRow() const { return row == unknown; }
     };
 
     std::vector<Fate> fate;          // per unknown

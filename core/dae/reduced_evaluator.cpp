@@ -19,6 +19,15 @@ using Fate = ReductionPlan::Fate;
 ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& red, Purpose purpose)
     : m_sys(sys), m_red(red), m_ev(sys), m_identity(red.eliminated() == 0) {
     if (m_identity) return;
+    for (const ReductionPlan::Derived& e : red.explicits)
+        if (e.block < 0) m_balanceWriters[e.row];
+    if (!m_balanceWriters.empty())
+        for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
+            const Binding& b = sys.bindings[bi];
+            for (std::size_t p = 0; p < b.portRow.size(); ++p)
+                if (const auto w = m_balanceWriters.find(b.portRow[p]); w != m_balanceWriters.end())
+                    w->second.emplace_back(static_cast<int>(bi), static_cast<int>(p));
+        }
     const bool solve = purpose == Purpose::Solve;
     m_useSums = solve;
     if (solve) {
@@ -67,8 +76,7 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     // explicit variables are solved for them (one evaluation of the block each)
     std::vector<char> need(at(sys.size()), 0);
     for (const int u : read) need[at(u)] = 1;
-    for (const int i : m_forEvents)
-        for (const int u : sys.bindings[at(red.explicits[at(i)].block)].slot) need[at(u)] = 1;
+    for (const int i : m_forEvents) forEachSlotOfRow(red.explicits[at(i)], [&](int u) { need[at(u)] = 1; });
     for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
         if (need[at(m_combUnknown[c])]) m_eventCombinations.push_back(static_cast<int>(c));
 }
@@ -134,9 +142,30 @@ void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const s
 // exact either way: the row is linear in the variable. A block summed in its current mode
 // (evaluator.hpp) gives it from the sums, the others by one evaluation.
 void ReducedEvaluator::solveExplicit(const ReductionPlan::Derived& e, const State& full, double* y) {
-    if (m_useSums && m_ev.summed(e.block) && m_ev.solveSummedRow(e.unknown, e.unknown, full.y, full.yp, y[e.unknown]))
+    if (m_useSums && rowSummed(e) && m_ev.solveSummedRow(e.row, e.unknown, full.y, full.yp, y[e.unknown])) return;
+    y[e.unknown] = -rowResidual(e, full) / e.coefficient;
+}
+
+bool ReducedEvaluator::rowSummed(const ReductionPlan::Derived& e) const {
+    if (e.block >= 0) return m_ev.summed(e.block);
+    const std::vector<std::pair<int, int>>& writers = m_balanceWriters.at(e.row);
+    return std::all_of(writers.begin(), writers.end(), [&](const auto& w) { return m_ev.summed(w.first); });
+}
+
+double ReducedEvaluator::rowResidual(const ReductionPlan::Derived& e, const State& full) {
+    if (e.block >= 0) return m_ev.ownResidual(e.block, full, e.var);
+    double r = 0.0;
+    for (const auto& [block, port] : m_balanceWriters.at(e.row)) r += m_ev.throughResidual(block, full, port);
+    return r;
+}
+
+template <class F> void ReducedEvaluator::forEachSlotOfRow(const ReductionPlan::Derived& e, F&& f) const {
+    if (e.block >= 0) {
+        for (const int u : m_sys.bindings[at(e.block)].slot) f(u);
         return;
-    y[e.unknown] = -m_ev.ownResidual(e.block, full, e.var) / e.coefficient;
+    }
+    for (const auto& [block, port] : m_balanceWriters.at(e.row))
+        for (const int u : m_sys.bindings[at(block)].slot) f(u);
 }
 
 bool ReducedEvaluator::addAffine(int u, double scale, double& constant, std::vector<Term>& terms) const {
@@ -374,12 +403,12 @@ bool ReducedEvaluator::buildOperator() {
     int nz = 0;
     for (std::size_t p = 0; p < m_red.explicits.size(); ++p) {
         const ReductionPlan::Derived& e = m_red.explicits[p];
-        if (!m_ev.summed(e.block)) {
+        if (!rowSummed(e)) {
             zIndex[p] = nz++;
             m_op.z.push_back(static_cast<int>(p));
         } else {
             double diagonal = 0.0;
-            if (!expandRow(e.unknown, e.unknown, diagonal) || diagonal == 0.0) return false;
+            if (!expandRow(e.row, e.unknown, diagonal) || diagonal == 0.0) return false;
             exprConstant[p] = -constant / diagonal;
             flush(-1.0 / diagonal, exprColumn, exprValue);
         }
@@ -432,16 +461,18 @@ bool ReducedEvaluator::buildOperator() {
             for (const int row : rows)
                 if (row >= 0 && !written[at(row)]) written[at(row)] = 1, m_op.rows.push_back(row);
     }
+    // z: each is solved in the expansion, also a pair's half that no evaluated block reads
+    for (const int p : m_op.z) reads.push_back(m_red.explicits[at(p)].unknown);
     m_op.explicits = closure(reads);
     // the combinations read by those blocks and by the rows or blocks of those explicit variables
     std::vector<char> need(at(m_sys.size()), 0);
     for (const int u : reads) need[at(u)] = 1;
     for (const int p : m_op.explicits) {
         const ReductionPlan::Derived& e = m_red.explicits[at(p)];
-        if (m_ev.summed(e.block))
-            m_ev.forEachSummedEntry(e.unknown, [&](int j, double, double) { need[at(j)] = 1; });
+        if (rowSummed(e))
+            m_ev.forEachSummedEntry(e.row, [&](int j, double, double) { need[at(j)] = 1; });
         else
-            for (const int u : m_sys.bindings[at(e.block)].slot) need[at(u)] = 1;
+            forEachSlotOfRow(e, [&](int u) { need[at(u)] = 1; });
     }
     for (std::size_t c = 0; c < m_combUnknown.size(); ++c) {
         if (!need[at(m_combUnknown[c])]) continue;
@@ -528,6 +559,10 @@ void ReducedEvaluator::fuse() {
     bool any = false;
     for (std::size_t i = 0; i < m_red.explicits.size(); ++i) {
         const ReductionPlan::Derived& e = m_red.explicits[i];
+        if (!e.ownRow()) {   // a pair's half: solved from another row than its block's own
+            m_beforeResidual.push_back(static_cast<int>(i));
+            continue;
+        }
         const RowForm& form = m_sys.structures[at(m_sys.structureOf[at(e.block)])].rowForms[at(e.var)];
         const bool linear = std::all_of(form.in.begin(), form.in.end(), [](double c) { return std::isfinite(c); });
         std::vector<FusedExplicit>& mine = perBlock[at(e.block)];
@@ -575,7 +610,7 @@ void ReducedEvaluator::compile() {
     for (const ReductionPlan::Derived& e : m_red.explicits) {
         Segment g{static_cast<int>(m_chain.size()), 0, dyn, 0, -1};
         std::map<int, int> column;   // reduced column -> S index
-        for (const auto& [k, u] : explicitRow[e.unknown]) {
+        for (const auto& [k, u] : explicitRow[e.row]) {
             if (u == e.unknown) {
                 g.diagonal = k;
                 continue;
@@ -586,7 +621,8 @@ void ReducedEvaluator::compile() {
                 m_chain.push_back({it->second, k, src});
             }
         }
-        if (g.diagonal < 0) throw std::logic_error("reduction: an explicit variable is missing from its own row");
+        if (g.diagonal < 0)
+            throw std::logic_error("reduction: an explicit variable is missing from the row it is solved from");
         g.last = static_cast<int>(m_chain.size());
         g.dynLast = dyn;
         m_segments.push_back(g);

@@ -23,6 +23,8 @@
 #include "core/dae/evaluator.hpp"
 #include "core/dae/reduce.hpp"
 
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace endstop::core::dae {
@@ -113,6 +115,11 @@ private:
                     const std::vector<int>* combinations = nullptr, bool zeroAll = true,
                     const std::vector<int>* keptRead = nullptr);
     void solveExplicit(const ReductionPlan::Derived& e, const State& full, double* y);   // y: full.y, writable
+    // the row an explicit variable is solved from: summed (every block writing it), its value at
+    // full, and the slots of the blocks writing it
+    bool rowSummed(const ReductionPlan::Derived& e) const;
+    double rowResidual(const ReductionPlan::Derived& e, const State& full);
+    template <class F> void forEachSlotOfRow(const ReductionPlan::Derived& e, F&& f) const;
     void compile();
     void fuse();
     std::vector<int> closure(const std::vector<int>& unknowns) const;   // explicit positions, in order
@@ -124,6 +131,8 @@ private:
     std::vector<double> m_y, m_yp, m_F;
     std::vector<int> m_all, m_forEvents, m_forQuadratures;   // positions in the plan's explicits
     std::vector<int> m_eventCombinations;                    // the combinations the event functions need
+    // the balances pairs solve from (reduce.hpp): row -> (block, conserving port) writing it
+    std::map<int, std::vector<std::pair<int, int>>> m_balanceWriters;
     std::vector<int> m_beforeResidual;                       // those not fused into the residual pass (evaluator.hpp)
     std::vector<int> m_fused;                                // those fused: solved before it when their block is summed
     bool m_useSums = false;   // explicit variables of summed blocks from the sums (evaluator.hpp)

@@ -91,6 +91,42 @@ inline endstop::core::model::Model gearWithBacklash() {
     return b.build();
 }
 
+// The benchmark's gear train (model d) with `stages` stages: a sine torque on inertia j0, and per
+// stage an ideal gear (1.1) whose output node is massless, a backlash stop of the given law
+// (+-0.02 rad, 1e4 N m/rad) to the next inertia, viscous losses on every inertia.
+inline endstop::core::model::Model gearTrain(int stages, const char* law = "full_damped") {
+    endstop::test::ModelBuilder b;
+    auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
+    b.block("drive", "signal.sine", {{"amplitude", 20.0}, {"frequency", 2.0}})
+        .block("motor", "rotational.torque_source")
+        .block("g", "rotational.reference");
+    for (int i = 0; i <= stages; ++i) {
+        b.block(name("j", i), "rotational.inertia", {{"inertia", 0.01}})
+            .block(name("loss", i), "rotational.damper", {{"damping", 0.02}});
+        if (i < stages)
+            b.block(name("gear", i), "rotational.ideal_gear", {{"ratio", 1.1}})
+                .block(name("lash", i), "rotational.hard_stop",
+                       {{"model", law},
+                        {"upper_bound", 0.02},
+                        {"lower_bound", -0.02},
+                        {"upper_stiffness", 1e4},
+                        {"lower_stiffness", 1e4},
+                        {"upper_damping", 2.0},
+                        {"lower_damping", 2.0},
+                        {"transition_region", 1e-3}});
+    }
+    b.connect("drive.y", "motor.S").connect("motor.C", "g.R").connect("motor.R", "j0.I");
+    for (int i = 0; i <= stages; ++i) {
+        const std::string j = name("j", i);
+        b.connect(j + ".I", name("loss", i) + ".R").connect(name("loss", i) + ".C", "g.R");
+        if (i < stages)
+            b.connect(j + ".I", name("gear", i) + ".A")
+                .connect(name("gear", i) + ".B", name("lash", i) + ".R")
+                .connect(name("lash", i) + ".C", name("j", i + 1) + ".I");
+    }
+    return b.build();
+}
+
 // A mass and a damper to ground: nothing to eliminate.
 inline endstop::core::model::Model damped() {
     endstop::test::ModelBuilder b;
