@@ -169,7 +169,11 @@ void differentialMask(const DaeSystem& s, const double* discrete, std::vector<do
 }
 
 DifferentialMask::DifferentialMask(const DaeSystem& sys)
-    : m_s(sys), m_count(at(sys.size()), 0), m_combination(sys.bindings.size(), -1), m_id(at(sys.size()), 0.0) {
+    : m_s(sys),
+      m_count(at(sys.size()), 0),
+      m_combination(sys.bindings.size(), -1),
+      m_id(at(sys.size()), 0.0),
+      m_changes(sys) {
     for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
         if (sys.structures[at(sys.structureOf[bi])].modeDiscretes.empty())
             count(bi, 0, 1);   // once
@@ -179,16 +183,24 @@ DifferentialMask::DifferentialMask(const DaeSystem& sys)
 }
 
 const std::vector<double>& DifferentialMask::update(const double* discrete) {
-    for (const int block : m_moded) {
+    auto recount = [&](int block) {
         const std::size_t bi = at(block);
         const Binding& b = m_s.bindings[bi];
-        const int c = m_s.structures[at(m_s.structureOf[bi])].combination(
-            {discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
-        if (c == m_combination[bi]) continue;
+        const BlockStructure& st = m_s.structures[at(m_s.structureOf[bi])];
+        if (st.modeDiscretes.empty()) return;   // counted once, in the constructor
+        const int c = st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
+        if (c == m_combination[bi]) return;
         if (m_combination[bi] >= 0) count(bi, m_combination[bi], -1);
         count(bi, c, 1);
         m_combination[bi] = c;
+    };
+    if (m_seen.empty()) {
+        for (const int block : m_moded) recount(block);
+        m_seen.assign(discrete, discrete + m_s.discrete0.size());
+        return m_id;
     }
+    m_changes.forEach(m_seen.data(), discrete, recount);   // only the blocks whose discretes changed
+    std::copy(discrete, discrete + m_seen.size(), m_seen.begin());
     return m_id;
 }
 

@@ -10,6 +10,7 @@
 // them, (k, 1) for a slot k with a dummy reads as (dummy slot of k, 0).
 #pragma once
 
+#include "core/dae/discrete_changes.hpp"
 #include "core/dae/row_forms.hpp"
 #include "core/dae/structure.hpp"
 
@@ -64,6 +65,8 @@ private:
     std::vector<int> m_combination;   // per block with modes: the one counted, -1 before the first
     std::vector<int> m_moded;         // the blocks with modes
     std::vector<double> m_id;
+    DiscreteChanges m_changes;
+    std::vector<double> m_seen;   // the discretes counted, empty before the first update
 };
 // The block's own variables that are constraint forces in the modes of `discrete`.
 std::vector<int> constraintForces(const DaeSystem& sys, int block, const double* discrete);

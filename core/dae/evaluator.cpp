@@ -311,17 +311,14 @@ void Evaluator::updateLinear(const State& s) {
     if (++m_linearUpdates >= kFullRebuildEvery) return rebuildLinear(s);
     const State before{s.t, s.y, s.yp, m_linearDiscrete.data()};
     bool listChanged = false;
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
-        const Binding& b = m_sys.bindings[bi];
-        if (b.discreteCount == 0) continue;
-        const double* was = m_linearDiscrete.data() + b.discreteOffset;
-        if (std::equal(was, was + b.discreteCount, s.discrete + b.discreteOffset)) continue;
+    m_changes.forEach(m_linearDiscrete.data(), s.discrete, [&](int block) {
+        const std::size_t bi = at(block);
         const bool linearNow = linearAt(bi, s.discrete);
         if (m_isLinear[bi]) addLinear(bi, before, -1.0);
         if (linearNow) addLinear(bi, s, 1.0);
         listChanged = listChanged || (m_isLinear[bi] != 0) != linearNow;
         m_isLinear[bi] = linearNow ? 1 : 0;
-    }
+    });
     if (listChanged) listNonlinear();
     std::copy(s.discrete, s.discrete + m_linearDiscrete.size(), m_linearDiscrete.begin());
     ++m_linearVersion;

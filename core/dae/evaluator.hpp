@@ -9,6 +9,7 @@
 #pragma once
 
 #include "core/dae/dae_system.hpp"
+#include "core/dae/discrete_changes.hpp"
 #include "core/dae/structure.hpp"
 
 #include <functional>
@@ -157,6 +158,7 @@ private:
     std::vector<char> m_isLinear;                                     // per block, in m_linearDiscrete's modes
     std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;             // the pattern by rows, for solveSummedRow()
     std::map<std::pair<int, std::vector<double>>, char> m_summable;   // (structure, its discretes) -> summed
+    DiscreteChanges m_changes{m_sys};                                 // which blocks updateLinear() visits
     bool m_linearValid = false;
     bool m_linearResidual = true;
     int m_linearUpdates = 0;          // incremental updates since the last rebuild

@@ -127,6 +127,20 @@ private:
     std::vector<double> m_rowConstant, m_rowNudge, m_rootValue;
     std::vector<dae::ReducedEvaluator::Term> m_terms;
     void addRootForm(int block, const AffineEvent* form);
+    // What a block's live roots and rows are follows its discrete state alone (Block::liveEvents,
+    // affineEvent), so initRoots() copies them for the blocks whose discretes are as at the last
+    // call (m_rootDisc) and evaluates only the others: per event block (in eventBlocks' order)
+    // its live roots start at m_blockRoots[e]; m_old holds the last call's arrays while copying.
+    struct RootArrays {
+        std::vector<int> live, block, rootRows, rowFirst, column, blockRoots;
+        std::vector<char> affine;
+        std::vector<double> constant, nudge, value;
+    };
+    RootArrays m_old;
+    std::vector<int> m_blockRoots;
+    std::vector<double> m_rootDisc;
+    std::vector<char> m_rootChanged;   // per block, while initRoots() runs
+    dae::DiscreteChanges m_changes{m_sys};
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
     double m_largestStep = 0.0;

@@ -168,6 +168,21 @@ bool Run::settle(double t) {
 // would otherwise have IDA scan all of them at every step. A live function that is affine in this state
 // (Block::affineEvent) becomes a row over IDA's unknowns: no expansion, no call into its block.
 void Run::initRoots(double t) {
+    const bool incremental = !m_rootDisc.empty() && m_rootDisc.size() == m_disc.size();
+    if (incremental) {
+        m_rootChanged.assign(m_sys.bindings.size(), 0);
+        m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) { m_rootChanged[at(b)] = 1; });
+    }
+    std::swap(m_old.live, m_liveRoots);
+    std::swap(m_old.block, m_rootBlock);
+    std::swap(m_old.affine, m_rootAffine);
+    std::swap(m_old.rootRows, m_rootRows);
+    std::swap(m_old.rowFirst, m_rowFirst);
+    std::swap(m_old.column, m_rootColumn);
+    std::swap(m_old.constant, m_rowConstant);
+    std::swap(m_old.nudge, m_rowNudge);
+    std::swap(m_old.value, m_rootValue);
+    std::swap(m_old.blockRoots, m_blockRoots);
     m_liveRoots.clear();
     m_rootBlock.clear();
     m_rootEvaluated.clear();
@@ -178,24 +193,47 @@ void Run::initRoots(double t) {
     m_rowConstant.clear();
     m_rowNudge.clear();
     m_rootValue.clear();
-    for (int b : m_sys.eventBlocks) {
+    m_blockRoots.assign(1, 0);
+    for (std::size_t e = 0; e < m_sys.eventBlocks.size(); ++e) {
+        const int b = m_sys.eventBlocks[e];
         const dae::Binding& bind = m_sys.bindings[at(b)];
-        m_liveFlags.assign(at(bind.events), 1);
         bool evaluate = false;
-        m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
-            bind.block->liveEvents(eq, m_liveFlags);
-            for (int i = 0; i < bind.events; ++i) {
-                if (m_liveFlags[at(i)] == 0) continue;
-                m_liveRoots.push_back(bind.eventOffset + i);
+        if (incremental && !m_rootChanged[at(b)]) {   // as at the last call: copied
+            for (int k = m_old.blockRoots[e]; k < m_old.blockRoots[e + 1]; ++k) {
+                for (int r = m_old.rootRows[at(k)]; r < m_old.rootRows[at(k + 1)]; ++r) {
+                    m_rowConstant.push_back(m_old.constant[at(r)]);
+                    m_rowNudge.push_back(m_old.nudge[at(r)]);
+                    for (int i = m_old.rowFirst[at(r)]; i < m_old.rowFirst[at(r + 1)]; ++i) {
+                        m_rootColumn.push_back(m_old.column[at(i)]);
+                        m_rootValue.push_back(m_old.value[at(i)]);
+                    }
+                    m_rowFirst.push_back(static_cast<int>(m_rootColumn.size()));
+                }
+                m_liveRoots.push_back(m_old.live[at(k)]);
                 m_rootBlock.push_back(b);
-                AffineEvent form;
-                const bool affine = bind.block->affineEvent(eq, i, form);
-                addRootForm(b, affine ? &form : nullptr);
-                evaluate = evaluate || m_rootAffine.back() == 0;
+                m_rootAffine.push_back(m_old.affine[at(k)]);
+                m_rootRows.push_back(static_cast<int>(m_rowConstant.size()));
+                evaluate = evaluate || m_old.affine[at(k)] == 0;
             }
-        });
+        } else {
+            m_liveFlags.assign(at(bind.events), 1);
+            m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
+                bind.block->liveEvents(eq, m_liveFlags);
+                for (int i = 0; i < bind.events; ++i) {
+                    if (m_liveFlags[at(i)] == 0) continue;
+                    m_liveRoots.push_back(bind.eventOffset + i);
+                    m_rootBlock.push_back(b);
+                    AffineEvent form;
+                    const bool affine = bind.block->affineEvent(eq, i, form);
+                    addRootForm(b, affine ? &form : nullptr);
+                    evaluate = evaluate || m_rootAffine.back() == 0;
+                }
+            });
+        }
         if (evaluate) m_rootEvaluated.push_back(b);
+        m_blockRoots.push_back(static_cast<int>(m_liveRoots.size()));
     }
+    m_rootDisc = m_disc;
     m_rootsFound.assign(m_liveRoots.size(), 0);
     if (m_sys.eventCount > 0)
         check(IDARootInit(m_mem.get(), static_cast<int>(m_liveRoots.size()), m_liveRoots.empty() ? nullptr : rootFn),
