@@ -279,6 +279,23 @@ bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, co
     return true;
 }
 
+bool ReducedEvaluator::rateDiagonal(const double* id, double* d) const {
+    const int n = m_red.size();
+    if (m_identity || !m_op.ok || m_op.version != m_ev.summedVersion() || m_timedCoefficient.size() != at(n))
+        return false;
+    for (int i = 0; i < n; ++i) {
+        const int k = m_op.ypFirst[at(i)], entries = m_op.zFirst[at(i)] - k;
+        if (id[i] == 0.0) {
+            if (entries != 0 || m_timedCoefficient[at(i)] == 0.0) return false;
+            d[i] = m_timedCoefficient[at(i)];
+        } else {
+            if (entries != 1 || m_op.column[at(k)] != i || m_op.value[at(k)] == 0.0) return false;
+            d[i] = m_op.value[at(k)];
+        }
+    }
+    return true;
+}
+
 bool ReducedEvaluator::operatorReady(const State& reduced) {
     if (!m_useSums || !reduced.yp) return false;
     m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion});

@@ -71,6 +71,11 @@ public:
     bool consistentRates(double t, double* y, const double* id, const double* discrete, unsigned long version,
                          double* yp);
 
+    // After consistentRates() succeeded, while its operator stands: the index-1 matrix [F_y(:,
+    // alg) | F_y'(:, diff)] on the operator's rows is diagonal there, d_i the coefficient of a
+    // differential unknown's own rate or of a timed one's value (restart.hpp). false otherwise.
+    bool rateDiagonal(const double* id, double* d) const;
+
     void residual(const State& reduced, double* F);
     int operatorBuilds() const { return m_operatorBuilds; }   // how often the operator was built, not taken back
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values

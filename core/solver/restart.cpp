@@ -30,7 +30,8 @@ std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& 
 
 // -(F_t + F_y(:, diff) y'_d) by a forward difference along the differential motion: forward,
 // because the solution goes on from here (a kink at the event would spoil a central one)
-void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, const double* yp, double* b) {
+void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, const double* yp, double* b,
+                   std::vector<double>& f0) {
     const int n = ev.size();
     // the increment is the one t + eps really represents, so that a residual linear in t (a ramp)
     // differences exactly; it stays well above round-off of t, or a tight tolerance's tiny last
@@ -38,12 +39,65 @@ void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const doub
     const double wanted = std::max(1e-7 * in.timeScale, 1e-10 * std::max(1.0, std::abs(in.t)));
     const double tPlus = in.t + wanted;
     const double eps = tPlus - in.t;
-    std::vector<double> yPlus(y, y + n), fPlus(at(n)), f0(at(n));
+    std::vector<double> yPlus(y, y + n), fPlus(at(n));
+    f0.resize(at(n));
     for (int i = 0; i < n; ++i)
         if ((*in.id)[at(i)] != 0.0) yPlus[at(i)] += eps * yp[i];
     ev.residual({tPlus, yPlus.data(), yp, in.discrete}, fPlus.data());
     ev.residual({in.t, y, yp, in.discrete}, f0.data());
     for (int i = 0; i < n; ++i) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
+}
+
+// M z = b where M is diagonal (in.diagonal) but for the algebraic columns F_y(:, alg): z_a =
+// b_a / d_a first (a timed output's row reads no other algebraic unknown), then z_d = (b_d -
+// F_y(d, alg) z_a) / d_d, the product by a difference of the residual along z_a. A last
+// difference along (z_a as values, z_d as rates) must give b back to 1e-6 of the row's terms, or
+// false (the matrix is solved instead): a block that the operator does not hold may read more.
+bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, const double* yp,
+                   const double* b, const std::vector<double>& f0, double* z) {
+    const int n = ev.size();
+    const std::vector<double>& id = *in.id;
+    const double* d = in.diagonal;
+    std::vector<double> yv(y, y + n), ypv(yp, yp + n), f(at(n)), w(at(n), 0.0);
+    // a step of 1e-4 of the values it moves, or of 1 where they are smaller: an affine residual
+    // differences exactly, and a curved one fails the check below
+    auto stepAlong = [&](bool rates) {
+        double size = 0.0, along = 0.0;
+        for (int i = 0; i < n; ++i)
+            if ((id[at(i)] != 0.0) == rates) {
+                size = std::max(size, std::abs(rates ? yp[i] : y[i]));
+                along = std::max(along, std::abs(z[i]));
+            }
+        return along > 0.0 ? 1e-4 * (size + 1.0) / along : 0.0;
+    };
+    for (int i = 0; i < n; ++i) z[i] = id[at(i)] == 0.0 ? b[i] / d[i] : 0.0;
+    if (const double e = stepAlong(false); e > 0.0) {
+        for (int i = 0; i < n; ++i)
+            if (id[at(i)] == 0.0) yv[at(i)] = y[i] + e * z[i];
+        ev.residual({in.t, yv.data(), yp, in.discrete}, f.data());
+        for (int i = 0; i < n; ++i) w[at(i)] = (f[at(i)] - f0[at(i)]) / e;
+    }
+    for (int i = 0; i < n; ++i)
+        if (id[at(i)] != 0.0) z[i] = (b[i] - w[at(i)]) / d[i];
+    const double ea = stepAlong(false), ed = stepAlong(true);
+    const double e = ea > 0.0 && ed > 0.0 ? std::min(ea, ed) : std::max(ea, ed);
+    if (e == 0.0) return std::all_of(b, b + n, [](double v) { return v == 0.0; });
+    for (int i = 0; i < n; ++i) {
+        yv[at(i)] = id[at(i)] == 0.0 ? y[i] + e * z[i] : y[i];
+        ypv[at(i)] = id[at(i)] != 0.0 ? yp[i] + e * z[i] : yp[i];
+    }
+    ev.residual({in.t, yv.data(), ypv.data(), in.discrete}, f.data());
+    std::vector<double> scale(at(n));
+    double largest = 0.0;
+    for (int i = 0; i < n; ++i) {
+        scale[at(i)] = std::abs(b[i]) + std::abs(w[at(i)]) + std::abs(d[i] * z[i]);
+        largest = std::max(largest, scale[at(i)]);
+    }
+    for (int i = 0; i < n; ++i) {
+        const double mz = (f[at(i)] - f0[at(i)]) / e;
+        if (!std::isfinite(z[i]) || !(std::abs(mz - b[i]) <= 1e-6 * scale[at(i)] + 1e-12 * largest)) return false;
+    }
+    return true;
 }
 
 bool solve(const dae::Pattern& p, const std::vector<double>& values, bool sparse, N_Vector rhs, N_Vector x, SUNMatrix A,
@@ -80,13 +134,15 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     if (n == 0) return guess;
     const std::vector<double>& id = *in.id;
     NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
-    rightHandSide(ev, in, y, yp, data(rhs));
-    if (in.factored) {
+    std::vector<double> f0;
+    rightHandSide(ev, in, y, yp, data(rhs), f0);
+    const bool diagonal = in.diagonal && diagonalSolve(ev, in, y, yp, data(rhs), f0, data(z));
+    if (!diagonal && in.factored) {
         if (SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) != 0 ||
             !std::all_of(data(z), data(z) + n, [](double v) { return std::isfinite(v); }))
             return guess;
-    } else if (!solve(ev.pattern(), indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id), in.sparse, rhs.get(), z.get(),
-                      A, ls)) {
+    } else if (!diagonal && !solve(ev.pattern(), indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id), in.sparse,
+                                   rhs.get(), z.get(), A, ls)) {
         return guess;
     }
     double sum = 0.0;
@@ -99,6 +155,7 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
         sum += w * w;
     }
     guess.ok = true;
+    guess.diagonal = diagonal;
     const double norm = std::sqrt(sum / n);                    // IDA's weighted RMS norm of y''
     if (norm > 0.0) guess.firstStep = std::sqrt(0.5 / norm);   // h^2/2 |y''| = 1/4 of the tolerance
     return guess;

@@ -25,6 +25,7 @@ namespace endstop::core::solver {
 struct RestartGuess {
     bool ok = false;          // false: the matrix was singular; nothing was changed
     double firstStep = 0.0;   // 0: no second derivative to go by
+    bool diagonal = false;    // solved without the matrix (RestartInput::diagonal)
 };
 
 struct RestartInput {
@@ -38,6 +39,10 @@ struct RestartInput {
     // A and ls hold the factorized index-1 matrix of this state already (consistentByOneStep()
     // confirmed an affine mode, where it does not move with the state): solve with it as it is
     bool factored = false;
+    // consistentRates() made this state consistent, and the index-1 matrix is then diagonal on the
+    // operator's rows (ReducedEvaluator::rateDiagonal): per unknown its diagonal, or null. The
+    // estimate tries it first, by differences of the residual, and confirms M z = rhs by one more.
+    const double* diagonal = nullptr;
 };
 
 // Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and

@@ -103,6 +103,8 @@ private:
     static constexpr int kOneStepMisses = 8;   // consistentByOneStep() given up after these in a row
     int m_oneStepMisses = 0;
     bool m_indexOneFactored = false;   // A and ls hold the index-1 matrix of the last calcIC (RestartInput)
+    bool m_rateDiagonal = false;       // m_diagonal holds it after consistentRates() (RestartInput::diagonal)
+    std::vector<double> m_diagonal;
     Matrix m_A;
     LinearSolver m_ls;
     IdaMemory m_mem;

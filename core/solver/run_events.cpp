@@ -55,7 +55,8 @@ void Run::chooseFirstStep(double t) {
                           data(m_atol),
                           m_lastStep > 0 ? m_lastStep : 1e-3 * span,
                           m_sparse,
-                          m_indexOneFactored};
+                          m_indexOneFactored,
+                          m_rateDiagonal ? m_diagonal.data() : nullptr};
     const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
     double h = m_lastStep;
     if (guess.ok) {
@@ -74,6 +75,7 @@ void Run::chooseFirstStep(double t) {
 void Run::calcIC(double t) {
     void* mem = m_mem.get();
     m_indexOneFactored = false;
+    m_rateDiagonal = false;
     const std::vector<double>& idFull = m_mask.update(m_disc.data());
     m_idValues.resize(at(m_rev.size()));
     m_rev.gather(idFull.data(), nullptr, m_idValues.data(), nullptr);
@@ -82,6 +84,8 @@ void Run::calcIC(double t) {
     // a chain of masses, reduced: its rates (and a source's output) from a few residuals,
     // confirmed, instead of IDACalcIC's Newton iteration (ReducedEvaluator::consistentRates)
     if (m_rev.consistentRates(t, data(m_y), m_idValues.data(), m_disc.data(), m_discVersion, data(m_yp))) {
+        m_diagonal.resize(at(m_rev.size()));
+        m_rateDiagonal = m_rev.rateDiagonal(m_idValues.data(), m_diagonal.data());
         reInit(t);
         check(IDASetId(mem, m_id.get()), "IDASetId");
         syncFull(t);
