@@ -217,13 +217,15 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
         const int *first = m_op.first.data(), *ypFirst = m_op.ypFirst.data(), *zFirst = m_op.zFirst.data();
         const int* column = m_op.column.data();
         const double* value = m_op.value.data();
+        const double* constant = m_op.constant.data();
         for (int i = 0; i < m_red.size(); ++i) {
-            double f = m_op.constant[at(i)] + m_Fop[at(m_red.kept[at(i)])];
+            double f = constant[i];
             for (int k = first[i]; k < ypFirst[i]; ++k) f += value[k] * y[column[k]];
             for (int k = ypFirst[i]; k < zFirst[i]; ++k) f += value[k] * yp[column[k]];
             for (int k = zFirst[i]; k < first[i + 1]; ++k) f += value[k] * z[column[k]];
             F[i] = f;
         }
+        for (const auto& [i, row] : m_op.keptRows) F[i] += m_Fop[at(row)];
         for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
         return;
     }
@@ -478,6 +480,8 @@ bool ReducedEvaluator::buildOperator() {
             for (const int row : rows)
                 if (row >= 0 && !written[at(row)]) written[at(row)] = 1, m_op.rows.push_back(row);
     }
+    for (const int row : m_op.rows)
+        if (const int i = m_red.reducedIndex[at(row)]; i >= 0) m_op.keptRows.emplace_back(i, row);
     // z: each is solved in the expansion, also a pair's half that no evaluated block reads
     for (const int p : m_op.z) reads.push_back(m_red.explicits[at(p)].unknown);
     m_op.explicits = closure(reads);

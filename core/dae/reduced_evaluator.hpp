@@ -104,6 +104,7 @@ private:
         std::vector<int> explicits;      // plan positions solved before the evaluated blocks
         std::vector<int> combinations;   // the combinations those read
         std::vector<int> blocks, rows;   // the evaluated blocks and the rows they write
+        std::vector<std::pair<int, int>> keptRows;   // those rows that are kept: (reduced index, row)
         // the quadratures' rates alike, per quadrature: rate = constant + entries; no entries
         // and rateEvaluated: one evaluation of its block (not summed, or not expressible)
         std::vector<double> rateConstant, rateValue;
