@@ -510,9 +510,46 @@ bool ReducedEvaluator::buildOperator() {
 
 void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values) {
     if (m_identity) return m_ev.jacobian(reduced, cj, values);
+    const bool op = operatorReady(reduced);
+    if (op && constantJacobian(reduced)) {
+        const double *j0 = m_jac0.data(), *jb = m_jacB.data();
+        for (int k = 0; k < m_pattern.nnz(); ++k) values[k] = j0[k] + cj * jb[k];
+        return;
+    }
+    chainJacobian(reduced, cj, values, op);
+}
+
+// While the operator stands the summed blocks' entries are constants; if every evaluated block is
+// linear in its current modes too (a sine source: its coefficients depend on neither values nor
+// the time, Sym), the whole reduced Jacobian is J0 + cj JB, taken once per version of the sums.
+bool ReducedEvaluator::constantJacobian(const State& reduced) {
+    if (m_jacVersion == m_op.version) return m_jacConstant;
+    m_jacVersion = m_op.version;
+    const State at0{reduced.t, m_sys.y0.data(), nullptr, reduced.discrete};
+    // linear in the rows IDA sees: a quadrature's row (a stop's dissipated energy, D p'^2) is not
+    m_jacConstant = std::all_of(m_op.blocks.begin(), m_op.blocks.end(), [&](int b) {
+        m_ev.blockIncidence(b, at0);
+        if (ad::Sym::valueInspected()) return false;
+        const Binding& bind = m_sys.bindings[at(b)];
+        const Workspace<ad::Sym>& w = m_ev.syms();
+        for (std::size_t v = 0; v < w.res.size(); ++v)
+            if (w.res[v].nonlinear && m_red.fate[at(bind.varUnknown[v])] != Fate::Quadrature) return false;
+        return std::none_of(w.thr.begin(), w.thr.end(), [](const ad::Sym& r) { return r.nonlinear; });
+    });
+    if (m_jacConstant) {
+        m_jac0.resize(at(m_pattern.nnz()));
+        m_jacB.resize(at(m_pattern.nnz()));
+        chainJacobian(reduced, 0.0, m_jac0.data(), true);
+        chainJacobian(reduced, 1.0, m_jacB.data(), true);
+        for (std::size_t k = 0; k < m_jacB.size(); ++k) m_jacB[k] -= m_jac0[k];
+    }
+    return m_jacConstant;
+}
+
+void ReducedEvaluator::chainJacobian(const State& reduced, double cj, double* values, bool op) {
     // with the operator only the evaluated blocks' entries depend on the state: the summed ones
     // are the sums' coefficients, so only what those blocks read is expanded
-    if (operatorReady(reduced))
+    if (op)
         expandForOperator(reduced);
     else
         expandInto(reduced, m_y.data(), m_yp.data(), m_all);

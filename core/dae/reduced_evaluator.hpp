@@ -127,6 +127,8 @@ private:
     double rowResidual(const ReductionPlan::Derived& e, const State& full);
     template <class F> void forEachSlotOfRow(const ReductionPlan::Derived& e, F&& f) const;
     void compile();
+    bool constantJacobian(const State& reduced);   // m_jac0, m_jacB hold it for the operator's version
+    void chainJacobian(const State& reduced, double cj, double* values, bool op);
     void fuse();
     std::vector<int> closure(const std::vector<int>& unknowns) const;   // explicit positions, in order
 
@@ -164,6 +166,9 @@ private:
     std::vector<CachedOperator> m_opCache;
     std::size_t m_opCacheNext = 0;   // the entry replaced next once the cache is full
     int m_operatorBuilds = 0;
+    int m_jacVersion = -1;   // the operator version m_jacConstant was decided at
+    bool m_jacConstant = false;
+    std::vector<double> m_jac0, m_jacB;               // the reduced Jacobian at cj = 0, and its cj coefficient
     std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
     std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
     std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()
