@@ -43,8 +43,8 @@ void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const doub
     f0.resize(at(n));
     for (int i = 0; i < n; ++i)
         if ((*in.id)[at(i)] != 0.0) yPlus[at(i)] += eps * yp[i];
-    ev.residual({tPlus, yPlus.data(), yp, in.discrete}, fPlus.data());
-    ev.residual({in.t, y, yp, in.discrete}, f0.data());
+    ev.residual({tPlus, yPlus.data(), yp, in.discrete, in.discreteVersion}, fPlus.data());
+    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, f0.data());
     for (int i = 0; i < n; ++i) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
 }
 
@@ -74,7 +74,7 @@ bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const doub
     if (const double e = stepAlong(false); e > 0.0) {
         for (int i = 0; i < n; ++i)
             if (id[at(i)] == 0.0) yv[at(i)] = y[i] + e * z[i];
-        ev.residual({in.t, yv.data(), yp, in.discrete}, f.data());
+        ev.residual({in.t, yv.data(), yp, in.discrete, in.discreteVersion}, f.data());
         for (int i = 0; i < n; ++i) w[at(i)] = (f[at(i)] - f0[at(i)]) / e;
     }
     for (int i = 0; i < n; ++i)
@@ -86,7 +86,7 @@ bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const doub
         yv[at(i)] = id[at(i)] == 0.0 ? y[i] + e * z[i] : y[i];
         ypv[at(i)] = id[at(i)] != 0.0 ? yp[i] + e * z[i] : yp[i];
     }
-    ev.residual({in.t, yv.data(), ypv.data(), in.discrete}, f.data());
+    ev.residual({in.t, yv.data(), ypv.data(), in.discrete, in.discreteVersion}, f.data());
     std::vector<double> scale(at(n));
     double largest = 0.0;
     for (int i = 0; i < n; ++i) {
@@ -141,8 +141,8 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
         if (SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) != 0 ||
             !std::all_of(data(z), data(z) + n, [](double v) { return std::isfinite(v); }))
             return guess;
-    } else if (!diagonal && !solve(ev.pattern(), indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id), in.sparse,
-                                   rhs.get(), z.get(), A, ls)) {
+    } else if (!diagonal && !solve(ev.pattern(), indexOneMatrix(ev, {in.t, y, yp, in.discrete, in.discreteVersion}, id),
+                                   in.sparse, rhs.get(), z.get(), A, ls)) {
         return guess;
     }
     double sum = 0.0;
@@ -166,9 +166,9 @@ bool consistentByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, doub
     const int n = ev.size();
     if (n == 0) return false;
     const std::vector<double>& id = *in.id;
-    const std::vector<double> values = indexOneMatrix(ev, {in.t, y, yp, in.discrete}, id);
+    const std::vector<double> values = indexOneMatrix(ev, {in.t, y, yp, in.discrete, in.discreteVersion}, id);
     NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
-    ev.residual({in.t, y, yp, in.discrete}, data(rhs));
+    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, data(rhs));
     N_VScale(-1.0, rhs.get(), rhs.get());
     if (!solve(ev.pattern(), values, in.sparse, rhs.get(), z.get(), A, ls)) return false;
     const std::vector<double> y0(y, y + n), yp0(yp, yp + n);
@@ -176,7 +176,7 @@ bool consistentByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, doub
         for (int i = 0; i < n; ++i) (id[at(i)] == 0.0 ? y[i] : yp[i]) += data(z)[i];
     };
     step();
-    ev.residual({in.t, y, yp, in.discrete}, data(rhs));
+    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, data(rhs));
     N_VScale(-1.0, rhs.get(), rhs.get());
     bool confirmed = SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) == 0;
     for (int i = 0; i < n && confirmed; ++i) {

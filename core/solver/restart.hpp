@@ -32,6 +32,7 @@ struct RestartInput {
     double t = 0.0;
     const std::vector<double>* id = nullptr;   // 1 differential, 0 algebraic
     const double* discrete = nullptr;
+    unsigned long discreteVersion = 0;   // dae::State::discreteVersion of *discrete; 0: not known
     double relativeTolerance = 1e-6;
     const double* absoluteTolerance = nullptr;   // per unknown
     double timeScale = 1e-3;   // for the difference quotient: the last step, or a fraction of the span

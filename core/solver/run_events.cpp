@@ -51,6 +51,7 @@ void Run::chooseFirstStep(double t) {
     const RestartInput in{t,
                           &m_idValues,
                           m_disc.data(),
+                          m_discVersion,
                           m_opt.relativeTolerance,
                           data(m_atol),
                           m_lastStep > 0 ? m_lastStep : 1e-3 * span,
@@ -94,7 +95,8 @@ void Run::calcIC(double t) {
     // a mode in which the residual is affine: one Newton step, confirmed (restart.hpp); given up
     // for the run after a few misses in a row (a nonlinear contact law)
     if (m_oneStepMisses < kOneStepMisses) {
-        const RestartInput in{t, &m_idValues, m_disc.data(), m_opt.relativeTolerance, data(m_atol), 1e-3, m_sparse};
+        const RestartInput in{t,    &m_idValues, m_disc.data(), m_discVersion, m_opt.relativeTolerance, data(m_atol),
+                              1e-3, m_sparse};
         if (consistentByOneStep(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx)) {
             m_oneStepMisses = 0;
             m_indexOneFactored = true;

@@ -274,7 +274,7 @@ private Q_SLOTS:
             core::solver::NVector tmpl = core::solver::makeVector(static_cast<long>(n), ctx);
             core::solver::Matrix A(SUNDenseMatrix(static_cast<long>(n), static_cast<long>(n), ctx));
             core::solver::LinearSolver ls(SUNLinSol_Dense(tmpl.get(), A.get(), ctx));
-            core::solver::RestartInput in{t, &id, modes.data(), 1e-6, atol.data(), 1e-3, false};
+            core::solver::RestartInput in{t, &id, modes.data(), 0, 1e-6, atol.data(), 1e-3, false};
             std::vector<double> ypMatrix = yp, ypDiagonal = yp;
             const core::solver::RestartGuess byMatrix =
                 core::solver::estimateRestart(rs, in, y.data(), ypMatrix.data(), A.get(), ls.get(), ctx);
@@ -322,7 +322,7 @@ private Q_SLOTS:
         core::solver::Matrix A(SUNDenseMatrix(static_cast<long>(n), static_cast<long>(n), ctx));
         core::solver::LinearSolver ls(SUNLinSol_Dense(tmpl.get(), A.get(), ctx));
         const double t = 0.25;
-        const core::solver::RestartInput in{t, &id, modes.data(), 1e-6, atol.data(), 1e-3, false};
+        const core::solver::RestartInput in{t, &id, modes.data(), 0, 1e-6, atol.data(), 1e-3, false};
         QVERIFY(core::solver::consistentByOneStep(ev, in, y.data(), yp.data(), A.get(), ls.get(), ctx));
         ev.residual({t, y.data(), yp.data(), modes.data()}, F.data());
         for (std::size_t i = 0; i < n; ++i) {
@@ -335,7 +335,7 @@ private Q_SLOTS:
         // declined: a differential unknown called algebraic leaves its rate undetermined
         std::vector<double> wrong = id;
         *std::find(wrong.begin(), wrong.end(), 1.0) = 0.0;
-        const core::solver::RestartInput bad{t, &wrong, modes.data(), 1e-6, atol.data(), 1e-3, false};
+        const core::solver::RestartInput bad{t, &wrong, modes.data(), 0, 1e-6, atol.data(), 1e-3, false};
         y = y0;
         yp = yp0;
         QVERIFY(!core::solver::consistentByOneStep(ev, bad, y.data(), yp.data(), A.get(), ls.get(), ctx));
