@@ -295,6 +295,7 @@ void Evaluator::rebuildLinear(const State& s) {
     m_linearB.assign(nnz, 0.0);
     m_linearC.assign(at(m_sys.size()), 0.0);
     m_isLinear.assign(m_sys.bindings.size(), 0);
+    m_changedAll = true;
     for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
         if (!linearAt(bi, s.discrete)) continue;
         m_isLinear[bi] = 1;
@@ -311,8 +312,10 @@ void Evaluator::updateLinear(const State& s) {
     if (++m_linearUpdates >= kFullRebuildEvery) return rebuildLinear(s);
     const State before{s.t, s.y, s.yp, m_linearDiscrete.data()};
     bool listChanged = false;
+    m_changedFlag.resize(m_sys.bindings.size(), 0);
     m_changes.forEach(m_linearDiscrete.data(), s.discrete, [&](int block) {
         const std::size_t bi = at(block);
+        if (!m_changedFlag[bi]) m_changedFlag[bi] = 1, m_changedBlocks.push_back(block);
         const bool linearNow = linearAt(bi, s.discrete);
         if (m_isLinear[bi]) addLinear(bi, before, -1.0);
         if (linearNow) addLinear(bi, s, 1.0);
@@ -322,6 +325,15 @@ void Evaluator::updateLinear(const State& s) {
     if (listChanged) listNonlinear();
     std::copy(s.discrete, s.discrete + m_linearDiscrete.size(), m_linearDiscrete.begin());
     ++m_linearVersion;
+}
+
+bool Evaluator::takeChanges(std::vector<int>& out) {
+    out.clear();
+    for (const int b : m_changedBlocks) m_changedFlag[at(b)] = 0;
+    out.swap(m_changedBlocks);
+    const bool some = !m_changedAll;
+    m_changedAll = false;
+    return some;
 }
 
 void Evaluator::listNonlinear() {

@@ -79,6 +79,9 @@ public:
         }
     }
     int summedVersion() const { return m_linearVersion; }
+    // The blocks whose sums changed since the last call, into out; false if the sums were built
+    // from scratch since (every block may have changed). The reduced engine's operator follows.
+    bool takeChanges(std::vector<int>& out);
     // what the sums are: the blocks summed, and the coefficients (dF/dy, dF/dy', F at 0)
     const std::vector<char>& summedBlocks() const { return m_isLinear; }
     const std::vector<double>& summedA() const { return m_linearA; }
@@ -159,6 +162,9 @@ private:
     std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;             // the pattern by rows, for solveSummedRow()
     std::map<std::pair<int, std::vector<double>>, char> m_summable;   // (structure, its discretes) -> summed
     DiscreteChanges m_changes{m_sys};                                 // which blocks updateLinear() visits
+    std::vector<int> m_changedBlocks;                                 // since the last takeChanges(), with their flags
+    std::vector<char> m_changedFlag;
+    bool m_changedAll = true;
     bool m_linearValid = false;
     bool m_linearResidual = true;
     int m_linearUpdates = 0;          // incremental updates since the last rebuild

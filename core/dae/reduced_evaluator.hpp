@@ -78,6 +78,7 @@ public:
 
     void residual(const State& reduced, double* F);
     int operatorBuilds() const { return m_operatorBuilds; }   // how often the operator was built, not taken back
+    int operatorUpdates() const { return m_operatorUpdates; }         // of those, built in place (updateOperator)
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
     void quadratureRates(const State& reduced, double* qdot);         // reduction().quadratures.size()
 
@@ -100,7 +101,12 @@ private:
         std::vector<int> first, ypFirst, zFirst, column;
         std::vector<double> value;
         std::vector<int> keptRead;       // the reduced unknowns the expansion for the operator reads
-        std::vector<int> z;              // plan positions of the explicit variables in z
+        std::vector<int> z;              // plan positions of the explicit variables in z (z's index)
+        std::vector<char> zOf;           // per explicit variable: in z (its row is not summed)
+        // per explicit variable of a summed row: e = constant + entries [exprFirst, exprLast) of
+        // the flat storage, over the same columns as a row (an update appends, see updateOperator)
+        std::vector<double> exprConstant, exprValue;
+        std::vector<int> exprFirst, exprLast, exprColumn;
         std::vector<int> explicits;      // plan positions solved before the evaluated blocks
         std::vector<int> combinations;   // the combinations those read
         std::vector<int> blocks, rows;   // the evaluated blocks and the rows they write
@@ -113,6 +119,16 @@ private:
     };
     bool operatorReady(const State& reduced);   // synced with the sums, and usable
     bool buildOperator();
+    bool updateOperator(const std::vector<int>& changed);   // after the sums changed in these blocks only
+    class OperatorRows;
+    bool operatorExplicit(OperatorRows& rows, std::size_t p);
+    bool operatorRow(OperatorRows& rows, int i, std::vector<double>& constant, std::vector<int>& ypFirst,
+                     std::vector<int>& zFirst, std::vector<int>& column, std::vector<double>& value);
+    void operatorRate(OperatorRows& rows, std::size_t k, std::vector<double>& constant, std::vector<int>& column,
+                      std::vector<double>& value, std::vector<char>& evaluated);
+    void operatorReads();
+    std::vector<int> m_explicitOfRow;   // per row: the plan position of the explicit variable solved from it, -1
+    std::vector<int> m_changedBlocks;   // scratch: the blocks whose sums changed (Evaluator::takeChanges)
     void expandForOperator(const State& reduced);   // m_y, m_yp where the evaluated blocks read; z in m_u
     // combinations: only these (positions), or all; the explicit variables listed are solved
     // from 0, and with zeroAll every other one is zeroed too; keptRead: only these kept unknowns
@@ -165,7 +181,7 @@ private:
     bool sameSums(const CachedOperator& e) const;
     std::vector<CachedOperator> m_opCache;
     std::size_t m_opCacheNext = 0;   // the entry replaced next once the cache is full
-    int m_operatorBuilds = 0;
+    int m_operatorBuilds = 0, m_operatorUpdates = 0;
     int m_jacVersion = -1;   // the operator version m_jacConstant was decided at
     bool m_jacConstant = false;
     std::vector<double> m_jac0, m_jacB;               // the reduced Jacobian at cj = 0, and its cj coefficient

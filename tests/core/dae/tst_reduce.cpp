@@ -298,6 +298,62 @@ private Q_SLOTS:
         }
     }
 
+    // A network whose sums are too large to keep earlier operators (a chain of 60 masses, a gear
+    // train of 40 stages): after
+    // each set of mode changes the operator is built again only where the changed stops' rows
+    // reach (ReducedEvaluator::updateOperator), and its residual, Jacobian and quadrature rates
+    // stay those of evaluating every block, through contacts at both bounds and back.
+    void operatorUpdatedInPlace_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("chain") << "chain";
+        QTest::newRow("gear train") << "gear train";   // the gears' torques read the backlash forces
+    }
+    void operatorUpdatedInPlace() {
+        QFETCH(QString, model);
+        const bool gears = model == "gear train";
+        const int count = gears ? 40 : 60;
+        const core::dae::DaeSystem sys = core::dae::assemble(
+            core::graph::buildTopology(gears ? gearTrain(count) : chain(count), blocks::registry()));
+        const core::dae::ReductionPlan red = core::dae::planReduction(sys);
+        core::dae::ReducedEvaluator rs(sys, red), re(sys, red);
+        re.setUseSums(false);
+        const std::size_t nr = static_cast<std::size_t>(rs.size());
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<double> draw(-1.0, 1.0);
+        std::vector<double> ry(nr), ryp(nr), ra(nr), rb(nr), modes = sys.discrete0;
+        std::vector<double> ja(static_cast<std::size_t>(rs.pattern().nnz())), jb(ja.size());
+        std::vector<double> qa(red.quadratures.size()), qb(qa.size());
+        std::vector<int> stops;
+        for (int i = 0; i < count; ++i)
+            stops.push_back(sys.topo.blockIndex((gears ? "lash" : "st") + std::to_string(i)));
+        for (int round = 0; round < 30; ++round) {
+            for (int k = 0; k < 3; ++k) {   // free, contact upper, contact lower
+                const int stop = stops[static_cast<std::size_t>(rng() % stops.size())];
+                modes[static_cast<std::size_t>(sys.bindings[static_cast<std::size_t>(stop)].discreteOffset)] =
+                    static_cast<double>(rng() % 3);
+            }
+            for (double& v : ry) v = 1e-2 * draw(rng);
+            for (double& v : ryp) v = draw(rng);
+            const core::dae::State s{0.1 * round, ry.data(), ryp.data(), modes.data()};
+            rs.residual(s, ra.data());
+            re.residual(s, rb.data());
+            for (std::size_t i = 0; i < nr; ++i)
+                QCOMPARE_NEAR(ra[i], rb[i], 1e-9 * (1.0 + std::abs(rb[i])),
+                              QString("row %1, round %2").arg(i).arg(round));
+            rs.jacobian(s, 37.0, ja.data());
+            re.jacobian(s, 37.0, jb.data());
+            for (std::size_t k = 0; k < ja.size(); ++k)
+                QCOMPARE_NEAR(ja[k], jb[k], 1e-9 * (1.0 + std::abs(jb[k])),
+                              QString("entry %1, round %2").arg(k).arg(round));
+            rs.quadratureRates(s, qa.data());
+            re.quadratureRates(s, qb.data());
+            for (std::size_t k = 0; k < qa.size(); ++k)
+                QCOMPARE_NEAR(qa[k], qb[k], 1e-9 * (1.0 + std::abs(qb[k])),
+                              QString("rate %1, round %2").arg(k).arg(round));
+        }
+        QVERIFY(rs.operatorUpdates() >= 20);   // in place, not from scratch
+    }
+
     // A restart by one Newton step with the index-1 matrix: in a mode whose residual is affine (a
     // stop in contact, unreduced, so its contact force is an algebraic unknown) it makes
     // the state consistent and leaves the differential values alone; a wrong differential mask
