@@ -675,8 +675,8 @@ void ReducedEvaluator::jacobian(const State& reduced, double cj, double* values)
     if (m_identity) return m_ev.jacobian(reduced, cj, values);
     const bool op = operatorReady(reduced);
     if (op && constantJacobian(reduced)) {
-        const double *j0 = m_jac0.data(), *jb = m_jacB.data();
-        for (int k = 0; k < m_pattern.nnz(); ++k) values[k] = j0[k] + cj * jb[k];
+        std::copy(m_jac0.begin(), m_jac0.end(), values);
+        for (std::size_t k = 0; k < m_jacB.size(); ++k) values[m_jacAt[k]] += cj * m_jacB[k];
         return;
     }
     chainJacobian(reduced, cj, values, op);
@@ -699,12 +699,15 @@ bool ReducedEvaluator::constantJacobian(const State& reduced) {
             if (w.res[v].nonlinear && m_red.fate[at(bind.varUnknown[v])] != Fate::Quadrature) return false;
         return std::none_of(w.thr.begin(), w.thr.end(), [](const ad::Sym& r) { return r.nonlinear; });
     });
-    if (m_jacConstant) {
-        m_jac0.resize(at(m_pattern.nnz()));
-        m_jacB.resize(at(m_pattern.nnz()));
+    if (m_jacConstant) {   // JB only where cj enters (the rates' entries), J0 everywhere
+        std::vector<double> j1(at(m_pattern.nnz()));
+        m_jac0.resize(j1.size());
         chainJacobian(reduced, 0.0, m_jac0.data(), true);
-        chainJacobian(reduced, 1.0, m_jacB.data(), true);
-        for (std::size_t k = 0; k < m_jacB.size(); ++k) m_jacB[k] -= m_jac0[k];
+        chainJacobian(reduced, 1.0, j1.data(), true);
+        m_jacB.clear();
+        m_jacAt.clear();
+        for (std::size_t k = 0; k < j1.size(); ++k)
+            if (j1[k] != m_jac0[k]) m_jacAt.push_back(static_cast<int>(k)), m_jacB.push_back(j1[k] - m_jac0[k]);
     }
     return m_jacConstant;
 }

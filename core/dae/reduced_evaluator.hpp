@@ -185,6 +185,7 @@ private:
     int m_jacVersion = -1;   // the operator version m_jacConstant was decided at
     bool m_jacConstant = false;
     std::vector<double> m_jac0, m_jacB;               // the reduced Jacobian at cj = 0, and its cj coefficient
+    std::vector<int> m_jacAt;                         // where m_jacB's entries go (the others have none)
     std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
     std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
     std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()

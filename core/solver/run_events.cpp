@@ -240,6 +240,7 @@ void Run::initRoots(double t) {
         m_blockRoots.push_back(static_cast<int>(m_liveRoots.size()));
     }
     m_rootDisc = m_disc;
+    m_old = RootArrays{};   // not kept between restarts: a large network's roots would be held twice
     m_rootsFound.assign(m_liveRoots.size(), 0);
     if (m_sys.eventCount > 0)
         check(IDARootInit(m_mem.get(), static_cast<int>(m_liveRoots.size()), m_liveRoots.empty() ? nullptr : rootFn),
