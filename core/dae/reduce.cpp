@@ -139,8 +139,9 @@ private:
                 double inBalance = 0.0;   // t's coefficient in w's balance, through the ports at w's node
                 bool atNode = false;
                 for (std::size_t p = 0; p < b.portRow.size(); ++p)
-                    if (b.portRow[p] == w) {
-                        inBalance += c.form->in[b.ownRow.size() + p];
+                    if (b.portRow[p] == w) {   // no coefficients (modes not sampled): none to rely on
+                        const std::size_t local = b.ownRow.size() + p;
+                        inBalance += local < c.form->in.size() ? c.form->in[local] : 0.0;
                         atNode = true;
                     }
                 if (!atNode || !std::isfinite(inBalance) || inBalance == 0.0) continue;
