@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The reduced engine's linear operator (reduced_evaluator.hpp, docs/engine.md "Reduction"): built
+// from the sums once per set of modes, or in place after an event on a large network.
+#include "core/dae/reduced_evaluator.hpp"
+
+#include <algorithm>
+
+namespace endstop::core::dae {
+
+namespace {
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+using Fate = ReductionPlan::Fate;
+
+// entries [from, to) of one sparse storage appended to another
+void appendEntries(const std::vector<int>& column, const std::vector<double>& value, int from, int to,
+                   std::vector<int>& columnOut, std::vector<double>& valueOut) {
+    columnOut.insert(columnOut.end(), column.begin() + from, column.begin() + to);
+    valueOut.insert(valueOut.end(), value.begin() + from, value.begin() + to);
+}
+
+}   // namespace
+
+// One row of the operator at a time: the unknowns a row of the sums reads, each as an affine
+// combination of [y_r | y_r' | z] (columns 0..n-1, n..2n-1 and 2n + the plan position of an
+// explicit variable of an evaluated block): kept ones and combinations directly, explicit
+// variables of summed rows through their expressions (computed in the plan's dependency order, so
+// what they read is known).
+class ReducedEvaluator::OperatorRows {
+public:
+    explicit OperatorRows(ReducedEvaluator& re)
+        : r(re), n(re.m_red.size()), acc(at(2 * n) + re.m_red.explicits.size(), 0.0), used(acc.size(), 0) {}
+
+    // row's summed entries into the accumulator and constant, except skip's value (its diagonal),
+    // or with ofRate its rate; false where the row reads what the operator cannot express
+    bool expand(int row, int skip, double& diagonal, bool ofRate = false) {
+        bool ok = true;
+        constant = r.m_ev.summedConstant(row);
+        r.m_ev.forEachSummedEntry(row, [&](int j, double a, double b) {
+            if (j == skip) {
+                diagonal = ofRate ? b : a;
+                ok = ok && (ofRate ? a : b) == 0.0;
+                return;
+            }
+            ok = ok && value(j, a) && rate(j, b);
+        });
+        return ok;
+    }
+    void flush(double scale, std::vector<int>& column, std::vector<double>& values) {
+        std::sort(touched.begin(), touched.end());
+        for (const int c : touched) {
+            if (acc[at(c)] != 0.0) column.push_back(c), values.push_back(scale * acc[at(c)]);
+            acc[at(c)] = 0.0;
+            used[at(c)] = 0;
+        }
+        touched.clear();
+    }
+    void discard() {
+        for (const int c : touched) acc[at(c)] = 0.0, used[at(c)] = 0;
+        touched.clear();
+    }
+    double constant = 0.0;
+
+private:
+    void add(int column, double w) {
+        if (!used[at(column)]) used[at(column)] = 1, touched.push_back(column);
+        acc[at(column)] += w;
+    }
+    bool value(int j, double w) {   // w y_j
+        if (w == 0.0) return true;
+        const LinearOperator& op = r.m_op;
+        switch (r.m_red.fate[at(j)]) {
+            case Fate::Kept:
+                add(r.m_red.reducedIndex[at(j)], w);
+                return true;
+            case Fate::Combination: {
+                const int c = r.m_combinationAt[at(j)];
+                constant += w * r.m_combOffset[at(c)];
+                for (int k = r.m_combFirst[at(c)]; k < r.m_combFirst[at(c) + 1]; ++k)
+                    add(r.m_red.reducedIndex[at(r.m_termUnknown[at(k)])], w * r.m_termCoefficient[at(k)]);
+                return true;
+            }
+            case Fate::Explicit: {
+                const int p = r.m_explicitAt[at(j)];
+                if (op.zOf[at(p)]) return add(2 * n + p, w), true;
+                constant += w * op.exprConstant[at(p)];
+                for (int k = op.exprFirst[at(p)]; k < op.exprLast[at(p)]; ++k)
+                    add(op.exprColumn[at(k)], w * op.exprValue[at(k)]);
+                return true;
+            }
+            case Fate::Quadrature:
+                return false;
+        }
+        return false;
+    }
+    bool rate(int j, double w) {   // w y_j'
+        if (w == 0.0) return true;
+        if (r.m_red.fate[at(j)] == Fate::Kept) return add(n + r.m_red.reducedIndex[at(j)], w), true;
+        if (r.m_red.fate[at(j)] != Fate::Combination) return false;
+        const int c = r.m_combinationAt[at(j)];
+        for (int k = r.m_combFirst[at(c)]; k < r.m_combFirst[at(c) + 1]; ++k)
+            add(n + r.m_red.reducedIndex[at(r.m_termUnknown[at(k)])], w * r.m_termCoefficient[at(k)]);
+        return true;
+    }
+
+    ReducedEvaluator& r;
+    int n;
+    std::vector<double> acc;
+    std::vector<char> used;
+    std::vector<int> touched;
+};
+
+// explicit variable p: a z where its row is not summed, else its expression appended to the flat
+// storage; false: not expressible
+bool ReducedEvaluator::operatorExplicit(OperatorRows& rows, std::size_t p) {
+    const ReductionPlan::Derived& e = m_red.explicits[p];
+    m_op.zOf[p] = rowSummed(e) ? 0 : 1;
+    m_op.exprConstant[p] = 0.0;
+    m_op.exprFirst[p] = m_op.exprLast[p] = static_cast<int>(m_op.exprColumn.size());
+    if (m_op.zOf[p]) return true;
+    double diagonal = 0.0;
+    if (!rows.expand(e.row, e.unknown, diagonal) || diagonal == 0.0) return rows.discard(), false;
+    m_op.exprConstant[p] = -rows.constant / diagonal;
+    rows.flush(-1.0 / diagonal, m_op.exprColumn, m_op.exprValue);
+    m_op.exprLast[p] = static_cast<int>(m_op.exprColumn.size());
+    return true;
+}
+
+// kept row i appended to the CSR arrays given (column relative to its vector, split y_r | y_r' | z)
+bool ReducedEvaluator::operatorRow(OperatorRows& rows, int i, std::vector<double>& constant, std::vector<int>& ypFirst,
+                                   std::vector<int>& zFirst, std::vector<int>& column, std::vector<double>& value) {
+    const int n = m_red.size();
+    double unused = 0.0;
+    if (!rows.expand(m_red.kept[at(i)], -1, unused)) return rows.discard(), false;
+    constant.push_back(rows.constant);
+    const std::size_t from = column.size();
+    rows.flush(1.0, column, value);   // sorted: y_r, then y_r', then z
+    int yp = static_cast<int>(column.size()), z = yp;
+    for (std::size_t k = column.size(); k-- > from;) {
+        int& c = column[k];
+        if (c >= n) yp = static_cast<int>(k);
+        if (c >= 2 * n) z = static_cast<int>(k);
+        c -= c >= 2 * n ? 2 * n : c >= n ? n : 0;
+    }
+    ypFirst.push_back(yp);
+    zFirst.push_back(z);
+    return true;
+}
+
+// quadrature k's rate appended: from its row of the sums where it can be, else evaluated
+void ReducedEvaluator::operatorRate(OperatorRows& rows, std::size_t k, std::vector<double>& constant,
+                                    std::vector<int>& column, std::vector<double>& value,
+                                    std::vector<char>& evaluated) {
+    const ReductionPlan::Derived& q = m_red.quadratures[k];
+    double diagonal = 0.0;
+    bool summed = m_ev.summed(q.block);
+    if (summed && (!rows.expand(q.unknown, q.unknown, diagonal, true) || diagonal == 0.0)) summed = false;
+    if (summed) {
+        constant.push_back(-rows.constant / diagonal);
+        rows.flush(-1.0 / diagonal, column, value);
+    } else {
+        rows.discard();
+        constant.push_back(0.0);
+    }
+    evaluated.push_back(summed ? 0 : 1);
+}
+
+// The operator for the current sums, from scratch.
+bool ReducedEvaluator::buildOperator() {
+    const int n = m_red.size();
+    const std::size_t explicits = m_red.explicits.size();
+    m_op = LinearOperator{};
+    m_op.zOf.assign(explicits, 0);
+    m_op.exprConstant.assign(explicits, 0.0);
+    m_op.exprFirst.assign(explicits, 0);
+    m_op.exprLast.assign(explicits, 0);
+    OperatorRows rows(*this);
+    for (std::size_t p = 0; p < explicits; ++p)
+        if (!operatorExplicit(rows, p)) return false;
+    m_op.first.push_back(0);
+    for (int i = 0; i < n; ++i) {
+        if (!operatorRow(rows, i, m_op.constant, m_op.ypFirst, m_op.zFirst, m_op.column, m_op.value)) return false;
+        m_op.first.push_back(static_cast<int>(m_op.column.size()));
+    }
+    m_op.rateFirst.push_back(0);
+    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
+        operatorRate(rows, k, m_op.rateConstant, m_op.rateColumn, m_op.rateValue, m_op.rateEvaluated);
+        m_op.rateFirst.push_back(static_cast<int>(m_op.rateColumn.size()));
+    }
+    operatorReads();
+    return true;
+}
+
+// The operator after the sums changed in `changed` blocks only: their rows, the explicit variables
+// solved from those rows, and (following the Jacobian's pattern) every row that reads one of them,
+// again; the other rows are copied. An event in a chain of 10,000 stops touches a few rows, not
+// 20,001.
+bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
+    const int n = m_red.size();
+    const Pattern& pat = m_sys.pattern;
+    std::vector<char> rowMark(at(m_sys.size()), 0), explicitMark(m_red.explicits.size(), 0);
+    std::vector<int> marked;
+    auto mark = [&](int row) {
+        if (row >= 0 && !rowMark[at(row)]) rowMark[at(row)] = 1, marked.push_back(row);
+    };
+    for (const int bi : changed) {
+        const Binding& b = m_sys.bindings[at(bi)];
+        for (const std::span<const int> rs : {b.ownRow, b.portRow, b.ownDiff, b.portDiff})
+            for (const int row : rs) mark(row);
+    }
+    for (std::size_t k = 0; k < marked.size(); ++k) {   // grows: the readers of what changed
+        const int p = m_explicitOfRow[at(marked[k])];
+        if (p < 0 || explicitMark[at(p)]) continue;
+        explicitMark[at(p)] = 1;
+        const int u = m_red.explicits[at(p)].unknown;
+        for (int e = pat.colPtr[at(u)]; e < pat.colPtr[at(u + 1)]; ++e) mark(pat.rowIdx[at(e)]);
+    }
+    OperatorRows rows(*this);
+    for (std::size_t p = 0; p < explicitMark.size(); ++p)
+        if (explicitMark[p] && !operatorExplicit(rows, p)) return false;
+    // the kept rows: marked ones built again, the others copied
+    LinearOperator& op = m_op;
+    std::vector<double> constant, value;
+    std::vector<int> first{0}, ypFirst, zFirst, column;
+    constant.reserve(op.constant.size());
+    first.reserve(op.first.size());
+    ypFirst.reserve(op.ypFirst.size());
+    zFirst.reserve(op.zFirst.size());
+    column.reserve(op.column.size());
+    value.reserve(op.value.size());
+    for (int i = 0; i < n; ++i) {
+        if (rowMark[at(m_red.kept[at(i)])]) {
+            if (!operatorRow(rows, i, constant, ypFirst, zFirst, column, value)) return false;
+        } else {
+            const int from = op.first[at(i)], to = op.first[at(i + 1)], shift = static_cast<int>(column.size()) - from;
+            constant.push_back(op.constant[at(i)]);
+            ypFirst.push_back(op.ypFirst[at(i)] + shift);
+            zFirst.push_back(op.zFirst[at(i)] + shift);
+            appendEntries(op.column, op.value, from, to, column, value);
+        }
+        first.push_back(static_cast<int>(column.size()));
+    }
+    op.constant.swap(constant);
+    op.first.swap(first);
+    op.ypFirst.swap(ypFirst);
+    op.zFirst.swap(zFirst);
+    op.column.swap(column);
+    op.value.swap(value);
+    // the quadratures' rates alike
+    std::vector<double> rateConstant, rateValue;
+    std::vector<int> rateFirst{0}, rateColumn;
+    std::vector<char> rateEvaluated;
+    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
+        if (rowMark[at(m_red.quadratures[k].unknown)]) {
+            operatorRate(rows, k, rateConstant, rateColumn, rateValue, rateEvaluated);
+        } else {
+            const int from = op.rateFirst[k], to = op.rateFirst[k + 1];
+            rateConstant.push_back(op.rateConstant[k]);
+            appendEntries(op.rateColumn, op.rateValue, from, to, rateColumn, rateValue);
+            rateEvaluated.push_back(op.rateEvaluated[k]);
+        }
+        rateFirst.push_back(static_cast<int>(rateColumn.size()));
+    }
+    op.rateConstant.swap(rateConstant);
+    op.rateValue.swap(rateValue);
+    op.rateFirst.swap(rateFirst);
+    op.rateColumn.swap(rateColumn);
+    op.rateEvaluated.swap(rateEvaluated);
+    // the expressions built again left their old entries behind: compacted when they are most
+    std::size_t live = 0;
+    for (std::size_t p = 0; p < op.exprFirst.size(); ++p) live += at(op.exprLast[p] - op.exprFirst[p]);
+    if (op.exprColumn.size() > 2 * live + 1024) {
+        std::vector<int> columnKept;
+        std::vector<double> valueKept;
+        columnKept.reserve(live);
+        valueKept.reserve(live);
+        for (std::size_t p = 0; p < op.exprFirst.size(); ++p) {
+            const int from = op.exprFirst[p], to = op.exprLast[p];
+            op.exprFirst[p] = static_cast<int>(columnKept.size());
+            appendEntries(op.exprColumn, op.exprValue, from, to, columnKept, valueKept);
+            op.exprLast[p] = static_cast<int>(columnKept.size());
+        }
+        op.exprColumn.swap(columnKept);
+        op.exprValue.swap(valueKept);
+    }
+    operatorReads();
+    return true;
+}
+
+// What the evaluated blocks read and the rows they write, the explicit variables and combinations
+// the expansion for the operator computes, and the kept unknowns it copies.
+void ReducedEvaluator::operatorReads() {
+    const int n = m_red.size();
+    std::vector<int> reads;
+    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k)
+        if (m_op.rateEvaluated[k]) {
+            const std::span<const int> slots = m_sys.bindings[at(m_red.quadratures[k].block)].slot;
+            reads.insert(reads.end(), slots.begin(), slots.end());
+        }
+    m_op.blocks = m_ev.evaluatedBlocks();
+    m_op.rows.clear();
+    m_op.keptRows.clear();
+    std::vector<char> written(at(m_sys.size()), 0);
+    for (const int bi : m_op.blocks) {
+        const Binding& b = m_sys.bindings[at(bi)];
+        reads.insert(reads.end(), b.slot.begin(), b.slot.end());
+        for (const std::span<const int> rows : {b.ownRow, b.portRow, b.ownDiff, b.portDiff})
+            for (const int row : rows)
+                if (row >= 0 && !written[at(row)]) written[at(row)] = 1, m_op.rows.push_back(row);
+    }
+    for (const int row : m_op.rows)
+        if (const int i = m_red.reducedIndex[at(row)]; i >= 0) m_op.keptRows.emplace_back(i, row);
+    // z: each is solved in the expansion, also a pair's half that no evaluated block reads
+    m_op.z.clear();
+    for (std::size_t p = 0; p < m_op.zOf.size(); ++p)
+        if (m_op.zOf[p]) {
+            m_op.z.push_back(static_cast<int>(p));
+            reads.push_back(m_red.explicits[p].unknown);
+        }
+    m_op.explicits = closure(reads);
+    // the combinations read by those blocks and by the rows or blocks of those explicit variables
+    std::vector<char> need(at(m_sys.size()), 0);
+    for (const int u : reads) need[at(u)] = 1;
+    for (const int p : m_op.explicits) {
+        const ReductionPlan::Derived& e = m_red.explicits[at(p)];
+        if (rowSummed(e))
+            m_ev.forEachSummedEntry(e.row, [&](int j, double, double) { need[at(j)] = 1; });
+        else
+            forEachSlotOfRow(e, [&](int u) { need[at(u)] = 1; });
+    }
+    m_op.combinations.clear();
+    for (std::size_t c = 0; c < m_combUnknown.size(); ++c) {
+        if (!need[at(m_combUnknown[c])]) continue;
+        m_op.combinations.push_back(static_cast<int>(c));
+        for (int k = m_combFirst[c]; k < m_combFirst[c + 1]; ++k) need[at(m_termUnknown[at(k)])] = 1;
+    }
+    m_op.keptRead.clear();
+    for (int i = 0; i < n; ++i)
+        if (need[at(m_red.kept[at(i)])]) m_op.keptRead.push_back(i);
+    m_u.assign(m_red.explicits.size(), 0.0);
+    m_Fop.assign(at(m_sys.size()), 0.0);
+    m_op.ok = true;
+}
+
+}   // namespace endstop::core::dae
