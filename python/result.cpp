@@ -67,7 +67,7 @@ std::string describe(const Outcome& o) {
 py::tuple statsState(const core::RunStats& s) {
     return py::make_tuple(s.steps, s.residualEvals, s.jacobianEvals, s.events, s.reinits, s.errorTestFails,
                           s.convergenceFails, s.buildSeconds, s.solveSeconds, s.wallSeconds, s.unknowns, s.linearSolver,
-                          s.finalTime, s.completed, s.cancelled, s.unknownsBefore);
+                          s.finalTime, s.completed, s.cancelled, s.unknownsBefore, s.movingUnknowns, s.restingGrowths);
 }
 
 core::RunStats statsFromState(const py::tuple& t) {
@@ -88,6 +88,10 @@ core::RunStats statsFromState(const py::tuple& t) {
     s.completed = t[13].cast<bool>();
     s.cancelled = t[14].cast<bool>();
     if (t.size() > 15) s.unknownsBefore = t[15].cast<int>();
+    if (t.size() > 17) {
+        s.movingUnknowns = t[16].cast<int>();
+        s.restingGrowths = t[17].cast<long>();
+    }
     return s;
 }
 

@@ -128,6 +128,11 @@ core::simulation::SimulationOptions simulationOptions(Args& args) {
             throw UsageError("flag --reduce: expected on or off, got " + core::quoteText(*r));
         o.reduce = *r == "on";
     }
+    if (const auto r = args.value("--resting")) {
+        if (*r != "on" && *r != "off" && *r != "auto")
+            throw UsageError("flag --resting: expected on, off or auto, got " + core::quoteText(*r));
+        if (*r != "auto") o.resting = *r == "on";
+    }
     if (const auto n = args.number("--max-steps")) {
         if (*n < 1 || *n != std::floor(*n) || *n > 1e15)
             throw UsageError("flag --max-steps: expected a whole number >= 1, got " + core::formatNumber(*n));

@@ -200,7 +200,7 @@ void ReducedEvaluator::gather(const double* y, const double* yp, double* yr, dou
     }
 }
 
-void ReducedEvaluator::residual(const State& reduced, double* F) {
+void ReducedEvaluator::residual(const State& reduced, double* F, const std::vector<int>* rows) {
     if (m_identity) return m_ev.residual(reduced, F);
     if (operatorReady(reduced)) {
         expandForOperator(reduced);
@@ -212,14 +212,19 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
         const int* column = m_op.column.data();
         const double* value = m_op.value.data();
         const double* constant = m_op.constant.data();
-        for (int i = 0; i < m_red.size(); ++i) {
+        auto rowValue = [&](int i) {
             double f = constant[i];
             for (int k = first[i]; k < ypFirst[i]; ++k) f += value[k] * y[column[k]];
             for (int k = ypFirst[i]; k < zFirst[i]; ++k) f += value[k] * yp[column[k]];
             for (int k = zFirst[i]; k < first[i + 1]; ++k) f += value[k] * z[column[k]];
             F[i] = f;
+        };
+        if (rows != nullptr) {
+            for (const int i : *rows) rowValue(i);
+        } else {
+            for (int i = 0; i < m_red.size(); ++i) rowValue(i);
         }
-        for (const auto& [i, row] : m_op.keptRows) F[i] += m_Fop[at(row)];
+        for (const auto& [i, row] : m_op.keptRows) F[i] += m_Fop[at(row)];   // undefined rows stay undefined
         for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
         return;
     }
@@ -230,6 +235,22 @@ void ReducedEvaluator::residual(const State& reduced, double* F) {
         if (m_ev.summed(m_red.explicits[at(i)].block)) solveExplicit(m_red.explicits[at(i)], full, m_y.data());
     m_ev.residual(full, m_F.data(), m_y.data(), m_useSums);   // expandInto() synced the sums
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
+}
+
+bool ReducedEvaluator::restCoefficients(const State& reduced, std::vector<double>& coefficient) {
+    const int n = m_red.size();
+    coefficient.assign(at(n), 0.0);
+    if (m_identity || !operatorReady(reduced)) return false;
+    std::vector<char> evaluated(at(n), 0);
+    for (const auto& [i, row] : m_op.keptRows) evaluated[at(i)] = 1;
+    for (int i = 0; i < n; ++i) {
+        const int k = m_op.ypFirst[at(i)];
+        if (evaluated[at(i)] != 0 || m_op.zFirst[at(i)] != m_op.first[at(i + 1)] || m_op.zFirst[at(i)] - k != 1 ||
+            m_op.column[at(k)] != i)
+            continue;
+        coefficient[at(i)] = m_op.value[at(k)];
+    }
+    return true;
 }
 
 bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, const double* discrete,

@@ -76,7 +76,14 @@ public:
     // differential unknown's own rate or of a timed one's value (restart.hpp). false otherwise.
     bool rateDiagonal(const double* id, double* d) const;
 
-    void residual(const State& reduced, double* F);
+    // rows: only these rows of F (reduced indices) are needed, the others are left undefined;
+    // null: every row
+    void residual(const State& reduced, double* F, const std::vector<int>* rows = nullptr);
+    // The rows that can rest (the resting part, docs/engine.md): per row, the coefficient of its
+    // own unknown's rate where the row is c + A y_r + b y_i' alone (one rate entry, its own; no
+    // explicit variable of an evaluated block, no evaluated block's row), 0 otherwise. false: the
+    // operator is not usable in these modes.
+    bool restCoefficients(const State& reduced, std::vector<double>& coefficient);
     int operatorBuilds() const { return m_operatorBuilds; }   // how often the operator was built, not taken back
     int operatorUpdates() const { return m_operatorUpdates; }         // of those, built in place (updateOperator)
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values

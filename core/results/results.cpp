@@ -13,7 +13,9 @@ std::string RunStats::toJson() const {
            ",\"jacobian_evals\":" + std::to_string(jacobianEvals) + ",\"events\":" + std::to_string(events) +
            ",\"build_s\":" + num(buildSeconds) + ",\"solve_s\":" + num(solveSeconds) +
            ",\"wall_s\":" + num(wallSeconds) + ",\"unknowns\":" + std::to_string(unknowns) +
-           ",\"unknowns_before\":" + std::to_string(unknownsBefore) + ",\"restarts\":" + std::to_string(reinits) +
+           ",\"unknowns_before\":" + std::to_string(unknownsBefore) +
+           ",\"moving_unknowns\":" + std::to_string(movingUnknowns) +
+           ",\"resting_growths\":" + std::to_string(restingGrowths) + ",\"restarts\":" + std::to_string(reinits) +
            ",\"error_test_fails\":" + std::to_string(errorTestFails) +
            ",\"convergence_fails\":" + std::to_string(convergenceFails) + ",\"linear_solver\":\"" + linearSolver +
            "\"}";

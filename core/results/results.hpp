@@ -36,6 +36,8 @@ struct RunStats {
     double wallSeconds = 0.0;
     int unknowns = 0;           // what IDA solves, after the reduction stage
     int unknownsBefore = 0;     // the network as drawn, before it
+    int movingUnknowns = 0;     // the most IDA solved at once, the resting part left out (docs/engine.md)
+    long restingGrowths = 0;    // how often the moving part grew
     std::string linearSolver;   // toString(LinearSolver::Dense or Klu); "none": nothing to solve
     double finalTime = 0.0;
     bool completed = false;   // reached the stop time

@@ -34,6 +34,7 @@ solver::SolverOptions resolveSettings(const model::SimulationSettings& model, co
     s.outputInterval = o.outputInterval.value_or(model.outputInterval);
     s.linearSolver = o.linearSolver.value_or(model.linearSolver);
     s.reduce = o.reduce.value_or(false);
+    if (o.resting) s.restingMinimum = *o.resting ? 0 : -1;
     const std::pair<const model::SettingRange*, double> ranges[] = {{&model::kStopTime, s.stopTime},
                                                                     {&model::kRelativeTolerance, s.relativeTolerance},
                                                                     {&model::kAbsoluteTolerance, s.absoluteTolerance},

@@ -26,9 +26,14 @@ int Run::residualFn(double t, N_Vector y, N_Vector yp, N_Vector r, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
         double* F = N_VGetArrayPointer(r);
-        self->m_rev.residual(
-            {t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion}, F);
-        for (int i = 0; i < self->m_rev.size(); ++i)
+        const dae::State st = self->reducedState(t, y, yp);
+        if (self->m_resting) {   // the moving rows alone
+            self->m_rev.residual(st, self->m_Fr.data(), &self->m_active);
+            for (std::size_t s = 0; s < self->m_active.size(); ++s) F[s] = self->m_Fr[at(self->m_active[s])];
+        } else {
+            self->m_rev.residual(st, F);
+        }
+        for (int i = 0, n = self->idaSize(); i < n; ++i)
             if (!std::isfinite(F[i])) return 1;   // recoverable: IDA retries with a smaller step
         return 0;
     } catch (...) {
@@ -42,7 +47,16 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
     auto* self = static_cast<Run*>(ud);
     try {
         const dae::Pattern& p = self->m_rev.pattern();
-        const dae::State st{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion};
+        const dae::State st = self->reducedState(t, y, yp);
+        if (self->m_resting) {   // the moving part's entries of the reduced Jacobian
+            self->m_rev.jacobian(st, cj, self->m_jr.data());
+            std::copy(self->m_subColPtr.begin(), self->m_subColPtr.end(), SUNSparseMatrix_IndexPointers(J));
+            std::copy(self->m_subRowIdx.begin(), self->m_subRowIdx.end(), SUNSparseMatrix_IndexValues(J));
+            double* values = SUNSparseMatrix_Data(J);
+            const int* source = self->m_subSource.data();
+            for (std::size_t k = 0; k < self->m_subSource.size(); ++k) values[k] = self->m_jr[at(source[k])];
+            return 0;
+        }
         if (self->m_sparse) {
             std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(J));
             std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(J));
@@ -66,8 +80,7 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
 int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        const dae::State reduced{t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(),
-                                 self->m_discVersion};
+        const dae::State reduced = self->reducedState(t, y, yp);
         if (!self->m_rootEvaluated.empty()) {   // the live roots that are not affine (initRoots)
             self->m_revRoots.expand(reduced, nullptr, self->m_rootY.data(), self->m_rootYp.data(),
                                     dae::ReducedEvaluator::For::Events);
@@ -103,9 +116,7 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
 int Run::quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        self->m_rev.quadratureRates(
-            {t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), self->m_disc.data(), self->m_discVersion},
-            N_VGetArrayPointer(rq));
+        self->m_rev.quadratureRates(self->reducedState(t, y, yp), N_VGetArrayPointer(rq));
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();
@@ -121,6 +132,7 @@ void Run::setUp() {
     const int n = m_rev.size();
     m_stats.unknowns = n;
     m_stats.unknownsBefore = m_sys.size();
+    m_stats.movingUnknowns = n;
     m_disc = m_sys.discrete0;
     ++m_discVersion;
     m_y = makeVector(n, m_ctx);
@@ -132,24 +144,12 @@ void Run::setUp() {
     m_rootY = m_fy;
     m_rootYp = m_fyp;
     m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
-    m_mem.reset(IDACreate(m_ctx));
-    if (!m_mem) throw SolverError("IDACreate failed");
-    void* mem = m_mem.get();
-    check(IDASetErrHandlerFn(mem, errorFn, this), "IDASetErrHandlerFn");
-    check(IDAInit(mem, residualFn, 0.0, m_y.get(), m_yp.get()), "IDAInit");
-    check(IDASetUserData(mem, this), "IDASetUserData");
     const std::size_t nq = m_red.quadratures.size();
     if (nq > 0) {
         m_q = makeVector(static_cast<int>(nq), m_ctx);
         accelerate(m_q.get());   // IDAS clones it for its quadrature history
         for (std::size_t k = 0; k < nq; ++k) data(m_q)[k] = m_sys.y0[at(m_red.quadratures[k].unknown)];
-        check(IDAQuadInit(mem, quadratureFn, m_q.get()), "IDAQuadInit");
-        check(IDASetQuadErrCon(mem, SUNFALSE), "IDASetQuadErrCon");   // they steer no step size
     }
-    setTolerances();
-    if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
-    // per IDASolve call: the run's own limits (RunGuard) are checked between calls
-    check(IDASetMaxNumSteps(mem, kStepsPerCall), "IDASetMaxNumSteps");
     m_sparse = m_opt.linearSolver == core::model::LinearSolver::Klu ||
                (m_opt.linearSolver == core::model::LinearSolver::Auto && n >= m_opt.denseLimit);
     m_stats.linearSolver = toString(m_sparse ? core::model::LinearSolver::Klu : core::model::LinearSolver::Dense);
@@ -173,8 +173,7 @@ void Run::setUp() {
         if (m_A && m_ls) accelerate(m_ls.get(), m_A.get());
     }
     if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
-    check(IDASetLinearSolver(mem, m_ls.get(), m_A.get()), "IDASetLinearSolver");
-    check(IDASetJacFn(mem, jacobianFn), "IDASetJacFn");
+    createIda(0.0);
     m_g.assign(at(m_sys.eventCount), 1.0);
     initRoots(0.0);
     m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());
@@ -186,6 +185,43 @@ void Run::setUp() {
     }
 }
 
+// A new IDAS memory (at the start, and each time the moving part grows): the vectors, the
+// quadratures, the tolerances and the linear solver. Root finding follows in initRoots().
+void Run::createIda(double t) {
+    m_mem.reset(IDACreate(m_ctx));
+    if (!m_mem) throw SolverError("IDACreate failed");
+    void* mem = m_mem.get();
+    check(IDASetErrHandlerFn(mem, errorFn, this), "IDASetErrHandlerFn");
+    toIda();
+    check(IDAInit(mem, residualFn, t, idaY(), idaYp()), "IDAInit");
+    check(IDASetUserData(mem, this), "IDASetUserData");
+    if (m_q) {
+        check(IDAQuadInit(mem, quadratureFn, m_q.get()), "IDAQuadInit");
+        check(IDASetQuadErrCon(mem, SUNFALSE), "IDASetQuadErrCon");   // they steer no step size
+    }
+    setTolerances();
+    if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
+    // per IDASolve call: the run's own limits (RunGuard) are checked between calls
+    check(IDASetMaxNumSteps(mem, kStepsPerCall), "IDASetMaxNumSteps");
+    SUNMatrix A = m_A.get();
+    SUNLinearSolver ls = m_ls.get();
+    if (m_resting) {   // the moving part's own KLU, set up as m_ls is
+        const int n = idaSize();
+        m_lsa.reset();
+        m_Aa.reset(SUNSparseMatrix(n, n, std::max<long>(1, static_cast<long>(m_subSource.size())), CSC_MAT, m_ctx));
+        if (m_Aa) m_lsa.reset(SUNLinSol_KLU(m_ya.get(), m_Aa.get(), m_ctx));
+        if (!m_Aa || !m_lsa) throw SolverError("could not create the linear solver of the moving part");
+        check(SUNLinSol_KLUSetOrdering(m_lsa.get(), 0), "SUNLinSol_KLUSetOrdering");
+        SUNLinSol_KLUGetCommon(m_lsa.get())->tol = 1.0;
+        keepSymbolicAnalysis(m_lsa.get());
+        accelerate(m_lsa.get(), m_Aa.get());
+        A = m_Aa.get();
+        ls = m_lsa.get();
+    }
+    check(IDASetLinearSolver(mem, ls, A), "IDASetLinearSolver");
+    check(IDASetJacFn(mem, jacobianFn), "IDASetJacFn");
+}
+
 // Quadrature states get an absolute tolerance so loose that they drop out of the error test, and
 // so do dummy derivatives: each stands for y' of an unknown that is tested itself, and as an
 // acceleration computed through a rigid coupling (a gear between two inertias) it carries
@@ -193,7 +229,7 @@ void Run::setUp() {
 // steps and failed IDACalcIC's convergence test at the start.
 void Run::setTolerances() {
     constexpr double kIgnored = 1e30;
-    m_atol = makeVector(m_rev.size(), m_ctx);
+    if (!m_atol) m_atol = makeVector(m_rev.size(), m_ctx);
     for (int i = 0; i < m_rev.size(); ++i) {
         const int u = m_red.kept[at(i)];
         const dae::Unknown& k = m_sys.unknowns[at(u)];
@@ -202,7 +238,13 @@ void Run::setTolerances() {
         const bool dummy = k.kind == dae::Unknown::Kind::Dummy;
         data(m_atol)[i] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
     }
-    check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_atol.get()), "IDASVtolerances");
+    NVector moving;
+    if (m_resting) {
+        moving = makeVector(idaSize(), m_ctx);
+        for (std::size_t s = 0; s < m_active.size(); ++s) data(moving)[s] = data(m_atol)[m_active[s]];
+    }
+    check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_resting ? moving.get() : m_atol.get()),
+          "IDASVtolerances");
 }
 
 void Run::check(int flag, const char* what) {

@@ -20,6 +20,7 @@ RunStats Run::execute() {
         if (m_sys.size() == 0) return withoutUnknowns(start);   // IDA needs at least one
         setUp();
         restart(0.0);
+        startResting(0.0);
         recordRow(0.0);
         loop();
     } catch (...) {
@@ -51,7 +52,6 @@ RunStats Run::withoutUnknowns(Clock::time_point start) {
 }
 
 void Run::loop() {
-    void* mem = m_mem.get();
     const bool grid = m_opt.outputInterval > 0;
     long outputIndex = 1;
     double t = 0.0;
@@ -63,8 +63,10 @@ void Run::loop() {
         const double tNext = nextTimeEvent();
         if (tNext < m_opt.stopTime && tNext <= dueBy(t)) {   // IDA cannot step to a time within round-off
             handleTimeEvents(t);
+            watchResting(t, true);
             continue;
         }
+        void* mem = m_mem.get();   // a new one each time the moving part grows
         const double tstop = std::min(tNext, m_opt.stopTime);
         if (grid) catchUpGrid(t, outputIndex);
         check(IDASetStopTime(mem, tstop), "IDASetStopTime");
@@ -76,8 +78,9 @@ void Run::loop() {
             if (tstop < gridTime && gridTime - tstop <= 1e-12 * std::max(1.0, gridTime)) gridTime = tstop;
         }
         const double tout = std::min(tstop, gridTime);
-        const int flag = IDASolve(mem, tout, &t, m_y.get(), m_yp.get(), grid ? IDA_NORMAL : IDA_ONE_STEP);
+        const int flag = IDASolve(mem, tout, &t, idaY(), idaYp(), grid ? IDA_NORMAL : IDA_ONE_STEP);
         rethrowCallbackError();
+        fromIda();
         if (flag < 0 && flag != IDA_TOO_MUCH_WORK) failSolve(t, flag);
         double tq = t;
         if (m_q) IDAGetQuad(mem, &tq, m_q.get());
@@ -102,6 +105,7 @@ void Run::loop() {
         if (root) handleRoots(t);
         if (timeEvent) handleTimeEvents(t);
         if ((root || timeEvent) && !grid) recordRow(t);
+        watchResting(t, root || timeEvent);
         if (m_ctl.progress) {
             accumulateInto(m_live);
             m_ctl.progress(t, m_live);
@@ -184,13 +188,13 @@ void Run::failSolve(double t, int flag) {
 // The unknown with the largest weighted local error points at the culprit: its description
 // and its block (empty if IDA has no estimate yet).
 std::pair<std::string, std::string> Run::culprit() {
-    NVector ele = makeVector(m_rev.size(), m_ctx), w = makeVector(m_rev.size(), m_ctx);
+    NVector ele = makeVector(idaSize(), m_ctx), w = makeVector(idaSize(), m_ctx);
     if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS ||
         IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS)
         return {};
     int worst = -1;
     double big = -1.0;
-    for (int i = 0; i < m_rev.size(); ++i) {
+    for (int i = 0; i < idaSize(); ++i) {
         const double e = std::abs(data(ele)[i] * data(w)[i]);
         if (e > big) {
             big = e;
@@ -198,7 +202,7 @@ std::pair<std::string, std::string> Run::culprit() {
         }
     }
     if (worst < 0) return {};
-    const int u = m_red.kept[at(worst)];
+    const int u = m_red.kept[at(m_resting ? m_active[at(worst)] : worst)];
     return {m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
 }
 

@@ -49,6 +49,7 @@ private:
 
     // ---- set-up (ida_setup.cpp) ----------------------------------------------------------------
     void setUp();
+    void createIda(double t);   // IDAS memory for idaSize() unknowns at t, its linear solver attached
     void setTolerances();
     void check(int flag, const char* what);
 
@@ -69,6 +70,23 @@ private:
         return t + 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
     }
     void guardChattering(double t) { m_guard.restart(t, m_log.empty() ? std::string() : m_log.back().block); }
+
+    // ---- the resting part (run_resting.cpp, docs/engine.md) ----------------------------------
+    // IDA may solve the moving part of a large reduced network alone: m_active lists its reduced
+    // unknowns (IDA's index s is m_active[s]); the others rest at their values with zero rates.
+    // m_y, m_yp, m_id and m_atol stay the reduced vectors that the rest of the run reads; IDA's
+    // own (idaY() ...) are gathered from them before IDA sees them and scattered back after.
+    void startResting(double t);
+    void watchResting(double t, bool everyRow);   // after a step (and an event): grow if needed
+    void growResting(double t);                   // m_grow's rows and their neighbourhood start moving
+    void buildMoving();                           // IDA's vectors and the moving part's pattern
+    int idaSize() const { return m_resting ? static_cast<int>(m_active.size()) : m_rev.size(); }
+    N_Vector idaY() const { return m_resting ? m_ya.get() : m_y.get(); }
+    N_Vector idaYp() const { return m_resting ? m_ypa.get() : m_yp.get(); }
+    N_Vector idaId() const { return m_resting ? m_ida.get() : m_id.get(); }
+    void toIda();     // m_y, m_yp, m_id into IDA's vectors (resting rates zeroed)
+    void fromIda();   // IDA's y and y' into m_y, m_yp
+    dae::State reducedState(double t, N_Vector y, N_Vector yp);   // a callback's point, reduced
 
     // ---- main loop, output, statistics, failures (integrator.cpp) ------------------------------
     RunStats withoutUnknowns(Clock::time_point start);
@@ -150,6 +168,19 @@ private:
     std::exception_ptr m_error;
     RunGuard m_guard;
     RunStats m_stats, m_live;
+    // the resting part (run_resting.cpp)
+    bool m_resting = false;
+    std::vector<int> m_active, m_slot;             // IDA's index -> reduced; reduced -> IDA's index or -1
+    std::vector<int> m_frontier, m_grow;           // resting rows that read a moving unknown; rows to move
+    std::vector<int> m_readsFirst, m_reads;        // per reduced row, the unknowns it reads (the pattern's rows)
+    std::vector<double> m_restCoefficient;         // ReducedEvaluator::restCoefficients
+    std::vector<double> m_drift;                   // per resting row: a bound on its unknown's drift so far
+    double m_restT = 0.0;                          // the time m_drift was last brought forward to
+    std::vector<double> m_yr, m_ypr, m_Fr, m_jr;   // a callback's reduced point, rows, Jacobian values
+    std::vector<int> m_subColPtr, m_subRowIdx, m_subSource;   // the moving part's pattern, and where from
+    NVector m_ya, m_ypa, m_ida;                               // IDA's vectors while resting
+    Matrix m_Aa;   // IDA's matrix and solver while resting (m_A, m_ls: restarts)
+    LinearSolver m_lsa;
 };
 
 }   // namespace endstop::core::solver::detail

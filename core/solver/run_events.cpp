@@ -39,6 +39,12 @@ void Run::restart(double t) {
     }
     m_impulse.clear();   // settle() alone sees the impulses
     chooseFirstStep(t);
+    if (m_resting) {   // the restart's rates of resting unknowns were for the estimate alone
+        double* yp = data(m_yp);
+        for (std::size_t i = 0; i < m_slot.size(); ++i)
+            if (m_slot[i] < 0) yp[i] = 0.0;
+        m_fullStale = true;
+    }
     initRoots(t);
     ++m_stats.reinits;
 }
@@ -88,7 +94,7 @@ void Run::calcIC(double t) {
         m_diagonal.resize(at(m_rev.size()));
         m_rateDiagonal = m_rev.rateDiagonal(m_idValues.data(), m_diagonal.data());
         reInit(t);
-        check(IDASetId(mem, m_id.get()), "IDASetId");
+        check(IDASetId(mem, idaId()), "IDASetId");
         syncFull(t);
         return;
     }
@@ -101,14 +107,14 @@ void Run::calcIC(double t) {
             m_oneStepMisses = 0;
             m_indexOneFactored = true;
             reInit(t);
-            check(IDASetId(mem, m_id.get()), "IDASetId");
+            check(IDASetId(mem, idaId()), "IDASetId");
             syncFull(t);
             return;
         }
         ++m_oneStepMisses;
     }
     reInit(t);
-    check(IDASetId(mem, m_id.get()), "IDASetId");
+    check(IDASetId(mem, idaId()), "IDASetId");
     const double span = std::max(m_opt.stopTime - t, 1e-12);
     // IDA refuses a tout1 within round-off of t: at tight tolerances the last step can be that small
     const double minimum = 1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
@@ -118,12 +124,14 @@ void Run::calcIC(double t) {
     if (flag < 0)
         failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
                "check for conflicting constraints or inconsistent initial values");
-    check(IDAGetConsistentIC(mem, m_y.get(), m_yp.get()), "IDAGetConsistentIC");
+    check(IDAGetConsistentIC(mem, idaY(), idaYp()), "IDAGetConsistentIC");
+    fromIda();
     syncFull(t);
 }
 
 void Run::reInit(double t) {
-    check(IDAReInit(m_mem.get(), t, m_y.get(), m_yp.get()), "IDAReInit");
+    toIda();
+    check(IDAReInit(m_mem.get(), t, idaY(), idaYp()), "IDAReInit");
     if (m_q) check(IDAQuadReInit(m_mem.get(), m_q.get()), "IDAQuadReInit");
 }
 

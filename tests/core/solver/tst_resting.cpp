@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The resting part (docs/engine.md): IDA solves only the moving part of a long reduced chain, and
+// the results are those of the whole chain solved at once, to within the tolerance: the front of
+// the disturbance, a scheduled force deep in the resting part, contacts.
+#include "support/compare.hpp"
+#include "support/model_builder.hpp"
+#include "support/test_support.hpp"
+
+#include <QTest>
+
+#include <cmath>
+#include <string>
+
+using namespace endstop;
+
+namespace {
+
+// The benchmark's chain (stops to ground, springs and dampers, a sine force on m0), with the sine's
+// amplitude given, and optionally a step force of 5 N on mass `kicked` at t = 0.2 s.
+// Rows at every step: the comparisons interpolate linearly between steps, a few 1e-5 of a range.
+core::model::Model chain(int n, double amplitude, int kicked = -1) {
+    test::ModelBuilder b;
+    auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
+    for (int i = 0; i < n; ++i) {
+        b.block(name("m", i), "translational.mass")
+            .block(name("st", i), "translational.hard_stop",
+                   {{"model", "full_damped"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}});
+        if (i + 1 < n)
+            b.block(name("k", i), "translational.spring", {{"stiffness", 1e4}})
+                .block(name("d", i), "translational.damper", {{"damping", 1.0}});
+    }
+    b.block("F", "signal.sine", {{"amplitude", amplitude}, {"frequency", 5.0}})
+        .block("fs", "translational.force_source")
+        .block("g", "translational.reference");
+    for (int i = 0; i < n; ++i) {
+        const std::string m = name("m", i), s = name("st", i);
+        b.connect(m + ".M", s + ".R").connect(s + ".C", "g.R");
+        if (i + 1 < n) {
+            const std::string k = name("k", i), d = name("d", i), next = name("m", i + 1);
+            b.connect(m + ".M", k + ".R")
+                .connect(k + ".C", next + ".M")
+                .connect(m + ".M", d + ".R")
+                .connect(d + ".C", next + ".M");
+        }
+    }
+    b.connect("F.y", "fs.S").connect("fs.R", "m0.M").connect("fs.C", "g.R");
+    if (kicked >= 0) {
+        b.block("kick", "signal.step", {{"step_time", 0.2}, {"final_value", 5.0}})
+            .block("ks", "translational.force_source")
+            .connect("kick.y", "ks.S")
+            .connect("ks.R", name("m", kicked) + ".M")
+            .connect("ks.C", "g.R");
+    }
+    return b.build();
+}
+
+core::MemorySink run(const core::model::Model& model, bool resting, double stop, double rtol) {
+    core::simulation::SimulationOptions o = test::solverOptions(stop, rtol, 0.0);   // every step: no grid
+    o.absoluteTolerance = rtol * 1e-3;
+    o.reduce = true;
+    o.resting = resting;
+    return test::run(model, o);
+}
+
+// columns at a few times, against the whole chain, to tol of the column's range
+void compare(const core::MemorySink& resting, const core::MemorySink& whole, const std::vector<std::string>& columns,
+             double stop, double tol) {
+    for (const std::string& c : columns) {
+        const double range = std::max(test::maxOf(whole, c) - test::minOf(whole, c), 1e-300);
+        for (double f : {0.25, 0.5, 0.75, 1.0}) {
+            const double t = f * stop, x = test::at(resting, c, t), y = test::at(whole, c, t);
+            QCOMPARE_NEAR(x, y, tol * range, QString("%1 at %2 s, resting vs whole").arg(c.c_str()).arg(t));
+        }
+    }
+}
+
+}   // namespace
+
+class TestResting : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // No contacts (a 10 N sine): a linear chain whose front travels about 55 masses in 0.5 s. The
+    // resting run carries a fraction of the chain, grows with the front, and agrees with the whole
+    // chain; the last mass never moves in it (in the whole chain it moves by round-off alone).
+    void frontGrowsWithTheDisturbance() {
+        const core::model::Model model = chain(200, 10.0);
+        const auto resting = run(model, true, 0.5, 1e-9), whole = run(model, false, 0.5, 1e-9);
+        QVERIFY(resting.stats().completed);
+        QCOMPARE(resting.stats().unknowns, whole.stats().unknowns);
+        QCOMPARE(whole.stats().movingUnknowns, whole.stats().unknowns);
+        QCOMPARE(whole.stats().restingGrowths, 0L);
+        QVERIFY2(resting.stats().movingUnknowns < resting.stats().unknowns / 2,
+                 qPrintable(QString::number(resting.stats().movingUnknowns)));
+        QVERIFY(resting.stats().restingGrowths >= 1);
+        compare(resting, whole, {"m0.x", "m10.x", "m30.x", "m45.x", "m0.v", "m30.v"}, 0.5, 3e-5);
+        QCOMPARE(test::last(resting, "m199.x"), 0.0);
+        QVERIFY(std::abs(test::last(whole, "m199.x")) < 1e-15);
+    }
+
+    // A force steps on at t = 0.2 s deep in the resting part: the scheduled event makes its row
+    // leave the resting form, and that part of the chain starts moving at once.
+    void scheduledForceWakesTheRestingPart() {
+        const core::model::Model model = chain(400, 10.0, 300);
+        const auto resting = run(model, true, 0.4, 1e-9), whole = run(model, false, 0.4, 1e-9);
+        QVERIFY(resting.stats().completed);
+        QVERIFY(resting.stats().movingUnknowns < resting.stats().unknowns);
+        QCOMPARE(test::at(resting, "m300.x", 0.19), 0.0);
+        QVERIFY(test::last(resting, "m300.x") > 1e-4);
+        compare(resting, whole, {"m0.x", "m300.x", "m290.x", "m310.x", "m300.v"}, 0.4, 3e-5);
+    }
+
+    // The benchmark's amplitude: the first masses hit their stops. Contacts, impacts and the
+    // energy each stop dissipates agree with the whole chain.
+    void contactsAgree() {
+        const core::model::Model model = chain(120, 100.0);
+        const auto resting = run(model, true, 0.3, 1e-9), whole = run(model, false, 0.3, 1e-9);
+        QVERIFY(resting.stats().completed);
+        QVERIFY(resting.stats().movingUnknowns < resting.stats().unknowns);
+        QVERIFY(test::last(whole, "st0.impacts") >= 2);
+        QCOMPARE(test::last(resting, "st0.impacts"), test::last(whole, "st0.impacts"));
+        QCOMPARE(test::last(resting, "st1.impacts"), test::last(whole, "st1.impacts"));
+        compare(resting, whole, {"m0.x", "m1.x", "m5.x", "m20.x", "st0.energy_dissipated"}, 0.3, 1e-4);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestResting)
+#include "tst_resting.moc"
