@@ -425,23 +425,7 @@ void ReducedEvaluator::chainJacobian(const State& reduced, double cj, double* va
 void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
     if (operatorReady(reduced)) {
         expandForOperator(reduced);
-        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
-        const double* u = m_u.data();
-        const int n = m_red.size();
-        for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
-            const ReductionPlan::Derived& q = m_red.quadratures[k];
-            if (m_op.rateEvaluated[k]) {
-                m_yp[at(q.unknown)] = 0.0;
-                qdot[k] = -m_ev.ownResidual(q.block, full, q.var) / q.coefficient;
-                continue;
-            }
-            double rate = m_op.rateConstant[k];
-            for (int i = m_op.rateFirst[k]; i < m_op.rateFirst[k + 1]; ++i) {
-                const int c = m_op.rateColumn[at(i)];
-                rate += m_op.rateValue[at(i)] * (c < n ? reduced.y[c] : c < 2 * n ? reduced.yp[c - n] : u[c - 2 * n]);
-            }
-            qdot[k] = rate;
-        }
+        for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) qdot[k] = operatorQuadratureRate(reduced, k);
         return;
     }
     expandInto(reduced, m_y.data(), m_yp.data(), m_forQuadratures);
@@ -455,6 +439,51 @@ void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
             continue;
         qdot[k] = -m_ev.ownResidual(q.block, full, q.var) / q.coefficient;
     }
+}
+
+// quadrature k's rate while the operator stands, expandForOperator() done
+double ReducedEvaluator::operatorQuadratureRate(const State& reduced, std::size_t k) {
+    const ReductionPlan::Derived& q = m_red.quadratures[k];
+    if (m_op.rateEvaluated[k]) {
+        const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
+        m_yp[at(q.unknown)] = 0.0;
+        return -m_ev.ownResidual(q.block, full, q.var) / q.coefficient;
+    }
+    const double* u = m_u.data();
+    const int n = m_red.size();
+    double rate = m_op.rateConstant[k];
+    for (int i = m_op.rateFirst[k]; i < m_op.rateFirst[k + 1]; ++i) {
+        const int c = m_op.rateColumn[at(i)];
+        rate += m_op.rateValue[at(i)] * (c < n ? reduced.y[c] : c < 2 * n ? reduced.yp[c - n] : u[c - 2 * n]);
+    }
+    return rate;
+}
+
+void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot, const std::vector<int>& which) {
+    if (operatorReady(reduced)) {
+        expandForOperator(reduced);
+        for (std::size_t j = 0; j < which.size(); ++j) qdot[j] = operatorQuadratureRate(reduced, at(which[j]));
+        return;
+    }
+    m_qdot.resize(m_red.quadratures.size());
+    quadratureRates(reduced, m_qdot.data());
+    for (std::size_t j = 0; j < which.size(); ++j) qdot[j] = m_qdot[at(which[j])];
+}
+
+std::vector<char> ReducedEvaluator::restingQuadratures(const State& reduced, const std::vector<int>& slot) {
+    if (m_identity || !operatorReady(reduced)) return {};
+    const int n = m_red.size();
+    std::vector<char> rests(m_red.quadratures.size(), 0);
+    for (std::size_t k = 0; k < rests.size(); ++k) {
+        if (m_op.rateEvaluated[k] || m_op.rateConstant[k] != 0.0) continue;
+        bool still = true;
+        for (int i = m_op.rateFirst[k]; still && i < m_op.rateFirst[k + 1]; ++i) {
+            const int c = m_op.rateColumn[at(i)];
+            still = c < 2 * n && slot[at(c < n ? c : c - n)] < 0;
+        }
+        rests[k] = still ? 1 : 0;
+    }
+    return rests;
 }
 
 // Explicit variables that only their own block reads, that no other explicit row reads and in

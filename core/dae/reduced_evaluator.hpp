@@ -88,6 +88,12 @@ public:
     int operatorUpdates() const { return m_operatorUpdates; }         // of those, built in place (updateOperator)
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
     void quadratureRates(const State& reduced, double* qdot);         // reduction().quadratures.size()
+    // only the quadratures listed, qdot[j] the rate of which[j]
+    void quadratureRates(const State& reduced, double* qdot, const std::vector<int>& which);
+    // Per quadrature, 1 where its rate is an affine row of the operator with no constant and no
+    // entry on an unknown that moves (slot >= 0) or on z: zero while those rest (the resting part).
+    // Empty: the operator is not usable in these modes.
+    std::vector<char> restingQuadratures(const State& reduced, const std::vector<int>& slot);
 
 private:
     struct Instruction {
@@ -134,6 +140,8 @@ private:
     void operatorRate(OperatorRows& rows, std::size_t k, std::vector<double>& constant, std::vector<int>& column,
                       std::vector<double>& value, std::vector<char>& evaluated);
     void operatorReads();
+    double operatorQuadratureRate(const State& reduced, std::size_t k);
+    std::vector<double> m_qdot;         // quadratureRates(which) without the operator
     std::vector<int> m_explicitOfRow;   // per row: the plan position of the explicit variable solved from it, -1
     std::vector<int> m_changedBlocks;   // scratch: the blocks whose sums changed (Evaluator::takeChanges)
     void expandForOperator(const State& reduced);   // m_y, m_yp where the evaluated blocks read; z in m_u

@@ -92,9 +92,10 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
         const int *rows = self->m_rootRows.data(), *first = self->m_rowFirst.data();
         const int* column = self->m_rootColumn.data();
         const double* value = self->m_rootValue.data();
-        for (std::size_t k = 0; k < self->m_liveRoots.size(); ++k) {
-            if (self->m_rootAffine[k] == 0) {
-                g[k] = self->m_g[at(self->m_liveRoots[k])];
+        for (std::size_t j = 0; j < self->m_idaRoots.size(); ++j) {
+            const int k = self->m_idaRoots[j];
+            if (self->m_rootAffine[at(k)] == 0) {
+                g[j] = self->m_g[at(self->m_liveRoots[at(k)])];
                 continue;
             }
             double smallest = std::numeric_limits<double>::infinity();
@@ -103,7 +104,7 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
                 for (int e = first[r]; e < first[r + 1]; ++e) sum += value[e] * yr[column[e]];
                 smallest = std::min(smallest, sum + self->m_rowNudge[at(r)]);
             }
-            g[k] = smallest;
+            g[j] = smallest;
         }
         return 0;
     } catch (...) {
@@ -116,7 +117,10 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
 int Run::quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
     auto* self = static_cast<Run*>(ud);
     try {
-        self->m_rev.quadratureRates(self->reducedState(t, y, yp), N_VGetArrayPointer(rq));
+        if (self->m_resting)
+            self->m_rev.quadratureRates(self->reducedState(t, y, yp), N_VGetArrayPointer(rq), self->m_qMoving);
+        else
+            self->m_rev.quadratureRates(self->reducedState(t, y, yp), N_VGetArrayPointer(rq));
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();
@@ -195,8 +199,8 @@ void Run::createIda(double t) {
     toIda();
     check(IDAInit(mem, residualFn, t, idaY(), idaYp()), "IDAInit");
     check(IDASetUserData(mem, this), "IDASetUserData");
-    if (m_q) {
-        check(IDAQuadInit(mem, quadratureFn, m_q.get()), "IDAQuadInit");
+    if (idaQ() != nullptr) {
+        check(IDAQuadInit(mem, quadratureFn, idaQ()), "IDAQuadInit");
         check(IDASetQuadErrCon(mem, SUNFALSE), "IDASetQuadErrCon");   // they steer no step size
     }
     setTolerances();

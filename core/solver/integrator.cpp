@@ -83,7 +83,10 @@ void Run::loop() {
         fromIda();
         if (flag < 0 && flag != IDA_TOO_MUCH_WORK) failSolve(t, flag);
         double tq = t;
-        if (m_q) IDAGetQuad(mem, &tq, m_q.get());
+        if (idaQ() != nullptr) {
+            IDAGetQuad(mem, &tq, idaQ());
+            quadraturesFromIda();
+        }
         m_fullStale = true;   // expanded when something reads it
         double h = 0.0;
         if (IDAGetLastStep(mem, &h) == IDA_SUCCESS && h > 0) {

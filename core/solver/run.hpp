@@ -84,8 +84,10 @@ private:
     N_Vector idaY() const { return m_resting ? m_ya.get() : m_y.get(); }
     N_Vector idaYp() const { return m_resting ? m_ypa.get() : m_yp.get(); }
     N_Vector idaId() const { return m_resting ? m_ida.get() : m_id.get(); }
-    void toIda();     // m_y, m_yp, m_id into IDA's vectors (resting rates zeroed)
+    N_Vector idaQ() const { return m_resting ? m_qa.get() : m_q.get(); }   // null: no quadratures for IDA
+    void toIda();                                                          // m_y, m_yp, m_id and m_q into IDA's vectors
     void fromIda();   // IDA's y and y' into m_y, m_yp
+    void quadraturesFromIda();   // IDA's quadratures (IDAGetQuad at the last step) into m_q
     dae::State reducedState(double t, N_Vector y, N_Vector yp);   // a callback's point, reduced
 
     // ---- main loop, output, statistics, failures (integrator.cpp) ------------------------------
@@ -135,6 +137,9 @@ private:
     // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the
     // network's event function m_liveRoots[k], of block m_rootBlock[k]
     std::vector<int> m_liveRoots, m_rootBlock, m_rootsFound;
+    // IDA's root j is live root m_idaRoots[j]: while resting, an affine root over resting unknowns
+    // alone is a constant and left out
+    std::vector<int> m_idaRoots;
     std::vector<double> m_g;   // every event function (rootFn)
     std::vector<char> m_liveFlags;
     // Live roots in affine form (Block::affineEvent) are rows over IDA's y, built in initRoots:
@@ -179,6 +184,9 @@ private:
     std::vector<double> m_yr, m_ypr, m_Fr, m_jr;   // a callback's reduced point, rows, Jacobian values
     std::vector<int> m_subColPtr, m_subRowIdx, m_subSource;   // the moving part's pattern, and where from
     NVector m_ya, m_ypa, m_ida;                               // IDA's vectors while resting
+    std::vector<int> m_qMoving;   // the quadratures IDA integrates while resting (the others rest)
+    std::vector<char> m_qRests;   // per quadrature: not in m_qMoving
+    NVector m_qa;                 // their values in IDA
     Matrix m_Aa;   // IDA's matrix and solver while resting (m_A, m_ls: restarts)
     LinearSolver m_lsa;
 };

@@ -132,7 +132,7 @@ void Run::calcIC(double t) {
 void Run::reInit(double t) {
     toIda();
     check(IDAReInit(m_mem.get(), t, idaY(), idaYp()), "IDAReInit");
-    if (m_q) check(IDAQuadReInit(m_mem.get(), m_q.get()), "IDAQuadReInit");
+    if (idaQ() != nullptr) check(IDAQuadReInit(m_mem.get(), idaQ()), "IDAQuadReInit");
 }
 
 // The full network's unknowns from IDA's (and the quadratures'), for everything but IDA.
@@ -249,9 +249,17 @@ void Run::initRoots(double t) {
     }
     m_rootDisc = m_disc;
     m_old = RootArrays{};   // not kept between restarts: a large network's roots would be held twice
-    m_rootsFound.assign(m_liveRoots.size(), 0);
+    m_idaRoots.clear();
+    for (std::size_t k = 0; k < m_liveRoots.size(); ++k) {
+        bool moves = !m_resting || m_rootAffine[k] == 0;
+        for (int r = m_rootRows[k]; !moves && r < m_rootRows[k + 1]; ++r)
+            for (int e = m_rowFirst[at(r)]; !moves && e < m_rowFirst[at(r + 1)]; ++e)
+                moves = m_slot[at(m_rootColumn[at(e)])] >= 0;
+        if (moves) m_idaRoots.push_back(static_cast<int>(k));
+    }
+    m_rootsFound.assign(m_idaRoots.size(), 0);
     if (m_sys.eventCount > 0)
-        check(IDARootInit(m_mem.get(), static_cast<int>(m_liveRoots.size()), m_liveRoots.empty() ? nullptr : rootFn),
+        check(IDARootInit(m_mem.get(), static_cast<int>(m_idaRoots.size()), m_idaRoots.empty() ? nullptr : rootFn),
               "IDARootInit");
 }
 
@@ -296,9 +304,10 @@ void Run::addRootForm(int block, const AffineEvent* form) {
 void Run::handleRoots(double t) {
     IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
     // live roots run in block order, and in event order within a block
-    for (std::size_t k = 0; k < m_liveRoots.size(); ++k) {
-        if (m_rootsFound[k] == 0) continue;
-        const int b = m_rootBlock[k], i = m_liveRoots[k] - m_sys.bindings[at(b)].eventOffset, dir = m_rootsFound[k];
+    for (std::size_t j = 0; j < m_idaRoots.size(); ++j) {
+        if (m_rootsFound[j] == 0) continue;
+        const auto k = at(m_idaRoots[j]);
+        const int b = m_rootBlock[k], i = m_liveRoots[k] - m_sys.bindings[at(b)].eventOffset, dir = m_rootsFound[j];
         withCtx(b, t, [&](EventCtx& ctx) { m_sys.topo.blocks[at(b)].block->onEvent(ctx, i, dir); });
     }
     guardChattering(t);

@@ -89,9 +89,9 @@ void Run::growResting(double t) {
     for (int i = 0; i < n; ++i)
         if (moving[at(i)] != 0) m_active.push_back(i);
     m_resting = true;
+    m_restT = t;
     buildMoving();
     m_drift.assign(at(n), 0.0);
-    m_restT = t;
     if (!starting) ++m_stats.restingGrowths;
     m_stats.movingUnknowns = std::max(starting ? 0 : m_stats.movingUnknowns, idaSize());
     accumulate();   // the old IDA's counters
@@ -133,6 +133,29 @@ void Run::buildMoving() {
     m_ypa = makeVector(na, m_ctx);
     m_ida = makeVector(na, m_ctx);
     for (const NVector* v : {&m_ya, &m_ypa, &m_ida}) accelerate(v->get());
+    // the quadratures whose rates are zero while this part rests stay out of IDA too
+    m_qMoving.clear();
+    m_qa.reset();
+    if (!m_q) return;
+    m_qRests = m_rev.restingQuadratures({m_restT, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_slot);
+    m_qRests.resize(m_red.quadratures.size(), 0);   // empty: the operator is not usable, all of them move
+    // and a quadrature of a block that reads a moving unknown moves with it (a stop's energy is
+    // zero out of contact, but its block may come into contact at any step)
+    for (std::size_t k = 0; k < m_qRests.size(); ++k) {
+        const dae::Binding& bind = m_sys.bindings[at(m_red.quadratures[k].block)];
+        for (std::size_t s = 0; m_qRests[k] != 0 && s < bind.slot.size(); ++s) {
+            double constant = 0.0;
+            m_terms.clear();
+            if (bind.slot[s] < 0 || !m_rev.addAffine(bind.slot[s], 1.0, constant, m_terms)) continue;
+            for (const dae::ReducedEvaluator::Term& term : m_terms)
+                if (m_slot[at(term.index)] >= 0) m_qRests[k] = 0;
+        }
+    }
+    for (std::size_t k = 0; k < m_qRests.size(); ++k)
+        if (m_qRests[k] == 0) m_qMoving.push_back(static_cast<int>(k));
+    if (m_qMoving.empty()) return;
+    m_qa = makeVector(static_cast<long>(m_qMoving.size()), m_ctx);
+    accelerate(m_qa.get());
 }
 
 // After an accepted step: each frontier row's drift bound grows by |F_i / b| over the step, F_i
@@ -152,6 +175,12 @@ void Run::watchResting(double t, bool everyRow) {
     }
     const dae::State st{t, m_yr.data(), m_ypr.data(), m_disc.data(), m_discVersion};
     m_grow.clear();
+    bool rebuild = false;   // a resting quadrature's rate may no longer be zero
+    if (everyRow && m_q) {
+        const std::vector<char> rests = m_rev.restingQuadratures(st, m_slot);
+        for (std::size_t k = 0; !rebuild && k < m_qRests.size(); ++k)
+            rebuild = m_qRests[k] != 0 && (rests.empty() || rests[k] == 0);
+    }
     if (everyRow) {
         std::vector<double> coefficient;
         const bool usable = m_rev.restCoefficients(st, coefficient);
@@ -173,11 +202,13 @@ void Run::watchResting(double t, bool everyRow) {
         if (!(m_drift[at(i)] <= kDriftShare * (m_opt.relativeTolerance * std::abs(y[i]) + atol[i])))
             m_grow.push_back(i);
     }
-    if (!m_grow.empty()) growResting(t);
+    if (!m_grow.empty() || rebuild) growResting(t);
 }
 
 void Run::toIda() {
     if (!m_resting) return;
+    if (m_qa)
+        for (std::size_t j = 0; j < m_qMoving.size(); ++j) data(m_qa)[j] = data(m_q)[m_qMoving[j]];
     double *ya = data(m_ya), *ypa = data(m_ypa), *ida = data(m_ida);
     const double *y = data(m_y), *yp = data(m_yp), *id = data(m_id);
     for (std::size_t s = 0; s < m_active.size(); ++s) {
@@ -196,6 +227,11 @@ void Run::fromIda() {
         y[m_active[s]] = ya[s];
         yp[m_active[s]] = ypa[s];
     }
+}
+
+void Run::quadraturesFromIda() {
+    if (!m_resting) return;
+    for (std::size_t j = 0; j < m_qMoving.size(); ++j) data(m_q)[m_qMoving[j]] = data(m_qa)[j];
 }
 
 dae::State Run::reducedState(double t, N_Vector y, N_Vector yp) {
