@@ -254,16 +254,22 @@ bool ReducedEvaluator::restCoefficients(const State& reduced, std::vector<double
 }
 
 bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, const double* discrete,
-                                       unsigned long version, double* yp) {
+                                       unsigned long version, double* yp, const std::vector<int>* rows) {
     const int n = m_red.size();
     if (m_identity || n == 0 || m_timedCoefficient.size() != at(n)) return false;
-    for (int i = 0; i < n; ++i)   // an algebraic unknown that is no timed output: the operator cannot help
+    m_list.clear();
+    if (rows != nullptr) {
+        m_list = *rows;
+    } else {
+        for (int i = 0; i < n; ++i) m_list.push_back(i);
+    }
+    for (const int i : m_list)   // an algebraic unknown that is no timed output: the operator cannot help
         if (id[i] == 0.0 && m_timedCoefficient[at(i)] == 0.0) return false;
     m_rates.assign(at(n), 0.0);
     const State zero{t, y, m_rates.data(), discrete, version};
     if (!operatorReady(zero)) return false;
     m_saved.clear();
-    for (int i = 0; i < n; ++i) {   // the shape: rate entries on its own unknown, or none for a timed one
+    for (const int i : m_list) {   // the shape: rate entries on its own unknown, or none for a timed one
         const int k = m_op.ypFirst[at(i)], entries = m_op.zFirst[at(i)] - k;
         if (id[i] == 0.0) {
             if (entries != 0) return false;   // a timed one (checked above) takes no rate
@@ -275,24 +281,25 @@ bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, co
     m_F0.resize(at(n));
     m_F1.resize(at(n));
     auto restore = [&] {
-        for (int i = 0, k = 0; i < n; ++i)
-            if (id[i] == 0.0) y[i] = m_saved[at(k++)];
+        std::size_t k = 0;
+        for (const int i : m_list)
+            if (id[i] == 0.0) y[i] = m_saved[k++];
         return false;
     };
     if (!m_saved.empty()) {   // the timed unknowns: their rows are linear in them
-        residual(zero, m_F0.data());
-        for (int i = 0; i < n; ++i)
+        residual(zero, m_F0.data(), &m_list);
+        for (const int i : m_list)
             if (id[i] == 0.0) y[i] -= m_F0[at(i)] / m_timedCoefficient[at(i)];
     }
-    residual(zero, m_F0.data());
-    for (int i = 0; i < n; ++i)
+    residual(zero, m_F0.data(), &m_list);
+    for (const int i : m_list)
         m_rates[at(i)] = id[i] == 0.0 ? yp[i] : -m_F0[at(i)] / m_op.value[at(m_op.ypFirst[at(i)])];
-    residual({t, y, m_rates.data(), discrete, version}, m_F1.data());
-    for (int i = 0; i < n; ++i) {
+    residual({t, y, m_rates.data(), discrete, version}, m_F1.data(), &m_list);
+    for (const int i : m_list) {
         const double scale = std::abs(m_F0[at(i)]) + std::abs(m_op.constant[at(i)]) + 1e-300;
         if (!(std::abs(m_F1[at(i)]) <= 1e-10 * scale)) return restore();
     }
-    std::copy(m_rates.begin(), m_rates.end(), yp);
+    for (const int i : m_list) yp[i] = m_rates[at(i)];
     return true;
 }
 

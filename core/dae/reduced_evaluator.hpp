@@ -68,8 +68,10 @@ public:
     // row has none. Those are solved from their rows first (y, in place), then the rates, one
     // division per row; a last residual confirms (a row may read more than it seemed). false: not
     // this shape, or not confirmed; y and yp are then as they were.
+    // rows: only these rows and their unknowns (the resting part's moving ones; the others keep
+    // their rates, taken as zero)
     bool consistentRates(double t, double* y, const double* id, const double* discrete, unsigned long version,
-                         double* yp);
+                         double* yp, const std::vector<int>* rows = nullptr);
 
     // After consistentRates() succeeded, while its operator stands: the index-1 matrix [F_y(:,
     // alg) | F_y'(:, diff)] on the operator's rows is diagonal there, d_i the coefficient of a
@@ -211,6 +213,7 @@ private:
     std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
     std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
     std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()
+    std::vector<int> m_list;                            // consistentRates(): its rows
     std::vector<double> m_timedCoefficient;             // per kept unknown: of a timed one in its row, or 0 (Solve)
 };
 

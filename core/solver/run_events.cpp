@@ -39,11 +39,13 @@ void Run::restart(double t) {
     }
     m_impulse.clear();   // settle() alone sees the impulses
     chooseFirstStep(t);
-    if (m_resting) {   // the restart's rates of resting unknowns were for the estimate alone
+    if (m_resting) {   // resting unknowns have zero rates (IDACalcIC or one Newton step may have set some)
         double* yp = data(m_yp);
         for (std::size_t i = 0; i < m_slot.size(); ++i)
-            if (m_slot[i] < 0) yp[i] = 0.0;
-        m_fullStale = true;
+            if (m_slot[i] < 0 && yp[i] != 0.0) {
+                yp[i] = 0.0;
+                m_fullStale = true;
+            }
     }
     initRoots(t);
     ++m_stats.reinits;
@@ -90,7 +92,8 @@ void Run::calcIC(double t) {
     accumulate();
     // a chain of masses, reduced: its rates (and a source's output) from a few residuals,
     // confirmed, instead of IDACalcIC's Newton iteration (ReducedEvaluator::consistentRates)
-    if (m_rev.consistentRates(t, data(m_y), m_idValues.data(), m_disc.data(), m_discVersion, data(m_yp))) {
+    if (m_rev.consistentRates(t, data(m_y), m_idValues.data(), m_disc.data(), m_discVersion, data(m_yp),
+                              m_resting ? &m_active : nullptr)) {
         m_diagonal.resize(at(m_rev.size()));
         m_rateDiagonal = m_rev.rateDiagonal(m_idValues.data(), m_diagonal.data());
         reInit(t);
