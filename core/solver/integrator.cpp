@@ -9,6 +9,7 @@
 #include <idas/idas.h>
 
 #include <algorithm>
+#include <span>
 
 namespace endstop::core::solver::detail {
 
@@ -77,8 +78,11 @@ void Run::loop() {
             gridTime = std::min(m_opt.stopTime, static_cast<double>(outputIndex) * m_opt.outputInterval);
             if (tstop < gridTime && gridTime - tstop <= 1e-12 * std::max(1.0, gridTime)) gridTime = tstop;
         }
-        const double tout = std::min(tstop, gridTime);
-        const int flag = IDASolve(mem, tout, &t, idaY(), idaYp(), grid ? IDA_NORMAL : IDA_ONE_STEP);
+        // while resting, every step comes back (the drift is watched per step) and the grid's rows
+        // are IDA's interpolant at their times (recordPassedGrid)
+        const bool stepwise = !grid || m_resting;
+        const double tout = stepwise ? tstop : std::min(tstop, gridTime);
+        const int flag = IDASolve(mem, tout, &t, idaY(), idaYp(), stepwise ? IDA_ONE_STEP : IDA_NORMAL);
         rethrowCallbackError();
         fromIda();
         if (flag < 0 && flag != IDA_TOO_MUCH_WORK) failSolve(t, flag);
@@ -101,6 +105,8 @@ void Run::loop() {
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
         if (!grid) {
             recordRow(t);
+        } else if (stepwise) {
+            recordPassedGrid(t, outputIndex, root);
         } else if (!root && t >= gridTime) {
             recordRow(t);
             ++outputIndex;
@@ -115,6 +121,50 @@ void Run::loop() {
         }
     }
     m_stats.completed = true;
+}
+
+// The grid's rows that the step just taken to t passed, while resting: IDA's interpolant at each
+// (IDAGetDky, as IDA_NORMAL returns it), the one at t (up to rounding, as in loop()) from the
+// state. A row at a root's time comes after the event (catchUpGrid).
+void Run::recordPassedGrid(double t, long& outputIndex, bool root) {
+    const double close = 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
+    for (;;) {
+        const double g = std::min(m_opt.stopTime, static_cast<double>(outputIndex) * m_opt.outputInterval);
+        const bool atT = g - t <= 1e-12 * std::max(1.0, g) && g >= t - close;
+        if (g > t && !atT) return;
+        if (root && g >= t - close) return;
+        if (atT) {
+            recordRow(t);
+        } else {
+            recordInterpolated(g);
+        }
+        ++outputIndex;
+        if (g >= m_opt.stopTime) return;
+    }
+}
+
+void Run::recordInterpolated(double tg) {
+    void* mem = m_mem.get();
+    N_Vector vectors[] = {idaY(), idaYp(), idaQ()};
+    m_stepEnd.clear();
+    for (N_Vector v : vectors)
+        if (v != nullptr)
+            m_stepEnd.insert(m_stepEnd.end(), N_VGetArrayPointer(v), N_VGetArrayPointer(v) + N_VGetLength(v));
+    check(IDAGetDky(mem, tg, 0, idaY()), "IDAGetDky");
+    check(IDAGetDky(mem, tg, 1, idaYp()), "IDAGetDky");
+    if (idaQ() != nullptr) check(IDAGetQuadDky(mem, tg, 0, idaQ()), "IDAGetQuadDky");
+    fromIda();
+    quadraturesFromIda();
+    m_fullStale = true;
+    recordRow(tg);
+    std::size_t k = 0;   // back to the step's end
+    for (N_Vector v : vectors)
+        if (v != nullptr)
+            for (double& x : std::span<double>(N_VGetArrayPointer(v), static_cast<std::size_t>(N_VGetLength(v))))
+                x = m_stepEnd[k++];
+    fromIda();
+    quadraturesFromIda();
+    m_fullStale = true;
 }
 
 // A root can land on an output time (within rounding); IDA refuses a tout that close to the

@@ -25,8 +25,8 @@ struct SolverOptions {
     core::model::LinearSolver linearSolver = core::model::LinearSolver::Auto;
     int denseLimit = 40;   // auto: dense below this many unknowns
     bool reduce = false;   // the reduction stage (core/dae/reduce.hpp); false: IDA sees the network as drawn
-    // With reduce, no output grid and KLU: IDA solves only the moving part of a network with at
-    // least this many reduced unknowns (docs/engine.md, "The resting part"); negative: never.
+    // With reduce and KLU: IDA solves only the moving part of a network with at least this many
+    // reduced unknowns (docs/engine.md, "The resting part"); negative: never.
     int restingMinimum = 1000;
     RunLimits limits;      // steps and wall time over the whole run
 };

@@ -94,6 +94,9 @@ private:
     RunStats withoutUnknowns(Clock::time_point start);
     void loop();
     void catchUpGrid(double t, long& outputIndex);
+    void recordPassedGrid(double t, long& outputIndex, bool root);
+    void recordInterpolated(double tg);   // the row at tg inside IDA's last step
+    std::vector<double> m_stepEnd;        // recordInterpolated(): IDA's vectors at the step's end
     double nextTimeEvent() const;
     dae::State state(double t);
     void recordRow(double t);

@@ -24,8 +24,7 @@ constexpr int kLayers = 16;
 
 void Run::startResting(double t) {
     const int n = m_rev.size();
-    if (!m_opt.reduce || m_opt.restingMinimum < 0 || n < m_opt.restingMinimum || m_opt.outputInterval > 0 || !m_sparse)
-        return;
+    if (!m_opt.reduce || m_opt.restingMinimum < 0 || n < m_opt.restingMinimum || !m_sparse) return;
     const dae::State st{t, data(m_y), data(m_yp), m_disc.data(), m_discVersion};
     if (!m_rev.restCoefficients(st, m_restCoefficient)) return;
     m_Fr.assign(at(n), 0.0);
