@@ -36,6 +36,7 @@ measure() {
 }
 
 printf "%-8s %-22s %9s %9s %12s\n" model engine wall_s peak_MB "t/t(floor)"
+declare -A reduced   # model -> wall time with --reduce on (the stretch line)
 for spec in "c 1" "b 1000" "b 10000"; do
     set -- $spec
     model="$1"; N="$2"
@@ -47,6 +48,7 @@ for spec in "c 1" "b 1000" "b 10000"; do
     rows+=("endstop, as drawn|$w|$m")
     read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop" --reduce on)
     rows+=("endstop --reduce on|$w|$m")
+    reduced[$name]="$w"
     if [ "$have_scipy" = 1 ] && [ "$model" = b ]; then
         read -r w m < <(measure "$n" "$PY" "$work/peer_scipy.py" --model b --N "$N" --solver LSODA)
         rows+=("SciPy LSODA|$w|$m")
@@ -57,6 +59,7 @@ for spec in "c 1" "b 1000" "b 10000"; do
     done
 done
 echo "(whole process; medians of $REPS runs, b10000 of ${B10000_REPS:-1}; unknowns: endstop-batch run MODEL --stats)"
+echo "stretch, --reduce on: t(b10000) / t(b1000) = $(awk -v a="${reduced[b10000]}" -v b="${reduced[b1000]}" 'BEGIN {printf "%.1f", a / b}') (target: at most 5)"
 
 # The smooth stop law's targets on model d (a gear train with ten backlash stops): restarts per
 # logged event, and its steps against the same train with full_damped stops.

@@ -76,7 +76,7 @@ void Run::growResting(double t) {
     }
     const auto count = static_cast<int>(std::count(moving.begin(), moving.end(), 1));
     const bool starting = !m_resting;
-    if (2 * count > n) {   // not worth it (any more): IDA takes the whole network
+    if (2 * count > n || count == 0) {   // not worth it (any more), or nothing moves: IDA takes it all
         if (starting) {
             m_readsFirst = {};
             m_reads = {};
