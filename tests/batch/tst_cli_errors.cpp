@@ -152,6 +152,11 @@ private Q_SLOTS:
             << QStringList{"run", "MODEL", "--out", "OUT", "--output-interval", "-0.1"} << "--output-interval";
         QTest::newRow("unknown linear solver")
             << QStringList{"run", "MODEL", "--out", "OUT", "--linear-solver", "lu"} << "--linear-solver";
+        QTest::newRow("reduce neither on nor off")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--reduce", "yes"} << "flag --reduce: expected on or off, got 'yes'";
+        QTest::newRow("unknown resting")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--reduce", "on", "--resting", "maybe"}
+            << "flag --resting: expected on, off or auto, got 'maybe'";
         QTest::newRow("unknown signal") << QStringList{"run", "MODEL", "--out", "OUT", "--signals", "mass1.x,mass1.q"}
                                         << "unknown signal 'mass1.q'";
         QTest::newRow("empty signals") << QStringList{"run", "MODEL", "--out", "OUT", "--signals", ","} << "--signals";
