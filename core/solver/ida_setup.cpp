@@ -177,6 +177,7 @@ void Run::setUp() {
         if (m_A && m_ls) accelerate(m_ls.get(), m_A.get());
     }
     if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
+    startResting(0.0);   // before any IDA: a large network's whole-size IDA is never made
     createIda(0.0);
     m_g.assign(at(m_sys.eventCount), 1.0);
     initRoots(0.0);

@@ -21,7 +21,7 @@ RunStats Run::execute() {
         if (m_sys.size() == 0) return withoutUnknowns(start);   // IDA needs at least one
         setUp();
         restart(0.0);
-        startResting(0.0);
+        watchResting(0.0, true);   // the first restart may have changed modes in the resting part
         recordRow(0.0);
         loop();
     } catch (...) {

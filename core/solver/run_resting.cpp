@@ -93,7 +93,8 @@ void Run::growResting(double t) {
     m_drift.assign(at(n), 0.0);
     if (!starting) ++m_stats.restingGrowths;
     m_stats.movingUnknowns = std::max(starting ? 0 : m_stats.movingUnknowns, idaSize());
-    accumulate();   // the old IDA's counters
+    if (starting) return;   // setUp() creates the first IDA, for the moving part alone
+    accumulate();           // the old IDA's counters
     createIda(t);
     restart(t);
 }
