@@ -41,7 +41,7 @@ void Run::startResting(double t) {
     m_active.clear();
     m_grow.clear();
     for (int i = 0; i < n; ++i)
-        if (m_restCoefficient[at(i)] == 0.0 || m_Fr[at(i)] != 0.0 || data(m_yp)[i] != 0.0) m_grow.push_back(i);
+        if (m_restCoefficient[at(i)] == 0.0 || m_Fr[at(i)] != 0.0) m_grow.push_back(i);   // the rates are zero yet
     m_slot.assign(at(n), -1);
     growResting(t);
 }

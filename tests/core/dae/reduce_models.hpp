@@ -138,8 +138,9 @@ inline endstop::core::model::Model damped() {
 }
 
 // The benchmark's model b with n masses: stops to ground, springs and dampers between neighbours,
-// a sine force on the first mass.
-inline endstop::core::model::Model chain(int n) {
+// a sine force of the given amplitude on the first mass; and, if kicked >= 0, a step force of 5 N
+// on mass `kicked` at t = 0.2 s.
+inline endstop::core::model::Model chain(int n, double amplitude = 100.0, int kicked = -1) {
     endstop::test::ModelBuilder b;
     auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
     for (int i = 0; i < n; ++i) {
@@ -150,7 +151,7 @@ inline endstop::core::model::Model chain(int n) {
             b.block(name("k", i), "translational.spring", {{"stiffness", 1e4}})
                 .block(name("d", i), "translational.damper", {{"damping", 1.0}});
     }
-    b.block("F", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}})
+    b.block("F", "signal.sine", {{"amplitude", amplitude}, {"frequency", 5.0}})
         .block("fs", "translational.force_source")
         .block("g", "translational.reference");
     for (int i = 0; i < n; ++i) {
@@ -165,6 +166,13 @@ inline endstop::core::model::Model chain(int n) {
         }
     }
     b.connect("F.y", "fs.S").connect("fs.R", "m0.M").connect("fs.C", "g.R");
+    if (kicked >= 0) {
+        b.block("kick", "signal.step", {{"step_time", 0.2}, {"final_value", 5.0}})
+            .block("ks", "translational.force_source")
+            .connect("kick.y", "ks.S")
+            .connect("ks.R", name("m", kicked) + ".M")
+            .connect("ks.C", "g.R");
+    }
     return b.build();
 }
 

@@ -3,8 +3,8 @@
 // the results are those of the whole chain solved at once, to within the tolerance: the front of
 // the disturbance, a scheduled force deep in the resting part, contacts.
 #include "support/compare.hpp"
-#include "support/model_builder.hpp"
 #include "support/test_support.hpp"
+#include "core/dae/reduce_models.hpp"   // chain(): the benchmark's model b
 
 #include <QTest>
 
@@ -15,46 +15,8 @@ using namespace endstop;
 
 namespace {
 
-// The benchmark's chain (stops to ground, springs and dampers, a sine force on m0), with the sine's
-// amplitude given, and optionally a step force of 5 N on mass `kicked` at t = 0.2 s.
-// Rows at every step: the comparisons interpolate linearly between steps, a few 1e-5 of a range.
-core::model::Model chain(int n, double amplitude, int kicked = -1) {
-    test::ModelBuilder b;
-    auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
-    for (int i = 0; i < n; ++i) {
-        b.block(name("m", i), "translational.mass")
-            .block(name("st", i), "translational.hard_stop",
-                   {{"model", "full_damped"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}});
-        if (i + 1 < n)
-            b.block(name("k", i), "translational.spring", {{"stiffness", 1e4}})
-                .block(name("d", i), "translational.damper", {{"damping", 1.0}});
-    }
-    b.block("F", "signal.sine", {{"amplitude", amplitude}, {"frequency", 5.0}})
-        .block("fs", "translational.force_source")
-        .block("g", "translational.reference");
-    for (int i = 0; i < n; ++i) {
-        const std::string m = name("m", i), s = name("st", i);
-        b.connect(m + ".M", s + ".R").connect(s + ".C", "g.R");
-        if (i + 1 < n) {
-            const std::string k = name("k", i), d = name("d", i), next = name("m", i + 1);
-            b.connect(m + ".M", k + ".R")
-                .connect(k + ".C", next + ".M")
-                .connect(m + ".M", d + ".R")
-                .connect(d + ".C", next + ".M");
-        }
-    }
-    b.connect("F.y", "fs.S").connect("fs.R", "m0.M").connect("fs.C", "g.R");
-    if (kicked >= 0) {
-        b.block("kick", "signal.step", {{"step_time", 0.2}, {"final_value", 5.0}})
-            .block("ks", "translational.force_source")
-            .connect("kick.y", "ks.S")
-            .connect("ks.R", name("m", kicked) + ".M")
-            .connect("ks.C", "g.R");
-    }
-    return b.build();
-}
-
-// interval 0: a row at every step; else rows on that grid (IDA's interpolant at each)
+// interval 0: a row at every step (the comparisons then interpolate linearly between steps, a
+// few 1e-5 of a range); else rows on that grid (IDA's interpolant at each)
 core::MemorySink run(const core::model::Model& model, bool resting, double stop, double rtol, double interval = 0.0) {
     core::simulation::SimulationOptions o = test::solverOptions(stop, rtol, interval);
     o.absoluteTolerance = rtol * 1e-3;
