@@ -30,8 +30,8 @@ std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& 
 
 // -(F_t + F_y(:, diff) y'_d) by a forward difference along the differential motion: forward,
 // because the solution goes on from here (a kink at the event would spoil a central one)
-void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, const double* yp, double* b,
-                   std::vector<double>& f0) {
+void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const std::vector<int>& rows, const double* y,
+                   const double* yp, double* b, std::vector<double>& f0) {
     const int n = ev.size();
     // the increment is the one t + eps really represents, so that a residual linear in t (a ramp)
     // differences exactly; it stays well above round-off of t, or a tight tolerance's tiny last
@@ -41,11 +41,11 @@ void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const doub
     const double eps = tPlus - in.t;
     std::vector<double> yPlus(y, y + n), fPlus(at(n));
     f0.resize(at(n));
-    for (int i = 0; i < n; ++i)
+    for (const int i : rows)
         if ((*in.id)[at(i)] != 0.0) yPlus[at(i)] += eps * yp[i];
-    ev.residual({tPlus, yPlus.data(), yp, in.discrete, in.discreteVersion}, fPlus.data());
-    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, f0.data());
-    for (int i = 0; i < n; ++i) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
+    ev.residual({tPlus, yPlus.data(), yp, in.discrete, in.discreteVersion}, fPlus.data(), &rows);
+    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, f0.data(), &rows);
+    for (const int i : rows) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
 }
 
 // M z = b where M is diagonal (in.diagonal) but for the algebraic columns F_y(:, alg): z_a =
@@ -53,8 +53,8 @@ void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const doub
 // F_y(d, alg) z_a) / d_d, the product by a difference of the residual along z_a. A last
 // difference along (z_a as values, z_d as rates) must give b back to 1e-6 of the row's terms, or
 // false (the matrix is solved instead): a block that the operator does not hold may read more.
-bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, const double* yp,
-                   const double* b, const std::vector<double>& f0, double* z) {
+bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const std::vector<int>& rows, const double* y,
+                   const double* yp, const double* b, const std::vector<double>& f0, double* z) {
     const int n = ev.size();
     const std::vector<double>& id = *in.id;
     const double* d = in.diagonal;
@@ -63,37 +63,37 @@ bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const doub
     // differences exactly, and a curved one fails the check below
     auto stepAlong = [&](bool rates) {
         double size = 0.0, along = 0.0;
-        for (int i = 0; i < n; ++i)
+        for (const int i : rows)
             if ((id[at(i)] != 0.0) == rates) {
                 size = std::max(size, std::abs(rates ? yp[i] : y[i]));
                 along = std::max(along, std::abs(z[i]));
             }
         return along > 0.0 ? 1e-4 * (size + 1.0) / along : 0.0;
     };
-    for (int i = 0; i < n; ++i) z[i] = id[at(i)] == 0.0 ? b[i] / d[i] : 0.0;
+    for (const int i : rows) z[i] = id[at(i)] == 0.0 ? b[i] / d[i] : 0.0;
     if (const double e = stepAlong(false); e > 0.0) {
-        for (int i = 0; i < n; ++i)
+        for (const int i : rows)
             if (id[at(i)] == 0.0) yv[at(i)] = y[i] + e * z[i];
-        ev.residual({in.t, yv.data(), yp, in.discrete, in.discreteVersion}, f.data());
-        for (int i = 0; i < n; ++i) w[at(i)] = (f[at(i)] - f0[at(i)]) / e;
+        ev.residual({in.t, yv.data(), yp, in.discrete, in.discreteVersion}, f.data(), &rows);
+        for (const int i : rows) w[at(i)] = (f[at(i)] - f0[at(i)]) / e;
     }
-    for (int i = 0; i < n; ++i)
+    for (const int i : rows)
         if (id[at(i)] != 0.0) z[i] = (b[i] - w[at(i)]) / d[i];
     const double ea = stepAlong(false), ed = stepAlong(true);
     const double e = ea > 0.0 && ed > 0.0 ? std::min(ea, ed) : std::max(ea, ed);
-    if (e == 0.0) return std::all_of(b, b + n, [](double v) { return v == 0.0; });
-    for (int i = 0; i < n; ++i) {
+    if (e == 0.0) return std::all_of(rows.begin(), rows.end(), [&](int i) { return b[i] == 0.0; });
+    for (const int i : rows) {
         yv[at(i)] = id[at(i)] == 0.0 ? y[i] + e * z[i] : y[i];
         ypv[at(i)] = id[at(i)] != 0.0 ? yp[i] + e * z[i] : yp[i];
     }
-    ev.residual({in.t, yv.data(), ypv.data(), in.discrete, in.discreteVersion}, f.data());
+    ev.residual({in.t, yv.data(), ypv.data(), in.discrete, in.discreteVersion}, f.data(), &rows);
     std::vector<double> scale(at(n));
     double largest = 0.0;
-    for (int i = 0; i < n; ++i) {
+    for (const int i : rows) {
         scale[at(i)] = std::abs(b[i]) + std::abs(w[at(i)]) + std::abs(d[i] * z[i]);
         largest = std::max(largest, scale[at(i)]);
     }
-    for (int i = 0; i < n; ++i) {
+    for (const int i : rows) {
         const double mz = (f[at(i)] - f0[at(i)]) / e;
         if (!std::isfinite(z[i]) || !(std::abs(mz - b[i]) <= 1e-6 * scale[at(i)] + 1e-12 * largest)) return false;
     }
@@ -135,8 +135,20 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     const std::vector<double>& id = *in.id;
     NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
     std::vector<double> f0;
-    rightHandSide(ev, in, y, yp, data(rhs), f0);
-    const bool diagonal = in.diagonal && diagonalSolve(ev, in, y, yp, data(rhs), f0, data(z));
+    std::vector<int> all;
+    const std::vector<int>* rows = in.diagonal ? in.rows : nullptr;   // the moving rows, if the diagonal holds
+    bool diagonal = false;
+    if (rows != nullptr) {
+        rightHandSide(ev, in, *rows, y, yp, data(rhs), f0);
+        diagonal = diagonalSolve(ev, in, *rows, y, yp, data(rhs), f0, data(z));
+    }
+    if (!diagonal) {
+        all.resize(at(n));
+        for (int i = 0; i < n; ++i) all[at(i)] = i;
+        rows = &all;
+        rightHandSide(ev, in, all, y, yp, data(rhs), f0);
+        diagonal = in.diagonal && diagonalSolve(ev, in, all, y, yp, data(rhs), f0, data(z));
+    }
     if (!diagonal && in.factored) {
         if (SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) != 0 ||
             !std::all_of(data(z), data(z) + n, [](double v) { return std::isfinite(v); }))
@@ -146,7 +158,7 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
         return guess;
     }
     double sum = 0.0;
-    for (int i = 0; i < n; ++i) {
+    for (const int i : *rows) {
         if (id[at(i)] == 0.0) {
             yp[i] = data(z)[i];
             continue;
@@ -156,7 +168,8 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     }
     guess.ok = true;
     guess.diagonal = diagonal;
-    const double norm = std::sqrt(sum / n);                    // IDA's weighted RMS norm of y''
+    // IDA's weighted RMS norm of y'', over the unknowns IDA solves
+    const double norm = std::sqrt(sum / static_cast<double>(rows->size()));
     if (norm > 0.0) guess.firstStep = std::sqrt(0.5 / norm);   // h^2/2 |y''| = 1/4 of the tolerance
     return guess;
 }

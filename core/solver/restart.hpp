@@ -44,6 +44,9 @@ struct RestartInput {
     // operator's rows (ReducedEvaluator::rateDiagonal): per unknown its diagonal, or null. The
     // estimate tries it first, by differences of the residual, and confirms M z = rhs by one more.
     const double* diagonal = nullptr;
+    // The resting part (docs/engine.md): only these rows move, the others rest with y'' = 0. With
+    // the diagonal the estimate then costs these rows alone; without it, or if it fails, all.
+    const std::vector<int>* rows = nullptr;
 };
 
 // Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and

@@ -65,7 +65,8 @@ void Run::chooseFirstStep(double t) {
                           m_lastStep > 0 ? m_lastStep : 1e-3 * span,
                           m_sparse,
                           m_indexOneFactored,
-                          m_rateDiagonal ? m_diagonal.data() : nullptr};
+                          m_rateDiagonal ? m_diagonal.data() : nullptr,
+                          m_resting ? &m_active : nullptr};
     const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
     double h = m_lastStep;
     if (guess.ok) {
