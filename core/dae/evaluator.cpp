@@ -183,6 +183,15 @@ void Evaluator::jacobian(const State& s, double cj, double* values, bool synced)
     for (const int bi : m_nonlinearBlocks) blockJacobian(bi, s, cj, values);
 }
 
+void Evaluator::jacobianAt(const State& s, double cj, const std::vector<int>& entries, const std::vector<char>& blocks,
+                           double* values) {
+    const double* a = m_linearA.data();
+    const double* b = m_linearB.data();
+    for (const int k : entries) values[k] = a[k] + cj * b[k];
+    for (const int bi : m_nonlinearBlocks)
+        if (blocks[at(bi)] != 0) blockJacobian(bi, s, cj, values);
+}
+
 void Evaluator::syncLinear(const State& s) {
     if (!m_linearValid) rebuildLinear(s);
     else if (s.discreteVersion != 0 && s.discreteVersion == m_linearSeen)

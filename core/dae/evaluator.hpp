@@ -93,6 +93,10 @@ public:
     void setFused(const std::vector<std::vector<FusedExplicit>>& perBlock);
     // values has pattern.nnz() entries: dF/dy + cj dF/dy'
     void jacobian(const State& s, double cj, double* values, bool synced = false);
+    // jacobian() at these entries alone, synced: their sums, then every evaluated block flagged
+    // in `blocks` (those writing one of them) added whole. The other entries are left undefined.
+    void jacobianAt(const State& s, double cj, const std::vector<int>& entries, const std::vector<char>& blocks,
+                    double* values);
     // every block's event functions into g (g[binding.eventOffset + i]); with blocks, only theirs
     void eventFunctions(const State& s, double* g);
     void eventFunctions(const State& s, double* g, std::span<const int> blocks);

@@ -429,6 +429,71 @@ void ReducedEvaluator::chainJacobian(const State& reduced, double cj, double* va
     for (const Instruction& in : m_out) values[in.dst] += S[in.a] * S[in.b];
 }
 
+void ReducedEvaluator::selectJacobian(const std::vector<int>& entries) {
+    Selection& sel = m_selection;
+    sel = Selection{};
+    if (m_identity) return;
+    const int nnz = m_sys.pattern.nnz();
+    std::vector<int> position(at(m_pattern.nnz()), -1);
+    for (std::size_t j = 0; j < entries.size(); ++j) position[at(entries[j])] = static_cast<int>(j);
+    sel.count = entries.size();
+    // what the selected entries read: full entries, and explicit variables' derivatives (the
+    // segments, whose own reads are those of earlier segments only)
+    std::vector<char> read(at(nnz), 0), needed(m_segments.size(), 0);
+    const int dynFirst = m_segments.empty() ? 0 : m_segments.front().dynFirst;
+    std::vector<int> owner(m_segments.empty() ? 0 : m_scratch.size() - at(dynFirst), -1);
+    for (std::size_t g = 0; g < m_segments.size(); ++g)
+        for (int d = m_segments[g].dynFirst; d < m_segments[g].dynLast; ++d) owner[at(d - dynFirst)] = static_cast<int>(g);
+    auto source = [&](int src) {
+        if (src < nnz) read[at(src)] = 1;
+        else if (!m_segments.empty() && src >= dynFirst) needed[at(owner[at(src - dynFirst)])] = 1;
+    };
+    for (const Instruction& in : m_out)
+        if (const int j = position[at(in.dst)]; j >= 0) {
+            sel.out.push_back({j, in.a, in.b});
+            source(in.a);
+            source(in.b);
+        }
+    for (std::size_t g = m_segments.size(); g-- > 0;) {
+        if (needed[g] == 0) continue;
+        read[at(m_segments[g].diagonal)] = 1;
+        for (int i = m_segments[g].first; i < m_segments[g].last; ++i) {
+            source(m_chain[at(i)].a);
+            source(m_chain[at(i)].b);
+        }
+    }
+    for (std::size_t g = 0; g < m_segments.size(); ++g)
+        if (needed[g] != 0) sel.segments.push_back(static_cast<int>(g));
+    for (int k = 0; k < nnz; ++k)
+        if (read[at(k)] != 0) sel.entries.push_back(k);
+    sel.blocks.assign(m_sys.bindings.size(), 0);
+    for (std::size_t b = 0; b < m_sys.bindings.size(); ++b)
+        sel.blocks[b] = std::any_of(m_sys.bindings[b].jac.begin(), m_sys.bindings[b].jac.end(),
+                                    [&](int k) { return k >= 0 && read[at(k)] != 0; });
+    sel.ready = true;
+}
+
+bool ReducedEvaluator::selectedJacobian(const State& reduced, double cj, double* values) {
+    const Selection& sel = m_selection;
+    if (!sel.ready || !operatorReady(reduced)) return false;
+    expandForOperator(reduced);
+    double* S = m_scratch.data();
+    m_ev.jacobianAt({reduced.t, m_y.data(), m_yp.data(), reduced.discrete}, cj, sel.entries, sel.blocks, S);
+    for (const int gi : sel.segments) {   // as chainJacobian()
+        const Segment& g = m_segments[at(gi)];
+        std::fill(S + g.dynFirst, S + g.dynLast, 0.0);
+        for (int i = g.first; i < g.last; ++i) {
+            const Instruction& in = m_chain[at(i)];
+            S[in.dst] += S[in.a] * S[in.b];
+        }
+        const double inv = -1.0 / S[g.diagonal];
+        for (int k = g.dynFirst; k < g.dynLast; ++k) S[k] *= inv;
+    }
+    std::fill(values, values + sel.count, 0.0);
+    for (const Instruction& in : sel.out) values[in.dst] += S[in.a] * S[in.b];
+    return true;
+}
+
 void ReducedEvaluator::quadratureRates(const State& reduced, double* qdot) {
     if (operatorReady(reduced)) {
         expandForOperator(reduced);

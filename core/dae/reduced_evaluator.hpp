@@ -89,6 +89,12 @@ public:
     int operatorBuilds() const { return m_operatorBuilds; }   // how often the operator was built, not taken back
     int operatorUpdates() const { return m_operatorUpdates; }         // of those, built in place (updateOperator)
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
+    // Some of the Jacobian's entries alone (indices into pattern()), for the resting part's moving
+    // rows and columns: selectJacobian() restricts the chain to what they read, once per list, so
+    // that selectedJacobian() costs those entries and not the network. values[j] is entries[j].
+    // false: the operator does not stand in these modes; take jacobian().
+    void selectJacobian(const std::vector<int>& entries);
+    bool selectedJacobian(const State& reduced, double cj, double* values);
     void quadratureRates(const State& reduced, double* qdot);         // reduction().quadratures.size()
     // only the quadratures listed, qdot[j] the rate of which[j]
     void quadratureRates(const State& reduced, double* qdot, const std::vector<int>& which);
@@ -191,6 +197,14 @@ private:
     std::vector<double> m_scratch;   // full Jacobian values | 1 and the combinations' coefficients | dx/dy_k
     std::vector<Instruction> m_chain, m_out;
     std::vector<Segment> m_segments;
+    struct Selection {   // selectJacobian()
+        bool ready = false;
+        std::size_t count = 0;           // entries selected
+        std::vector<Instruction> out;    // m_out's that write them, dst the selected index
+        std::vector<int> segments;       // the segments those read, in order
+        std::vector<int> entries;        // the full Jacobian's entries all of them read
+        std::vector<char> blocks;        // per block: writes one of those
+    } m_selection;
     LinearOperator m_op;
     // Operators of earlier sums, for a small network that switches back and forth between a few
     // modes (stick and slip): the operator is a function of the sums alone (which blocks, their

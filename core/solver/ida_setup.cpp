@@ -49,10 +49,11 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
         const dae::Pattern& p = self->m_rev.pattern();
         const dae::State st = self->reducedState(t, y, yp);
         if (self->m_resting) {   // the moving part's entries of the reduced Jacobian
-            self->m_rev.jacobian(st, cj, self->m_jr.data());
             std::copy(self->m_subColPtr.begin(), self->m_subColPtr.end(), SUNSparseMatrix_IndexPointers(J));
             std::copy(self->m_subRowIdx.begin(), self->m_subRowIdx.end(), SUNSparseMatrix_IndexValues(J));
             double* values = SUNSparseMatrix_Data(J);
+            if (self->m_rev.selectedJacobian(st, cj, values)) return 0;   // those entries alone
+            self->m_rev.jacobian(st, cj, self->m_jr.data());
             const int* source = self->m_subSource.data();
             for (std::size_t k = 0; k < self->m_subSource.size(); ++k) values[k] = self->m_jr[at(source[k])];
             return 0;

@@ -123,6 +123,7 @@ void Run::buildMoving() {
         m_subColPtr.push_back(static_cast<int>(m_subRowIdx.size()));
     }
     std::sort(m_frontier.begin(), m_frontier.end());
+    m_rev.selectJacobian(m_subSource);
     m_yr.assign(data(m_y), data(m_y) + n);
     m_ypr.assign(data(m_yp), data(m_yp) + n);
     for (int i = 0; i < n; ++i)
