@@ -193,6 +193,54 @@ void ReducedEvaluator::expand(const State& reduced, const double* q, double* y, 
         expandInto(reduced, y, yp, m_all);
 }
 
+void ReducedEvaluator::selectExpansion(const std::vector<int>& moving) {
+    MovingExpansion& m = m_moving;
+    m = MovingExpansion{};
+    if (m_identity) return;
+    m.kept = moving;
+    std::vector<char> reached(at(m_sys.size()), 0);   // changes with the moving unknowns
+    for (const int i : moving) reached[at(m_red.kept[at(i)])] = 1;
+    for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
+        for (int k = m_combFirst[c]; k < m_combFirst[c + 1]; ++k)
+            if (reached[at(m_termUnknown[at(k)])] != 0) {
+                m.combinations.push_back(static_cast<int>(c));
+                break;
+            }
+    for (const int c : m.combinations) reached[at(m_combUnknown[at(c)])] = 1;
+    m.definesResting.assign(m_sys.bindings.size(), 0);
+    for (std::size_t p = 0; p < m_red.explicits.size(); ++p) {   // in order: what they read comes first
+        const ReductionPlan::Derived& e = m_red.explicits[p];
+        bool reads = false;
+        forEachSlotOfRow(e, [&](int u) { reads = reads || (u >= 0 && reached[at(u)] != 0); });
+        if (reads) {
+            m.explicits.push_back(static_cast<int>(p));
+            reached[at(e.unknown)] = 1;
+        } else if (e.block >= 0) {
+            m.definesResting[at(e.block)] = 1;
+        } else {
+            for (const auto& [block, port] : m_balanceWriters.at(e.row)) m.definesResting[at(block)] = 1;
+        }
+    }
+    m.ready = true;
+}
+
+bool ReducedEvaluator::definesResting(int block) const {
+    return !m_moving.ready || m_moving.definesResting[at(block)] != 0;
+}
+
+bool ReducedEvaluator::expandMoving(const State& reduced, const double* q, double* y, double* yp) {
+    const MovingExpansion& m = m_moving;
+    if (!m.ready || !operatorReady(reduced)) return false;
+    // an evaluated block's explicit variable may be a function of time (or not affine): if one
+    // is outside the selection, expand all
+    for (const int b : m_ev.evaluatedBlocks())
+        if (m.definesResting[at(b)] != 0) return false;
+    if (q)
+        for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) y[m_red.quadratures[k].unknown] = q[k];
+    expandInto(reduced, y, yp, m.explicits, &m.combinations, false, &m.kept);
+    return true;
+}
+
 void ReducedEvaluator::gather(const double* y, const double* yp, double* yr, double* ypr) const {
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) {
         yr[i] = y[m_red.kept[i]];

@@ -52,6 +52,17 @@ public:
     enum class For { Everything, Events };
     void expand(const State& reduced, const double* q, double* y, double* yp, For what = For::Everything);
     void gather(const double* y, const double* yp, double* yr, double* ypr) const;
+    // The resting part's expansion (docs/engine.md, "The resting part"): selectExpansion() lists
+    // what the moving unknowns (reduced indices) reach: their combinations, and in order the
+    // explicit variables whose rows read those or each other. expandMoving() expands only that
+    // into y and y' (and the quadratures from q), the rest left as the last expansion of the same
+    // vectors gave it. The caller keeps that valid: the other reduced unknowns unchanged, and no
+    // block for which definesResting() holds (it writes the row of an explicit variable outside
+    // the list) changed its modes. false: an evaluated block does (it may be a function of time),
+    // or the operator does not stand; expand() then.
+    void selectExpansion(const std::vector<int>& moving);
+    bool definesResting(int block) const;
+    bool expandMoving(const State& reduced, const double* q, double* y, double* yp);
 
     // A full unknown as an affine function of the reduced ones, scaled and added into constant and
     // terms (reduced index, coefficient): kept unknowns and combinations; false for the others
@@ -195,6 +206,11 @@ private:
     std::vector<double> m_combOffset, m_termCoefficient;
     Pattern m_pattern;
     std::vector<double> m_scratch;   // full Jacobian values | 1 and the combinations' coefficients | dx/dy_k
+    struct MovingExpansion {         // selectExpansion()
+        bool ready = false;
+        std::vector<int> kept, combinations, explicits;
+        std::vector<char> definesResting;   // per block
+    } m_moving;
     std::vector<Instruction> m_chain, m_out;
     std::vector<Segment> m_segments;
     struct Selection {   // selectJacobian()

@@ -121,6 +121,9 @@ private:
     SunContext m_ctx;
     NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
     std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full
+    bool m_expandAll = false;             // the next syncFull() expands everything (not only the moving part)
+    std::vector<double> m_expandedDisc;   // the discrete state at the last syncFull(), and its version
+    unsigned long m_expandedVersion = 0;
     bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
     dae::DifferentialMask m_mask{m_sys};                            // IDA's id, full, kept between restarts
     static constexpr int kOneStepMisses = 8;   // consistentByOneStep() given up after these in a row

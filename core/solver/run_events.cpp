@@ -31,6 +31,7 @@ void Run::restart(double t) {
             const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx);
             for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
             if (pr.maxChange > 0.0) {
+                m_expandAll = true;
                 m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
                 calcIC(t);
             }
@@ -44,7 +45,7 @@ void Run::restart(double t) {
         for (std::size_t i = 0; i < m_slot.size(); ++i)
             if (m_slot[i] < 0 && yp[i] != 0.0) {
                 yp[i] = 0.0;
-                m_fullStale = true;
+                m_fullStale = m_expandAll = true;
             }
     }
     initRoots(t);
@@ -108,6 +109,7 @@ void Run::calcIC(double t) {
         const RestartInput in{t,    &m_idValues, m_disc.data(), m_discVersion, m_opt.relativeTolerance, data(m_atol),
                               1e-3, m_sparse};
         if (consistentByOneStep(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx)) {
+            m_expandAll = true;   // all of y may have moved
             m_oneStepMisses = 0;
             m_indexOneFactored = true;
             reInit(t);
@@ -140,9 +142,23 @@ void Run::reInit(double t) {
 }
 
 // The full network's unknowns from IDA's (and the quadratures'), for everything but IDA.
+// While resting, only what the moving part reaches is expanded again, if the modes changed in no
+// block that defines a resting explicit variable since the last expansion (ReducedEvaluator::
+// expandMoving); m_expandAll asks for all after the resting values may have moved.
 void Run::syncFull(double t) {
-    m_rev.expand({t, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_q ? data(m_q) : nullptr, m_fy.data(),
-                 m_fyp.data());
+    const dae::State st{t, data(m_y), data(m_yp), m_disc.data(), m_discVersion};
+    const double* q = m_q ? data(m_q) : nullptr;
+    bool moving = m_resting && !m_expandAll && m_expandedDisc.size() == m_disc.size();
+    if (moving && m_expandedVersion != m_discVersion)
+        m_changes.forEach(m_expandedDisc.data(), m_disc.data(),
+                          [&](int b) { moving = moving && !m_rev.definesResting(b); });
+    if (!moving || !m_rev.expandMoving(st, q, m_fy.data(), m_fyp.data()))
+        m_rev.expand(st, q, m_fy.data(), m_fyp.data());
+    if (m_expandedVersion != m_discVersion || m_expandedDisc.size() != m_disc.size()) {
+        m_expandedDisc = m_disc;
+        m_expandedVersion = m_discVersion;
+    }
+    m_expandAll = false;
     m_fullStale = false;
 }
 

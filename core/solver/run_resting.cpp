@@ -124,6 +124,8 @@ void Run::buildMoving() {
     }
     std::sort(m_frontier.begin(), m_frontier.end());
     m_rev.selectJacobian(m_subSource);
+    m_rev.selectExpansion(m_active);
+    m_expandAll = true;
     m_yr.assign(data(m_y), data(m_y) + n);
     m_ypr.assign(data(m_yp), data(m_yp) + n);
     for (int i = 0; i < n; ++i)

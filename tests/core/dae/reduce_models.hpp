@@ -140,7 +140,9 @@ inline endstop::core::model::Model damped() {
 // The benchmark's model b with n masses: stops to ground, springs and dampers between neighbours,
 // a sine force of the given amplitude on the first mass; and, if kicked >= 0, a step force of 5 N
 // on mass `kicked` at t = 0.2 s.
-inline endstop::core::model::Model chain(int n, double amplitude = 100.0, int kicked = -1) {
+// sensed: a motion sensor on every mass, its position scaled by a gain (explicit variables of
+// summed blocks that read the masses, and one another)
+inline endstop::core::model::Model chain(int n, double amplitude = 100.0, int kicked = -1, bool sensed = false) {
     endstop::test::ModelBuilder b;
     auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
     for (int i = 0; i < n; ++i) {
@@ -166,6 +168,11 @@ inline endstop::core::model::Model chain(int n, double amplitude = 100.0, int ki
         }
     }
     b.connect("F.y", "fs.S").connect("fs.R", "m0.M").connect("fs.C", "g.R");
+    for (int i = 0; sensed && i < n; ++i) {
+        const std::string sense = name("sense", i), gain = name("gain", i);
+        b.block(sense, "translational.motion_sensor").block(gain, "signal.gain", {{"gain", 3.0}});
+        b.connect(name("m", i) + ".M", sense + ".R").connect(sense + ".C", "g.R").connect(sense + ".x", gain + ".u");
+    }
     if (kicked >= 0) {
         b.block("kick", "signal.step", {{"step_time", 0.2}, {"final_value", 5.0}})
             .block("ks", "translational.force_source")

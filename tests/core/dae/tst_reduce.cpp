@@ -303,6 +303,76 @@ private Q_SLOTS:
     // each set of mode changes the operator is built again only where the changed stops' rows
     // reach (ReducedEvaluator::updateOperator), and its residual, Jacobian and quadrature rates
     // stay those of evaluating every block, through contacts at both bounds and back.
+    // The resting part's shortcuts (docs/engine.md): with a third of a chain moving, the moving
+    // part's expansion and its Jacobian entries alone equal the whole expansion and the whole
+    // Jacobian there, as the moving values, the time and the moving stops' modes change while the
+    // rest stays where the last expansion left it.
+    void movingPartAlone() {
+        const Planned p = plan(chain(30, 100.0, -1, true));
+        core::dae::ReducedEvaluator rs(p.sys, p.plan);
+        const int nr = rs.size();
+        std::vector<int> moving, entries;
+        std::vector<char> isMoving(static_cast<std::size_t>(nr), 0);
+        for (int i = 0; i < nr / 3; ++i) moving.push_back(i), isMoving[static_cast<std::size_t>(i)] = 1;
+        const core::dae::Pattern& pat = rs.pattern();
+        for (int c = 0; c < nr; ++c)
+            for (int k = pat.colPtr[static_cast<std::size_t>(c)]; k < pat.colPtr[static_cast<std::size_t>(c) + 1]; ++k)
+                if (isMoving[static_cast<std::size_t>(c)] &&
+                    isMoving[static_cast<std::size_t>(pat.rowIdx[static_cast<std::size_t>(k)])])
+                    entries.push_back(k);
+        rs.selectJacobian(entries);
+        rs.selectExpansion(moving);
+        std::vector<int> movingStops;   // whose modes may change under the moving expansion
+        for (int i = 0; i < 30; ++i)
+            if (const int b = p.sys.topo.blockIndex("st" + std::to_string(i)); !rs.definesResting(b))
+                movingStops.push_back(b);
+        QVERIFY(movingStops.size() >= 5 && movingStops.size() < 20);
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<double> draw(-1.0, 1.0);
+        const std::size_t n = static_cast<std::size_t>(p.sys.size());
+        std::vector<double> ry(static_cast<std::size_t>(nr)), ryp(ry.size()), modes = p.sys.discrete0;
+        std::vector<double> q(p.plan.quadratures.size()), ya(n, 0.0), ypa(n, 0.0), yb(n, 0.0), ypb(n, 0.0);
+        for (double& v : ry) v = 1e-2 * draw(rng);
+        for (double& v : ryp) v = draw(rng);
+        for (std::size_t i = 0; i < movingStops.size();
+             ++i)   // contacts (evaluated blocks), whose forces read positions
+            modes[static_cast<std::size_t>(p.sys.bindings[static_cast<std::size_t>(movingStops[i])].discreteOffset)] =
+                1.0 + static_cast<double>(i % 2);
+        rs.expand({0.0, ry.data(), ryp.data(), modes.data()}, q.data(), ya.data(), ypa.data());
+        std::vector<double> full(static_cast<std::size_t>(pat.nnz())), selected(entries.size());
+        int shortcuts = 0;
+        for (int round = 1; round <= 40; ++round) {
+            for (const int i : moving) {
+                ry[static_cast<std::size_t>(i)] = 1e-2 * draw(rng);
+                ryp[static_cast<std::size_t>(i)] = draw(rng);
+            }
+            const int stop = movingStops[rng() % movingStops.size()];
+            modes[static_cast<std::size_t>(p.sys.bindings[static_cast<std::size_t>(stop)].discreteOffset)] =
+                static_cast<double>(rng() % 3);   // free, contact upper, contact lower
+            for (double& v : q) v = draw(rng);
+            const core::dae::State s{0.01 * round, ry.data(), ryp.data(), modes.data()};
+            if (rs.expandMoving(s, q.data(), ya.data(), ypa.data()))
+                ++shortcuts;
+            else   // as the run does
+                rs.expand(s, q.data(), ya.data(), ypa.data());
+            rs.expand(s, q.data(), yb.data(), ypb.data());
+            for (std::size_t u = 0; u < n; ++u) {
+                QCOMPARE_NEAR(ya[u], yb[u], 1e-12 * (1.0 + std::abs(yb[u])),
+                              QString("y %1, round %2").arg(u).arg(round));
+                QCOMPARE_NEAR(ypa[u], ypb[u], 1e-12 * (1.0 + std::abs(ypb[u])),
+                              QString("y' %1, round %2").arg(u).arg(round));
+            }
+            rs.jacobian(s, 37.0, full.data());
+            QVERIFY(rs.selectedJacobian(s, 37.0, selected.data()));
+            for (std::size_t j = 0; j < entries.size(); ++j) {
+                const double want = full[static_cast<std::size_t>(entries[j])];
+                QCOMPARE_NEAR(selected[j], want, 1e-12 * (1.0 + std::abs(want)),
+                              QString("entry %1, round %2").arg(j).arg(round));
+            }
+        }
+        QVERIFY(shortcuts >= 20);   // an evaluated block outside declines (a stop in contact)
+    }
+
     void operatorUpdatedInPlace_data() {
         QTest::addColumn<QString>("model");
         QTest::newRow("chain") << "chain";
