@@ -153,6 +153,9 @@ private:
     bool buildOperator();
     bool updateOperator(const std::vector<int>& changed);   // after the sums changed in these blocks only
     class OperatorRows;
+    bool rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, const std::vector<char>& rowMark,
+                            bool& inPlace);
+    bool finishUpdate();   // updateOperator()'s end: expressions compacted, operatorReads()
     bool operatorExplicit(OperatorRows& rows, std::size_t p);
     bool operatorRow(OperatorRows& rows, int i, std::vector<double>& constant, std::vector<int>& ypFirst,
                      std::vector<int>& zFirst, std::vector<int>& column, std::vector<double>& value);

@@ -218,8 +218,11 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
     OperatorRows rows(*this);
     for (std::size_t p = 0; p < explicitMark.size(); ++p)
         if (explicitMark[p] && !operatorExplicit(rows, p)) return false;
-    // the kept rows: marked ones built again, the others copied
     LinearOperator& op = m_op;
+    bool inPlace = false;
+    if (!rebuildRowsInPlace(rows, marked, rowMark, inPlace)) return false;
+    if (inPlace) return finishUpdate();
+    // the kept rows: marked ones built again, the others copied
     std::vector<double> constant, value;
     std::vector<int> first{0}, ypFirst, zFirst, column;
     constant.reserve(op.constant.size());
@@ -266,6 +269,50 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
     op.rateFirst.swap(rateFirst);
     op.rateColumn.swap(rateColumn);
     op.rateEvaluated.swap(rateEvaluated);
+    return finishUpdate();
+}
+
+// The marked rows (of the whole network) that are kept rows or quadratures, built again where they
+// stand when each keeps its number of entries in every part (a mode change that keeps the shape of
+// its rows, the common case): costs those rows, not the operator. inPlace false: some row changed
+// its shape; the rows already written are built again by the copy.
+bool ReducedEvaluator::rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked,
+                                          const std::vector<char>& rowMark, bool& inPlace) {
+    LinearOperator& op = m_op;
+    inPlace = false;
+    std::vector<double> constant, value;
+    std::vector<int> ypFirst, zFirst, column;
+    std::vector<char> evaluated;
+    for (const int row : marked) {
+        const int i = m_red.reducedIndex[at(row)];
+        if (i < 0) continue;
+        constant.clear(), value.clear(), ypFirst.clear(), zFirst.clear(), column.clear();
+        if (!operatorRow(rows, i, constant, ypFirst, zFirst, column, value)) return false;
+        const int from = op.first[at(i)];
+        if (at(op.first[at(i + 1)] - from) != column.size() || op.ypFirst[at(i)] - from != ypFirst[0] ||
+            op.zFirst[at(i)] - from != zFirst[0])
+            return true;
+        op.constant[at(i)] = constant[0];
+        std::copy(column.begin(), column.end(), op.column.begin() + from);
+        std::copy(value.begin(), value.end(), op.value.begin() + from);
+    }
+    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
+        if (!rowMark[at(m_red.quadratures[k].unknown)]) continue;
+        constant.clear(), value.clear(), column.clear(), evaluated.clear();
+        operatorRate(rows, k, constant, column, value, evaluated);
+        const int from = op.rateFirst[k];
+        if (at(op.rateFirst[k + 1] - from) != column.size()) return true;
+        op.rateConstant[k] = constant[0];
+        op.rateEvaluated[k] = evaluated[0];
+        std::copy(column.begin(), column.end(), op.rateColumn.begin() + from);
+        std::copy(value.begin(), value.end(), op.rateValue.begin() + from);
+    }
+    inPlace = true;
+    return true;
+}
+
+bool ReducedEvaluator::finishUpdate() {
+    LinearOperator& op = m_op;
     // the expressions built again left their old entries behind: compacted when they are most
     std::size_t live = 0;
     for (std::size_t p = 0; p < op.exprFirst.size(); ++p) live += at(op.exprLast[p] - op.exprFirst[p]);
