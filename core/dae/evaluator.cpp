@@ -173,7 +173,8 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
 // those derivatives, linear too (in y' and the dummy derivatives). After an event only the blocks
 // whose discrete state changed leave the sums (evaluated in their old state) and re-enter them (in
 // the new one), so an event costs what changed, not the whole network; every kFullRebuildEvery
-// updates the sums are rebuilt from scratch so that rounding cannot pile up.
+// updates (one per 16 blocks in a larger network) the sums are rebuilt from scratch so that
+// rounding cannot pile up.
 void Evaluator::jacobian(const State& s, double cj, double* values, bool synced) {
     const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
     if (!synced) syncLinear(s);
@@ -318,7 +319,9 @@ void Evaluator::rebuildLinear(const State& s) {
 }
 
 void Evaluator::updateLinear(const State& s) {
-    if (++m_linearUpdates >= kFullRebuildEvery) return rebuildLinear(s);
+    // one per 16 blocks in a large network: a rebuild then costs no more than the updates it follows
+    const int every = std::max(kFullRebuildEvery, static_cast<int>(m_sys.bindings.size() / 16));
+    if (++m_linearUpdates >= every) return rebuildLinear(s);
     const State before{s.t, s.y, s.yp, m_linearDiscrete.data()};
     bool listChanged = false;
     m_changedFlag.resize(m_sys.bindings.size(), 0);
