@@ -75,6 +75,34 @@ ParamValue convert(const QJsonValue& v, const ParamDesc& d, const std::function<
 
 }   // namespace
 
+Elements::~Elements() {
+    if (m_next.valid()) m_next.wait();
+}
+
+Elements::Chunk Elements::parseChunk(QByteArrayView text, const std::vector<TextRange>& ranges, qsizetype first) {
+    Chunk out;
+    const qsizetype last = std::min(first + kChunk, static_cast<qsizetype>(ranges.size()));
+    for (qsizetype i = first; i < last; ++i) out.push_back(parseElement(text, ranges[static_cast<std::size_t>(i)]));
+    return out;
+}
+
+QJsonValue Elements::parsed(qsizetype i) const {
+    const qsizetype first = i - i % kChunk;
+    if (first != m_first) {
+        const bool ahead = m_next.valid() && first == m_first + kChunk;
+        m_chunk = ahead ? m_next.get() : parseChunk(m_text, *m_ranges, first);
+        m_first = first;
+        if (first + kChunk < size())   // the text and the ranges outlive the reader, and so this
+            m_next = std::async(std::launch::async, [text = m_text, ranges = m_ranges, next = first + kChunk] {
+                return parseChunk(text, *ranges, next);
+            });
+    }
+    const std::optional<QJsonValue>& v = m_chunk[static_cast<std::size_t>(i - first)];
+    // parseProject() then parses the whole file, which says what is wrong and where
+    if (!v) throw FileFormatError("an outlined element does not parse");
+    return *v;
+}
+
 // The body's blocks, then its connections; the top level of an outlined file parses them from the text
 // one element at a time.
 void Reader::readBody(const QJsonObject& o, const Context& ctx, model::Model& body, const model::Model& root) {
@@ -110,9 +138,11 @@ void Reader::readBlocks(const Elements& blocks, const Context& ctx, model::Model
                                      quoteText(spec.name, '"'));
         if (body.find(spec.name)) fail(path + ".name", "duplicate block name \"" + spec.name + "\"");
         spec.type = o.value("type").toString().toStdString();
-        for (const QString& key : o.keys())
-            if (!QStringList{"name", "type", "typeVersion", "parameters", "ui"}.contains(key))
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            const QString key = it.key();
+            if (key != u"name" && key != u"type" && key != u"typeVersion" && key != u"parameters" && key != u"ui")
                 fail(path + "." + key, "unknown key");
+        }
         if (const std::string_view sub = model::subsystemOf(spec.type); !sub.empty()) {
             const model::SubsystemDef* def = root.findSubsystem(sub);
             if (!def) fail(path + ".type", ctx.label(spec.name) + ": unknown subsystem \"" + std::string(sub) + "\"");
@@ -148,17 +178,19 @@ void Reader::readParameters(const QJsonValue& v, const QString& path, const Cont
     if (!v.isObject()) fail(path, "expected an object");
     const QJsonObject o = v.toObject();
     const BlockDescription* proto = prototype(spec.type);
-    for (const QString& key : o.keys()) {
-        const QString p = path + "." + key;
-        const ParamDesc* desc = proto->param(key.toStdString());
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        const QString key = it.key();
+        const auto p = [&] { return path + "." + key; };   // for a message only
+        std::string name = key.toStdString();
+        const ParamDesc* desc = proto->param(name);
         if (!desc && spec.typeVersion == proto->info.typeVersion)
-            fail(p,
-                 ctx.label(spec.name) + " (" + spec.type + ") has no parameter " + quoteText(key.toStdString(), '"'));
+            fail(p(), ctx.label(spec.name) + " (" + spec.type + ") has no parameter " + quoteText(name, '"'));
         try {
-            spec.params[key.toStdString()] =
-                desc ? convert(o[key], *desc, [&](std::string_view n) { return inScope(root, n); }) : rawValue(o[key]);
+            const QJsonValue value = it.value();
+            spec.params[std::move(name)] =
+                desc ? convert(value, *desc, [&](std::string_view n) { return inScope(root, n); }) : rawValue(value);
         } catch (const Error& e) {
-            fail(p, ctx.label(spec.name) + ": " + e.what());
+            fail(p(), ctx.label(spec.name) + ": " + e.what());
         }
     }
 }
@@ -241,22 +273,23 @@ void Reader::readDisplayUnits(const QJsonValue& v, const QString& path, model::B
 // The port a connection end names, checked against the block as its parameters configure it
 // (a sum's inputs follow its signs, conditional ports their choice), an instance's ports, or,
 // inside a definition, a bare name: one of the definition's own ports.
-PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& ctx, const model::Model& body,
+PortDesc Reader::port(const QJsonValue& v, const PathOf& pathOf, const Context& ctx, const model::Model& body,
                       const model::Model& root, model::PortRef& ref) {
+    const auto path = [&] { return pathOf(); };   // for a message only
     const std::string text = v.toString().toStdString();
-    if (!v.isString()) fail(path, "expected \"block.port\"");
+    if (!v.isString()) fail(path(), "expected \"block.port\"");
     if (!ctx.subsystem.empty() && model::Model::validName(text)) {
         const model::BlockSpec* p = body.find(text);
         if (!p || !model::isPortType(p->type))
-            fail(path, "subsystem \"" + ctx.subsystem + "\" has no port \"" + text + "\"");
+            fail(path(), "subsystem \"" + ctx.subsystem + "\" has no port \"" + text + "\"");
         ref = model::PortRef{text, ""};
         return model::innerPort(*p);
     }
     const auto parsed = model::PortRef::parse(text);
-    if (!parsed || !model::Model::validName(parsed->block)) fail(path, "expected \"block.port\"");
+    if (!parsed || !model::Model::validName(parsed->block)) fail(path(), "expected \"block.port\"");
     ref = *parsed;
     const model::BlockSpec* spec = body.find(ref.block);
-    if (!spec || model::isPortType(spec->type)) fail(path, "no block named \"" + ref.block + "\"");
+    if (!spec || model::isPortType(spec->type)) fail(path(), "no block named \"" + ref.block + "\"");
     if (const std::string_view sub = model::subsystemOf(spec->type); !sub.empty()) {
         const model::SubsystemDef* def = root.findSubsystem(sub);
         std::string ports;
@@ -264,8 +297,8 @@ PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& c
             if (p->name == ref.port) return model::outerPort(*p);
             ports += (ports.empty() ? "" : ", ") + p->name;
         }
-        fail(path, ctx.label(ref.block) + " (subsystem " + def->name + ") has no port \"" + ref.port +
-                       "\" (ports: " + (ports.empty() ? "none" : ports) + ")");
+        fail(path(), ctx.label(ref.block) + " (subsystem " + def->name + ") has no port \"" + ref.port +
+                         "\" (ports: " + (ports.empty() ? "none" : ports) + ")");
     }
     int& list = m_portsOf[static_cast<std::size_t>(body.indexOf(ref.block))];
     if (list < 0) list = presentPorts(*spec);
@@ -273,8 +306,8 @@ PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& c
     const auto it = std::find_if(ports.begin(), ports.end(), [&](const PortDesc& p) { return p.name == ref.port; });
     if (it == ports.end()) {
         const ParamValues params = model::currentParams(evaluable(*spec, m_registry), m_registry);
-        fail(path, ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port +
-                       "\" (ports: " + m_registry.describe(spec->type, params).portList() + ")");
+        fail(path(), ctx.label(ref.block) + " (" + spec->type + ") has no port \"" + ref.port +
+                         "\" (ports: " + m_registry.describe(spec->type, params).portList() + ")");
     }
     return *it;
 }
@@ -283,6 +316,15 @@ PortDesc Reader::port(const QJsonValue& v, const QString& path, const Context& c
 // connection end needs of a port is its name, kind and domain: blocks that agree on these share
 // one list.
 int Reader::presentPorts(const model::BlockSpec& spec) {
+    // the same parameters as the last block of its type (a long chain of like blocks): its list
+    auto& [lastParams, lastList] = m_lastPorts[spec.type];
+    if (lastList >= 0 && lastParams == spec.params) return lastList;
+    lastList = presentPortsOf(spec);
+    lastParams = spec.params;
+    return lastList;
+}
+
+int Reader::presentPortsOf(const model::BlockSpec& spec) {
     const ParamValues params = model::currentParams(evaluable(spec, m_registry), m_registry);
     std::string key = spec.type;
     for (const auto& [name, value] : params) key += ';' + name + '=' + toString(value);
@@ -305,18 +347,20 @@ void Reader::readConnections(const Elements& cs, const Context& ctx, model::Mode
     body.reserve(body.blocks().size(), body.connections().size() + static_cast<std::size_t>(cs.size()));
     m_portsOf.assign(body.blocks().size(), -1);   // this body's blocks
     for (qsizetype i = 0; i < cs.size(); ++i) {
-        const QString path = where + QString("[%1]").arg(i);
+        const auto path = [&] { return where + QString("[%1]").arg(i); };   // for a message only
         const QJsonValue value = cs[i];
         const QJsonArray pair = value.toArray();
-        if (!value.isArray() || pair.size() != 2) fail(path, "expected [\"block.port\", \"block.port\"]");
+        if (!value.isArray() || pair.size() != 2) fail(path(), "expected [\"block.port\", \"block.port\"]");
         model::Connection c;
-        const PortDesc a = port(pair[0], path + "[0]", ctx, body, root, c.a);
-        const PortDesc b = port(pair[1], path + "[1]", ctx, body, root, c.b);
-        if (!connectable(a, b)) fail(path, differentDomains(c.a.toString(), a.domain, c.b.toString(), b.domain));
+        const PortDesc a = port(
+            pair[0], [&] { return path() + "[0]"; }, ctx, body, root, c.a);
+        const PortDesc b = port(
+            pair[1], [&] { return path() + "[1]"; }, ctx, body, root, c.b);
+        if (!connectable(a, b)) fail(path(), differentDomains(c.a.toString(), a.domain, c.b.toString(), b.domain));
         try {
             body.apply(model::Connect{c});
         } catch (const ModelError& e) {
-            fail(path, e.what());
+            fail(path(), e.what());
         }
     }
 }
