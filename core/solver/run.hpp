@@ -168,6 +168,12 @@ private:
         std::vector<double> constant, nudge, value;
     };
     RootArrays m_old;
+    void swapRoots(RootArrays& a);   // every array but m_blockRoots exchanged with a's
+    void clearRoots();
+    bool addBlockRoots(int block, double t);
+    void buildRoots(double t, bool incremental);
+    bool rootsInPlace(double t);
+    std::vector<int> m_eventIndex;   // per block: its place in eventBlocks, -1
     std::vector<int> m_blockRoots;
     std::vector<double> m_rootDisc;
     std::vector<char> m_rootChanged;   // per block, while initRoots() runs

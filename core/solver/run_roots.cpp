@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The live roots of one run (run.hpp): which event functions IDA's root finding sees in the
+// current discrete state, each an affine row over the reduced unknowns where its block gives
+// one (Block::affineEvent), and which of them IDA sees while the resting part rests.
+#include "core/solver/run.hpp"
+
+#include <idas/idas.h>
+
+#include <algorithm>
+
+namespace endstop::core::solver::detail {
+
+// IDA's root finding on the event functions that can cross zero in the current discrete state.
+// A block with 5 event functions of which 1 is live in most modes (a hard stop out of contact)
+// would otherwise have IDA scan all of them at every step. A live function that is affine in this state
+// (Block::affineEvent) becomes a row over IDA's unknowns: no expansion, no call into its block.
+void Run::initRoots(double t) {
+    const bool incremental = !m_rootDisc.empty() && m_rootDisc.size() == m_disc.size();
+    if (!incremental || !rootsInPlace(t)) buildRoots(t, incremental);
+    m_rootDisc = m_disc;
+    m_idaRoots.clear();
+    for (std::size_t k = 0; k < m_liveRoots.size(); ++k) {
+        bool moves = !m_resting || m_rootAffine[k] == 0;
+        for (int r = m_rootRows[k]; !moves && r < m_rootRows[k + 1]; ++r)
+            for (int e = m_rowFirst[at(r)]; !moves && e < m_rowFirst[at(r + 1)]; ++e)
+                moves = m_slot[at(m_rootColumn[at(e)])] >= 0;
+        if (moves) m_idaRoots.push_back(static_cast<int>(k));
+    }
+    m_rootsFound.assign(m_idaRoots.size(), 0);
+    if (m_sys.eventCount > 0)
+        check(IDARootInit(m_mem.get(), static_cast<int>(m_idaRoots.size()), m_idaRoots.empty() ? nullptr : rootFn),
+              "IDARootInit");
+}
+
+void Run::swapRoots(RootArrays& a) {
+    std::swap(a.live, m_liveRoots);
+    std::swap(a.block, m_rootBlock);
+    std::swap(a.affine, m_rootAffine);
+    std::swap(a.rootRows, m_rootRows);
+    std::swap(a.rowFirst, m_rowFirst);
+    std::swap(a.column, m_rootColumn);
+    std::swap(a.constant, m_rowConstant);
+    std::swap(a.nudge, m_rowNudge);
+    std::swap(a.value, m_rootValue);
+}
+
+void Run::clearRoots() {
+    m_liveRoots.clear();
+    m_rootBlock.clear();
+    m_rootAffine.clear();
+    m_rootRows.assign(1, 0);
+    m_rowFirst.assign(1, 0);
+    m_rootColumn.clear();
+    m_rowConstant.clear();
+    m_rowNudge.clear();
+    m_rootValue.clear();
+}
+
+// block b's live roots appended, evaluated in its current discrete state; true if one of them
+// is not affine (its block is then evaluated in rootFn)
+bool Run::addBlockRoots(int b, double t) {
+    const dae::Binding& bind = m_sys.bindings[at(b)];
+    bool evaluate = false;
+    m_liveFlags.assign(at(bind.events), 1);
+    m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
+        bind.block->liveEvents(eq, m_liveFlags);
+        for (int i = 0; i < bind.events; ++i) {
+            if (m_liveFlags[at(i)] == 0) continue;
+            m_liveRoots.push_back(bind.eventOffset + i);
+            m_rootBlock.push_back(b);
+            AffineEvent form;
+            const bool affine = bind.block->affineEvent(eq, i, form);
+            addRootForm(b, affine ? &form : nullptr);
+            evaluate = evaluate || m_rootAffine.back() == 0;
+        }
+    });
+    return evaluate;
+}
+
+// The arrays built again in event block order: the blocks whose discretes are as at the last
+// call (incremental) copied, the others evaluated.
+void Run::buildRoots(double t, bool incremental) {
+    if (incremental) {
+        m_rootChanged.assign(m_sys.bindings.size(), 0);
+        m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) { m_rootChanged[at(b)] = 1; });
+    }
+    swapRoots(m_old);
+    std::swap(m_old.blockRoots, m_blockRoots);
+    clearRoots();
+    m_rootEvaluated.clear();
+    m_blockRoots.assign(1, 0);
+    for (std::size_t e = 0; e < m_sys.eventBlocks.size(); ++e) {
+        const int b = m_sys.eventBlocks[e];
+        bool evaluate = false;
+        if (incremental && !m_rootChanged[at(b)]) {   // as at the last call: copied
+            for (int k = m_old.blockRoots[e]; k < m_old.blockRoots[e + 1]; ++k) {
+                for (int r = m_old.rootRows[at(k)]; r < m_old.rootRows[at(k + 1)]; ++r) {
+                    m_rowConstant.push_back(m_old.constant[at(r)]);
+                    m_rowNudge.push_back(m_old.nudge[at(r)]);
+                    for (int i = m_old.rowFirst[at(r)]; i < m_old.rowFirst[at(r + 1)]; ++i) {
+                        m_rootColumn.push_back(m_old.column[at(i)]);
+                        m_rootValue.push_back(m_old.value[at(i)]);
+                    }
+                    m_rowFirst.push_back(static_cast<int>(m_rootColumn.size()));
+                }
+                m_liveRoots.push_back(m_old.live[at(k)]);
+                m_rootBlock.push_back(b);
+                m_rootAffine.push_back(m_old.affine[at(k)]);
+                m_rootRows.push_back(static_cast<int>(m_rowConstant.size()));
+                evaluate = evaluate || m_old.affine[at(k)] == 0;
+            }
+        } else {
+            evaluate = addBlockRoots(b, t);
+        }
+        if (evaluate) m_rootEvaluated.push_back(b);
+        m_blockRoots.push_back(static_cast<int>(m_liveRoots.size()));
+    }
+    m_old = RootArrays{};   // not kept between restarts: a large network's roots would be held twice
+}
+
+// The blocks whose discretes changed since the last call, evaluated again and written where
+// their roots stand, when each keeps its number of live roots, rows and entries (a stop coming
+// into contact or leaving it): an event then costs what changed. false: a block changed that
+// shape; nothing is written, and buildRoots() builds the arrays again.
+bool Run::rootsInPlace(double t) {
+    if (m_eventIndex.empty()) {
+        m_eventIndex.assign(m_sys.bindings.size(), -1);
+        for (std::size_t e = 0; e < m_sys.eventBlocks.size(); ++e)
+            m_eventIndex[at(m_sys.eventBlocks[e])] = static_cast<int>(e);
+    }
+    std::vector<int> changed;   // event blocks, and where their fresh roots start
+    m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) {
+        if (m_eventIndex[at(b)] >= 0) changed.push_back(b);
+    });
+    RootArrays fresh;
+    swapRoots(fresh);
+    clearRoots();
+    std::vector<int> first;
+    std::vector<char> evaluate;
+    for (const int b : changed) {
+        first.push_back(static_cast<int>(m_liveRoots.size()));
+        evaluate.push_back(addBlockRoots(b, t) ? 1 : 0);
+    }
+    first.push_back(static_cast<int>(m_liveRoots.size()));
+    swapRoots(fresh);   // the arrays in use back; fresh holds the changed blocks' roots
+    auto sameShape = [&](std::size_t c) {
+        const int e = m_eventIndex[at(changed[c])], k0 = m_blockRoots[at(e)];
+        if (m_blockRoots[at(e) + 1] - k0 != first[c + 1] - first[c]) return false;
+        for (int j = first[c]; j < first[c + 1]; ++j) {
+            const int k = k0 + j - first[c], r0 = m_rootRows[at(k)], f0 = fresh.rootRows[at(j)];
+            if (m_rootRows[at(k) + 1] - r0 != fresh.rootRows[at(j) + 1] - f0) return false;
+            for (int r = 0; r < m_rootRows[at(k) + 1] - r0; ++r)
+                if (m_rowFirst[at(r0 + r) + 1] - m_rowFirst[at(r0 + r)] !=
+                    fresh.rowFirst[at(f0 + r) + 1] - fresh.rowFirst[at(f0 + r)])
+                    return false;
+        }
+        return true;
+    };
+    for (std::size_t c = 0; c < changed.size(); ++c)
+        if (!sameShape(c)) return false;
+    for (std::size_t c = 0; c < changed.size(); ++c) {
+        const int b = changed[c], e = m_eventIndex[at(b)], k0 = m_blockRoots[at(e)];
+        for (int j = first[c]; j < first[c + 1]; ++j) {
+            const int k = k0 + j - first[c], r0 = m_rootRows[at(k)], f0 = fresh.rootRows[at(j)];
+            m_liveRoots[at(k)] = fresh.live[at(j)];
+            m_rootAffine[at(k)] = fresh.affine[at(j)];
+            for (int r = 0; r < m_rootRows[at(k) + 1] - r0; ++r) {
+                m_rowConstant[at(r0 + r)] = fresh.constant[at(f0 + r)];
+                m_rowNudge[at(r0 + r)] = fresh.nudge[at(f0 + r)];
+                const int from = fresh.rowFirst[at(f0 + r)], to = fresh.rowFirst[at(f0 + r) + 1];
+                std::copy(fresh.column.begin() + from, fresh.column.begin() + to,
+                          m_rootColumn.begin() + m_rowFirst[at(r0 + r)]);
+                std::copy(fresh.value.begin() + from, fresh.value.begin() + to,
+                          m_rootValue.begin() + m_rowFirst[at(r0 + r)]);
+            }
+        }
+        // m_rootEvaluated stays in event block order
+        const auto it = std::find(m_rootEvaluated.begin(), m_rootEvaluated.end(), b);
+        if (evaluate[c] != 0 && it == m_rootEvaluated.end())
+            m_rootEvaluated.insert(std::find_if(m_rootEvaluated.begin(), m_rootEvaluated.end(),
+                                                [&](int other) { return m_eventIndex[at(other)] > e; }),
+                                   b);
+        else if (evaluate[c] == 0 && it != m_rootEvaluated.end())
+            m_rootEvaluated.erase(it);
+    }
+    return true;
+}
+
+// the row of the live root just added, over IDA's unknowns: form's terms through the block's
+// binding and the reduction; not affine (m_rootAffine 0) without a form or through an unknown
+// that only an expansion gives
+void Run::addRootForm(int block, const AffineEvent* form) {
+    const dae::Binding& bind = m_sys.bindings[at(block)];
+    const std::size_t rows = m_rowConstant.size(), entries = m_rootColumn.size();
+    bool affine = form != nullptr;
+    // one row per form: terms [from, to), constant, nudge
+    auto row = [&](int from, int to, double constant, double nudge) {
+        m_terms.clear();
+        for (int k = from; affine && k < to; ++k) {
+            const AffineEvent::Term& term = form->terms[at(k)];
+            const int u = term.var >= 0 ? bind.varUnknown[at(term.var)] : bind.portUnknown[at(term.port)];
+            if (u >= 0) affine = m_rev.addAffine(u, term.coefficient, constant, m_terms);
+        }
+        for (const dae::ReducedEvaluator::Term& term : m_terms) {
+            m_rootColumn.push_back(term.index);
+            m_rootValue.push_back(term.coefficient);
+        }
+        m_rowConstant.push_back(constant);
+        m_rowNudge.push_back(nudge);
+        m_rowFirst.push_back(static_cast<int>(m_rootColumn.size()));
+    };
+    if (affine) {
+        row(0, form->split < 0 ? form->count : form->split, form->constant, form->nudge);
+        if (form->split >= 0) row(form->split, form->count, form->constant2, form->nudge2);
+    }
+    if (!affine) {   // drop what was added
+        m_rowConstant.resize(rows);
+        m_rowNudge.resize(rows);
+        m_rowFirst.resize(rows + 1);
+        m_rootColumn.resize(entries);
+        m_rootValue.resize(entries);
+    }
+    m_rootAffine.push_back(affine ? 1 : 0);
+    m_rootRows.push_back(static_cast<int>(m_rowConstant.size()));
+}
+
+}   // namespace endstop::core::solver::detail
