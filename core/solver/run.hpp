@@ -159,22 +159,26 @@ private:
     std::vector<dae::ReducedEvaluator::Term> m_terms;
     void addRootForm(int block, const AffineEvent* form);
     // What a block's live roots and rows are follows its discrete state alone (Block::liveEvents,
-    // affineEvent), so initRoots() copies them for the blocks whose discretes are as at the last
-    // call (m_rootDisc) and evaluates only the others: per event block (in eventBlocks' order)
-    // its live roots start at m_blockRoots[e]; m_old holds the last call's arrays while copying.
+    // affineEvent), so initRoots() evaluates only the blocks whose discretes changed since the
+    // last call (m_rootDisc), in place (run_roots.cpp); m_old holds the last call's arrays while
+    // buildRoots() copies the others.
     struct RootArrays {
-        std::vector<int> live, block, rootRows, rowFirst, column, blockRoots;
+        std::vector<int> live, block, rootRows, rowFirst, column, blockFirst, blockCount;
         std::vector<char> affine;
         std::vector<double> constant, nudge, value;
     };
     RootArrays m_old;
-    void swapRoots(RootArrays& a);   // every array but m_blockRoots exchanged with a's
+    void swapRoots(RootArrays& a);   // every array but the blocks' ranges exchanged with a's
     void clearRoots();
     bool addBlockRoots(int block, double t);
+    bool appendRoots(const RootArrays& from, int k0, int k1, int block);
     void buildRoots(double t, bool incremental);
     bool rootsInPlace(double t);
     std::vector<int> m_eventIndex;   // per block: its place in eventBlocks, -1
-    std::vector<int> m_blockRoots;
+    // per event block (in eventBlocks' order) its live roots [m_blockFirst[e], + m_blockCount[e]);
+    // between them may lie dead ones, m_deadRoots in all (rootsInPlace)
+    std::vector<int> m_blockFirst, m_blockCount;
+    int m_deadRoots = 0;
     std::vector<double> m_rootDisc;
     std::vector<char> m_rootChanged;   // per block, while initRoots() runs
     dae::DiscreteChanges m_changes{m_sys};

@@ -18,14 +18,15 @@ void Run::initRoots(double t) {
     const bool incremental = !m_rootDisc.empty() && m_rootDisc.size() == m_disc.size();
     if (!incremental || !rootsInPlace(t)) buildRoots(t, incremental);
     m_rootDisc = m_disc;
-    m_idaRoots.clear();
-    for (std::size_t k = 0; k < m_liveRoots.size(); ++k) {
-        bool moves = !m_resting || m_rootAffine[k] == 0;
-        for (int r = m_rootRows[k]; !moves && r < m_rootRows[k + 1]; ++r)
-            for (int e = m_rowFirst[at(r)]; !moves && e < m_rowFirst[at(r + 1)]; ++e)
-                moves = m_slot[at(m_rootColumn[at(e)])] >= 0;
-        if (moves) m_idaRoots.push_back(static_cast<int>(k));
-    }
+    m_idaRoots.clear();   // in block order, as handleRoots() runs them
+    for (std::size_t b = 0; b < m_blockFirst.size(); ++b)
+        for (int k = m_blockFirst[b]; k < m_blockFirst[b] + m_blockCount[b]; ++k) {
+            bool moves = !m_resting || m_rootAffine[at(k)] == 0;
+            for (int r = m_rootRows[at(k)]; !moves && r < m_rootRows[at(k + 1)]; ++r)
+                for (int e = m_rowFirst[at(r)]; !moves && e < m_rowFirst[at(r + 1)]; ++e)
+                    moves = m_slot[at(m_rootColumn[at(e)])] >= 0;
+            if (moves) m_idaRoots.push_back(k);
+        }
     m_rootsFound.assign(m_idaRoots.size(), 0);
     if (m_sys.eventCount > 0)
         check(IDARootInit(m_mem.get(), static_cast<int>(m_idaRoots.size()), m_idaRoots.empty() ? nullptr : rootFn),
@@ -77,65 +78,74 @@ bool Run::addBlockRoots(int b, double t) {
     return evaluate;
 }
 
-// The arrays built again in event block order: the blocks whose discretes are as at the last
-// call (incremental) copied, the others evaluated.
+// roots [k0, k1) of `from` appended, of block b; true if one of them is not affine
+bool Run::appendRoots(const RootArrays& from, int k0, int k1, int b) {
+    bool evaluate = false;
+    for (int k = k0; k < k1; ++k) {
+        for (int r = from.rootRows[at(k)]; r < from.rootRows[at(k + 1)]; ++r) {
+            m_rowConstant.push_back(from.constant[at(r)]);
+            m_rowNudge.push_back(from.nudge[at(r)]);
+            const int i0 = from.rowFirst[at(r)], i1 = from.rowFirst[at(r + 1)];
+            m_rootColumn.insert(m_rootColumn.end(), from.column.begin() + i0, from.column.begin() + i1);
+            m_rootValue.insert(m_rootValue.end(), from.value.begin() + i0, from.value.begin() + i1);
+            m_rowFirst.push_back(static_cast<int>(m_rootColumn.size()));
+        }
+        m_liveRoots.push_back(from.live[at(k)]);
+        m_rootBlock.push_back(b);
+        m_rootAffine.push_back(from.affine[at(k)]);
+        m_rootRows.push_back(static_cast<int>(m_rowConstant.size()));
+        evaluate = evaluate || from.affine[at(k)] == 0;
+    }
+    return evaluate;
+}
+
+// The arrays built again in event block order, without gaps: the blocks whose discretes are as
+// at the last call (incremental) copied, the others evaluated.
 void Run::buildRoots(double t, bool incremental) {
     if (incremental) {
         m_rootChanged.assign(m_sys.bindings.size(), 0);
         m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) { m_rootChanged[at(b)] = 1; });
     }
     swapRoots(m_old);
-    std::swap(m_old.blockRoots, m_blockRoots);
+    std::swap(m_old.blockFirst, m_blockFirst);
+    std::swap(m_old.blockCount, m_blockCount);
     clearRoots();
     m_rootEvaluated.clear();
-    m_blockRoots.assign(1, 0);
+    m_blockFirst.assign(m_sys.eventBlocks.size(), 0);
+    m_blockCount.assign(m_sys.eventBlocks.size(), 0);
     for (std::size_t e = 0; e < m_sys.eventBlocks.size(); ++e) {
         const int b = m_sys.eventBlocks[e];
-        bool evaluate = false;
-        if (incremental && !m_rootChanged[at(b)]) {   // as at the last call: copied
-            for (int k = m_old.blockRoots[e]; k < m_old.blockRoots[e + 1]; ++k) {
-                for (int r = m_old.rootRows[at(k)]; r < m_old.rootRows[at(k + 1)]; ++r) {
-                    m_rowConstant.push_back(m_old.constant[at(r)]);
-                    m_rowNudge.push_back(m_old.nudge[at(r)]);
-                    for (int i = m_old.rowFirst[at(r)]; i < m_old.rowFirst[at(r + 1)]; ++i) {
-                        m_rootColumn.push_back(m_old.column[at(i)]);
-                        m_rootValue.push_back(m_old.value[at(i)]);
-                    }
-                    m_rowFirst.push_back(static_cast<int>(m_rootColumn.size()));
-                }
-                m_liveRoots.push_back(m_old.live[at(k)]);
-                m_rootBlock.push_back(b);
-                m_rootAffine.push_back(m_old.affine[at(k)]);
-                m_rootRows.push_back(static_cast<int>(m_rowConstant.size()));
-                evaluate = evaluate || m_old.affine[at(k)] == 0;
-            }
-        } else {
-            evaluate = addBlockRoots(b, t);
-        }
+        m_blockFirst[e] = static_cast<int>(m_liveRoots.size());
+        const bool evaluate =
+            incremental && !m_rootChanged[at(b)]   // as at the last call: copied
+                ? appendRoots(m_old, m_old.blockFirst[e], m_old.blockFirst[e] + m_old.blockCount[e], b)
+                : addBlockRoots(b, t);
+        m_blockCount[e] = static_cast<int>(m_liveRoots.size()) - m_blockFirst[e];
         if (evaluate) m_rootEvaluated.push_back(b);
-        m_blockRoots.push_back(static_cast<int>(m_liveRoots.size()));
     }
+    m_deadRoots = 0;
     m_old = RootArrays{};   // not kept between restarts: a large network's roots would be held twice
 }
 
-// The blocks whose discretes changed since the last call, evaluated again and written where
-// their roots stand, when each keeps its number of live roots, rows and entries (a stop coming
-// into contact or leaving it): an event then costs what changed. false: a block changed that
-// shape; nothing is written, and buildRoots() builds the arrays again.
+// The blocks whose discretes changed since the last call, evaluated again: written where their
+// roots stand when each keeps its number of live roots, rows and entries (a stop's rows in
+// contact), appended at the end otherwise (a stop coming into contact or leaving it), the old
+// ones left dead. An event then costs what changed. false: the dead roots would outnumber the
+// live ones; nothing is written, and buildRoots() builds the arrays again without gaps.
 bool Run::rootsInPlace(double t) {
     if (m_eventIndex.empty()) {
         m_eventIndex.assign(m_sys.bindings.size(), -1);
         for (std::size_t e = 0; e < m_sys.eventBlocks.size(); ++e)
             m_eventIndex[at(m_sys.eventBlocks[e])] = static_cast<int>(e);
     }
-    std::vector<int> changed;   // event blocks, and where their fresh roots start
+    std::vector<int> changed;   // event blocks
     m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) {
         if (m_eventIndex[at(b)] >= 0) changed.push_back(b);
     });
     RootArrays fresh;
     swapRoots(fresh);
     clearRoots();
-    std::vector<int> first;
+    std::vector<int> first;   // where each changed block's roots start in fresh
     std::vector<char> evaluate;
     for (const int b : changed) {
         first.push_back(static_cast<int>(m_liveRoots.size()));
@@ -144,8 +154,9 @@ bool Run::rootsInPlace(double t) {
     first.push_back(static_cast<int>(m_liveRoots.size()));
     swapRoots(fresh);   // the arrays in use back; fresh holds the changed blocks' roots
     auto sameShape = [&](std::size_t c) {
-        const int e = m_eventIndex[at(changed[c])], k0 = m_blockRoots[at(e)];
-        if (m_blockRoots[at(e) + 1] - k0 != first[c + 1] - first[c]) return false;
+        const std::size_t e = at(m_eventIndex[at(changed[c])]);
+        const int k0 = m_blockFirst[e];
+        if (m_blockCount[e] != first[c + 1] - first[c]) return false;
         for (int j = first[c]; j < first[c + 1]; ++j) {
             const int k = k0 + j - first[c], r0 = m_rootRows[at(k)], f0 = fresh.rootRows[at(j)];
             if (m_rootRows[at(k) + 1] - r0 != fresh.rootRows[at(j) + 1] - f0) return false;
@@ -156,12 +167,23 @@ bool Run::rootsInPlace(double t) {
         }
         return true;
     };
-    for (std::size_t c = 0; c < changed.size(); ++c)
-        if (!sameShape(c)) return false;
+    std::vector<char> same(changed.size(), 0);
+    int dead = m_deadRoots;
     for (std::size_t c = 0; c < changed.size(); ++c) {
-        const int b = changed[c], e = m_eventIndex[at(b)], k0 = m_blockRoots[at(e)];
-        for (int j = first[c]; j < first[c + 1]; ++j) {
-            const int k = k0 + j - first[c], r0 = m_rootRows[at(k)], f0 = fresh.rootRows[at(j)];
+        same[c] = sameShape(c) ? 1 : 0;
+        if (same[c] == 0) dead += m_blockCount[at(m_eventIndex[at(changed[c])])];
+    }
+    if (dead > static_cast<int>(m_liveRoots.size()) / 2 + 64) return false;
+    m_deadRoots = dead;
+    for (std::size_t c = 0; c < changed.size(); ++c) {
+        const int b = changed[c], e = m_eventIndex[at(b)];
+        if (same[c] == 0) {
+            m_blockFirst[at(e)] = static_cast<int>(m_liveRoots.size());
+            appendRoots(fresh, first[c], first[c + 1], b);
+            m_blockCount[at(e)] = first[c + 1] - first[c];
+        }
+        for (int j = first[c]; same[c] != 0 && j < first[c + 1]; ++j) {
+            const int k = m_blockFirst[at(e)] + j - first[c], r0 = m_rootRows[at(k)], f0 = fresh.rootRows[at(j)];
             m_liveRoots[at(k)] = fresh.live[at(j)];
             m_rootAffine[at(k)] = fresh.affine[at(j)];
             for (int r = 0; r < m_rootRows[at(k) + 1] - r0; ++r) {
