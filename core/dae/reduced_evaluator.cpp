@@ -285,19 +285,24 @@ void ReducedEvaluator::residual(const State& reduced, double* F, const std::vect
     for (std::size_t i = 0; i < m_red.kept.size(); ++i) F[i] = m_F[at(m_red.kept[i])];
 }
 
-bool ReducedEvaluator::restCoefficients(const State& reduced, std::vector<double>& coefficient) {
+bool ReducedEvaluator::restCoefficients(const State& reduced, std::vector<double>& coefficient,
+                                        const std::vector<int>* rows) {
     const int n = m_red.size();
-    coefficient.assign(at(n), 0.0);
+    if (rows == nullptr) coefficient.assign(at(n), 0.0);
     if (m_identity || !operatorReady(reduced)) return false;
-    std::vector<char> evaluated(at(n), 0);
-    for (const auto& [i, row] : m_op.keptRows) evaluated[at(i)] = 1;
-    for (int i = 0; i < n; ++i) {
+    auto rest = [&](int i) {   // the evaluated blocks' rows are few
         const int k = m_op.ypFirst[at(i)];
-        if (evaluated[at(i)] != 0 || m_op.zFirst[at(i)] != m_op.first[at(i + 1)] || m_op.zFirst[at(i)] - k != 1 ||
-            m_op.column[at(k)] != i)
-            continue;
-        coefficient[at(i)] = m_op.value[at(k)];
-    }
+        const bool evaluated = std::any_of(m_op.keptRows.begin(), m_op.keptRows.end(),
+                                           [&](const std::pair<int, int>& e) { return e.first == i; });
+        coefficient[at(i)] = evaluated || m_op.zFirst[at(i)] != m_op.first[at(i + 1)] || m_op.zFirst[at(i)] - k != 1 ||
+                                     m_op.column[at(k)] != i
+                                 ? 0.0
+                                 : m_op.value[at(k)];
+    };
+    if (rows != nullptr)
+        for (const int i : *rows) rest(i);
+    else
+        for (int i = 0; i < n; ++i) rest(i);
     return true;
 }
 
@@ -368,6 +373,21 @@ bool ReducedEvaluator::rateDiagonal(const double* id, double* d) const {
     return true;
 }
 
+bool ReducedEvaluator::takeOperatorChanges(const State& reduced, std::vector<int>& rows, std::vector<int>& rates) {
+    rows.clear();
+    rates.clear();
+    const bool ready = operatorReady(reduced);
+    const bool listed = ready && !m_opAllChanged && m_opChangedRows.size() <= at(m_red.size());
+    if (listed) {
+        rows.swap(m_opChangedRows);
+        rates.swap(m_opChangedRates);
+    }
+    m_opChangedRows.clear();
+    m_opChangedRates.clear();
+    m_opAllChanged = false;
+    return listed;
+}
+
 bool ReducedEvaluator::operatorReady(const State& reduced) {
     if (!m_useSums || !reduced.yp) return false;
     m_ev.syncLinear({reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion});
@@ -375,6 +395,8 @@ bool ReducedEvaluator::operatorReady(const State& reduced) {
     const bool cacheable = m_ev.summedA().size() + m_ev.summedC().size() <= kCacheEntries;
     const auto cached = std::find_if(m_opCache.begin(), m_opCache.end(),
                                      [&](const CachedOperator& e) { return cacheable && sameSums(e); });
+    const bool allBefore = m_opAllChanged;
+    m_opAllChanged = true;   // unless updated in place below, which lists the rows it changed
     if (cached != m_opCache.end()) {
         m_op = cached->op;
         m_u.assign(m_red.explicits.size(), 0.0);
@@ -384,6 +406,7 @@ bool ReducedEvaluator::operatorReady(const State& reduced) {
         const bool changes = m_ev.takeChanges(m_changedBlocks);
         if (!cacheable && m_op.ok && changes) {
             m_op.ok = updateOperator(m_changedBlocks);
+            m_opAllChanged = allBefore || !m_op.ok;
             ++m_operatorUpdates;
         } else {
             m_op.ok = buildOperator();

@@ -96,7 +96,15 @@ public:
     // own unknown's rate where the row is c + A y_r + b y_i' alone (one rate entry, its own; no
     // explicit variable of an evaluated block, no evaluated block's row), 0 otherwise. false: the
     // operator is not usable in these modes.
-    bool restCoefficients(const State& reduced, std::vector<double>& coefficient);
+    // rows: only these, written into coefficient (sized for all) and the others left as they are
+    bool restCoefficients(const State& reduced, std::vector<double>& coefficient,
+                          const std::vector<int>* rows = nullptr);
+    // The kept rows and quadrature rates of the operator that changed since the last call (in
+    // place, after events), the operator made ready for reduced's modes first: a resting row
+    // elsewhere keeps its coefficients and, reading resting unknowns, its value. false: every row
+    // may have changed (the operator was built again or taken from the cache), or it does not
+    // stand.
+    bool takeOperatorChanges(const State& reduced, std::vector<int>& rows, std::vector<int>& rates);
     int operatorBuilds() const { return m_operatorBuilds; }   // how often the operator was built, not taken back
     int operatorUpdates() const { return m_operatorUpdates; }         // of those, built in place (updateOperator)
     void jacobian(const State& reduced, double cj, double* values);   // pattern().nnz() values
@@ -248,6 +256,8 @@ private:
     std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()
     std::vector<int> m_list;                            // consistentRates(): its rows
     std::vector<double> m_timedCoefficient;             // per kept unknown: of a timed one in its row, or 0 (Solve)
+    std::vector<int> m_opChangedRows, m_opChangedRates;   // takeOperatorChanges()
+    bool m_opAllChanged = true;
 };
 
 }   // namespace endstop::core::dae

@@ -215,6 +215,11 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
         const int u = m_red.explicits[at(p)].unknown;
         for (int e = pat.colPtr[at(u)]; e < pat.colPtr[at(u + 1)]; ++e) mark(pat.rowIdx[at(e)]);
     }
+    for (const int row : marked)   // for takeOperatorChanges(); past n of them, all may have changed
+        if (const int i = m_red.reducedIndex[at(row)]; i >= 0 && m_opChangedRows.size() <= at(n))
+            m_opChangedRows.push_back(i);
+    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k)
+        if (rowMark[at(m_red.quadratures[k].unknown)]) m_opChangedRates.push_back(static_cast<int>(k));
     OperatorRows rows(*this);
     for (std::size_t p = 0; p < explicitMark.size(); ++p)
         if (explicitMark[p] && !operatorExplicit(rows, p)) return false;

@@ -199,6 +199,11 @@ private:
     double m_restT = 0.0;                          // the time m_drift was last brought forward to
     std::vector<double> m_yr, m_ypr, m_Fr, m_jr;   // a callback's reduced point, rows, Jacobian values
     std::vector<int> m_subColPtr, m_subRowIdx, m_subSource;   // the moving part's pattern, and where from
+    std::vector<char> m_onFrontier;                           // per reduced row
+    // watchResting() after an event: the operator's changed rows, the resting ones among them
+    bool m_checkAll = true;
+    std::vector<int> m_changedRows, m_changedRates, m_check, m_rows;
+    std::vector<double> m_coefficient;
     NVector m_ya, m_ypa, m_ida;                               // IDA's vectors while resting
     std::vector<int> m_qMoving;   // the quadratures IDA integrates while resting (the others rest)
     std::vector<char> m_qRests;   // per quadrature: not in m_qMoving

@@ -108,7 +108,8 @@ void Run::buildMoving() {
     m_subRowIdx.clear();
     m_subSource.clear();
     m_frontier.clear();
-    std::vector<char> onFrontier(at(n), 0);
+    m_onFrontier.assign(at(n), 0);
+    std::vector<char>& onFrontier = m_onFrontier;
     for (const int c : m_active) {
         for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) {
             const int r = p.rowIdx[at(k)];
@@ -126,6 +127,7 @@ void Run::buildMoving() {
     m_rev.selectJacobian(m_subSource);
     m_rev.selectExpansion(m_active);
     m_expandAll = true;
+    m_checkAll = true;   // the next look after an event takes every resting row
     m_yr.assign(data(m_y), data(m_y) + n);
     m_ypr.assign(data(m_yp), data(m_yp) + n);
     for (int i = 0; i < n; ++i)
@@ -179,23 +181,37 @@ void Run::watchResting(double t, bool everyRow) {
     const dae::State st{t, m_yr.data(), m_ypr.data(), m_disc.data(), m_discVersion};
     m_grow.clear();
     bool rebuild = false;   // a resting quadrature's rate may no longer be zero
-    if (everyRow && m_q) {
+    // after an event only the operator's rows that changed (in place) need a look: a resting row
+    // elsewhere keeps its form, and its value, which reads resting unknowns alone
+    const bool listed = everyRow && !m_checkAll && m_rev.takeOperatorChanges(st, m_changedRows, m_changedRates);
+    if (everyRow) m_checkAll = false;
+    if (everyRow && m_q && (!listed || std::any_of(m_changedRates.begin(), m_changedRates.end(), [&](int k) {
+            return m_qRests[at(k)] != 0;
+        }))) {
         const std::vector<char> rests = m_rev.restingQuadratures(st, m_slot);
         for (std::size_t k = 0; !rebuild && k < m_qRests.size(); ++k)
             rebuild = m_qRests[k] != 0 && (rests.empty() || rests[k] == 0);
     }
     if (everyRow) {
-        std::vector<double> coefficient;
-        const bool usable = m_rev.restCoefficients(st, coefficient);
-        m_rev.residual(st, m_Fr.data());
-        std::vector<char> onFrontier(at(n), 0);
-        for (const int i : m_frontier) onFrontier[at(i)] = 1;
-        for (int i = 0; i < n; ++i) {
-            if (m_slot[at(i)] >= 0) continue;
-            if (!usable || coefficient[at(i)] != m_restCoefficient[at(i)] || y[i] != m_yr[at(i)] ||
-                (onFrontier[at(i)] == 0 && m_Fr[at(i)] != 0.0))
-                m_grow.push_back(i);
+        m_check.clear();
+        if (listed) {
+            for (const int i : m_changedRows)
+                if (m_slot[at(i)] < 0) m_check.push_back(i);
+        } else {
+            for (int i = 0; i < n; ++i)
+                if (m_slot[at(i)] < 0) m_check.push_back(i);
         }
+        m_coefficient.resize(at(n));
+        const bool usable = m_rev.restCoefficients(st, m_coefficient, &m_check);
+        m_rows = m_check;
+        m_rows.insert(m_rows.end(), m_frontier.begin(), m_frontier.end());
+        m_rev.residual(st, m_Fr.data(), &m_rows);
+        for (const int i : m_check)
+            if (!usable || m_coefficient[at(i)] != m_restCoefficient[at(i)] ||
+                (m_onFrontier[at(i)] == 0 && m_Fr[at(i)] != 0.0))
+                m_grow.push_back(i);
+        for (int i = 0; i < n; ++i)   // moved by a projection
+            if (m_slot[at(i)] < 0 && y[i] != m_yr[at(i)]) m_grow.push_back(i);
     } else {
         m_rev.residual(st, m_Fr.data(), &m_frontier);
     }
