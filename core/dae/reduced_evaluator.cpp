@@ -356,11 +356,11 @@ bool ReducedEvaluator::consistentRates(double t, double* y, const double* id, co
     return true;
 }
 
-bool ReducedEvaluator::rateDiagonal(const double* id, double* d) const {
+bool ReducedEvaluator::rateDiagonal(const double* id, double* d, const std::vector<int>* rows) const {
     const int n = m_red.size();
     if (m_identity || !m_op.ok || m_op.version != m_ev.summedVersion() || m_timedCoefficient.size() != at(n))
         return false;
-    for (int i = 0; i < n; ++i) {
+    auto diagonal = [&](int i) {
         const int k = m_op.ypFirst[at(i)], entries = m_op.zFirst[at(i)] - k;
         if (id[i] == 0.0) {
             if (entries != 0 || m_timedCoefficient[at(i)] == 0.0) return false;
@@ -369,7 +369,11 @@ bool ReducedEvaluator::rateDiagonal(const double* id, double* d) const {
             if (entries != 1 || m_op.column[at(k)] != i || m_op.value[at(k)] == 0.0) return false;
             d[i] = m_op.value[at(k)];
         }
-    }
+        return true;
+    };
+    if (rows != nullptr) return std::all_of(rows->begin(), rows->end(), diagonal);
+    for (int i = 0; i < n; ++i)
+        if (!diagonal(i)) return false;
     return true;
 }
 

@@ -87,7 +87,8 @@ public:
     // After consistentRates() succeeded, while its operator stands: the index-1 matrix [F_y(:,
     // alg) | F_y'(:, diff)] on the operator's rows is diagonal there, d_i the coefficient of a
     // differential unknown's own rate or of a timed one's value (restart.hpp). false otherwise.
-    bool rateDiagonal(const double* id, double* d) const;
+    // rows: only these (the others' d left as they are)
+    bool rateDiagonal(const double* id, double* d, const std::vector<int>* rows = nullptr) const;
 
     // rows: only these rows of F (reduced indices) are needed, the others are left undefined;
     // null: every row

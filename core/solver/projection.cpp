@@ -67,16 +67,21 @@ void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const
 
 ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& current,
                          const double* vBefore, double* y, SUNContext ctx) {
-    // evaluate at the pre-event node velocities with today's signals
-    std::vector<double> yRef(current.y, current.y + sys.size());
-    for (int u = 0; u < sys.size(); ++u)
-        if (isNode(sys, u)) yRef[static_cast<std::size_t>(u)] = vBefore[u];
-    const dae::State s{current.t, yRef.data(), current.yp, current.discrete};
+    // the blocks whose modes make constraints now (none: nothing to project, and no copy made)
+    std::vector<std::pair<int, std::vector<int>>> constrained;
+    for (int bi : sys.impulsiveBlocks)
+        if (std::vector<int> vars = dae::constraintForces(sys, bi, current.discrete); !vars.empty())
+            constrained.emplace_back(bi, std::move(vars));
     std::vector<Constraint> cons;
-    for (int bi : sys.impulsiveBlocks) {
-        const std::vector<int> vars = dae::constraintForces(sys, bi, s.discrete);
-        if (!vars.empty()) constraintRows(sys, ev, bi, s, cons, vars);
+    // evaluate at the pre-event node velocities with today's signals
+    std::vector<double> yRef;
+    if (!constrained.empty()) {
+        yRef.assign(current.y, current.y + sys.size());
+        for (int u = 0; u < sys.size(); ++u)
+            if (isNode(sys, u)) yRef[static_cast<std::size_t>(u)] = vBefore[u];
     }
+    const dae::State s{current.t, yRef.data(), current.yp, current.discrete};
+    for (const auto& [bi, vars] : constrained) constraintRows(sys, ev, bi, s, cons, vars);
     ProjectionResult result;
     result.constraints = static_cast<int>(cons.size());
     if (cons.empty()) return result;

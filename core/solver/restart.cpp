@@ -147,7 +147,8 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
         for (int i = 0; i < n; ++i) all[at(i)] = i;
         rows = &all;
         rightHandSide(ev, in, all, y, yp, data(rhs), f0);
-        diagonal = in.diagonal && diagonalSolve(ev, in, all, y, yp, data(rhs), f0, data(z));
+        // a diagonal given for the moving rows alone does not hold for all
+        diagonal = in.diagonal && !in.rows && diagonalSolve(ev, in, all, y, yp, data(rhs), f0, data(z));
     }
     if (!diagonal && in.factored) {
         if (SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) != 0 ||

@@ -45,7 +45,8 @@ struct RestartInput {
     // estimate tries it first, by differences of the residual, and confirms M z = rhs by one more.
     const double* diagonal = nullptr;
     // The resting part (docs/engine.md): only these rows move, the others rest with y'' = 0. With
-    // the diagonal the estimate then costs these rows alone; without it, or if it fails, all.
+    // the diagonal (then given for these rows alone) the estimate costs these rows; without it, or
+    // if it fails, all, by the matrix.
     const std::vector<int>* rows = nullptr;
 };
 

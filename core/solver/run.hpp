@@ -124,6 +124,7 @@ private:
     bool m_expandAll = false;             // the next syncFull() expands everything (not only the moving part)
     std::vector<double> m_expandedDisc;   // the discrete state at the last syncFull(), and its version
     unsigned long m_expandedVersion = 0;
+    std::vector<int> m_changedDisc;   // syncFull(): the blocks whose discretes changed since
     bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
     dae::DifferentialMask m_mask{m_sys};                            // IDA's id, full, kept between restarts
     static constexpr int kOneStepMisses = 8;   // consistentByOneStep() given up after these in a row

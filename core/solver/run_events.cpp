@@ -97,7 +97,7 @@ void Run::calcIC(double t) {
     if (m_rev.consistentRates(t, data(m_y), m_idValues.data(), m_disc.data(), m_discVersion, data(m_yp),
                               m_resting ? &m_active : nullptr)) {
         m_diagonal.resize(at(m_rev.size()));
-        m_rateDiagonal = m_rev.rateDiagonal(m_idValues.data(), m_diagonal.data());
+        m_rateDiagonal = m_rev.rateDiagonal(m_idValues.data(), m_diagonal.data(), m_resting ? &m_active : nullptr);
         reInit(t);
         check(IDASetId(mem, idaId()), "IDASetId");
         syncFull(t);
@@ -148,16 +148,21 @@ void Run::reInit(double t) {
 void Run::syncFull(double t) {
     const dae::State st{t, data(m_y), data(m_yp), m_disc.data(), m_discVersion};
     const double* q = m_q ? data(m_q) : nullptr;
-    bool moving = m_resting && !m_expandAll && m_expandedDisc.size() == m_disc.size();
-    if (moving && m_expandedVersion != m_discVersion)
-        m_changes.forEach(m_expandedDisc.data(), m_disc.data(),
-                          [&](int b) { moving = moving && !m_rev.definesResting(b); });
+    const bool sameSize = m_expandedDisc.size() == m_disc.size();
+    bool moving = m_resting && !m_expandAll && sameSize;
+    m_changedDisc.clear();
+    if (sameSize && m_expandedVersion != m_discVersion)
+        m_changes.forEach(m_expandedDisc.data(), m_disc.data(), [&](int b) { m_changedDisc.push_back(b); });
+    for (const int b : m_changedDisc) {
+        moving = moving && !m_rev.definesResting(b);
+        const dae::Binding& bind = m_sys.bindings[at(b)];   // the copy follows what changed
+        std::copy_n(m_disc.begin() + bind.discreteOffset, bind.discreteCount,
+                    m_expandedDisc.begin() + bind.discreteOffset);
+    }
+    if (!sameSize) m_expandedDisc = m_disc;
+    m_expandedVersion = m_discVersion;
     if (!moving || !m_rev.expandMoving(st, q, m_fy.data(), m_fyp.data()))
         m_rev.expand(st, q, m_fy.data(), m_fyp.data());
-    if (m_expandedVersion != m_discVersion || m_expandedDisc.size() != m_disc.size()) {
-        m_expandedDisc = m_disc;
-        m_expandedVersion = m_discVersion;
-    }
     m_expandAll = false;
     m_fullStale = false;
 }
