@@ -199,8 +199,13 @@ const std::vector<double>& DifferentialMask::update(const double* discrete) {
         m_seen.assign(discrete, discrete + m_s.discrete0.size());
         return m_id;
     }
-    m_changes.forEach(m_seen.data(), discrete, recount);   // only the blocks whose discretes changed
-    std::copy(discrete, discrete + m_seen.size(), m_seen.begin());
+    m_changed.clear();   // only the blocks whose discretes changed, and only theirs copied
+    m_changes.forEach(m_seen.data(), discrete, [&](int block) { m_changed.push_back(block); });
+    for (const int block : m_changed) {
+        recount(block);
+        const Binding& b = m_s.bindings[at(block)];
+        std::copy_n(discrete + b.discreteOffset, b.discreteCount, m_seen.begin() + b.discreteOffset);
+    }
     return m_id;
 }
 

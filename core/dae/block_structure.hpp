@@ -67,6 +67,7 @@ private:
     std::vector<double> m_id;
     DiscreteChanges m_changes;
     std::vector<double> m_seen;   // the discretes counted, empty before the first update
+    std::vector<int> m_changed;   // update(): the blocks whose discretes differ from m_seen
 };
 // The block's own variables that are constraint forces in the modes of `discrete`.
 std::vector<int> constraintForces(const DaeSystem& sys, int block, const double* discrete);

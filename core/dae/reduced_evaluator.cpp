@@ -253,6 +253,7 @@ void ReducedEvaluator::residual(const State& reduced, double* F, const std::vect
     if (operatorReady(reduced)) {
         expandForOperator(reduced);
         const State full{reduced.t, m_y.data(), m_yp.data(), reduced.discrete, reduced.discreteVersion};
+        for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;   // the rest of m_Fop is never read
         m_ev.blockResiduals(m_op.blocks, full, m_Fop.data());
         // per row the entries on y_r, then y_r', then z (columns relative to each)
         const double *y = reduced.y, *yp = reduced.yp, *z = m_u.data();
@@ -273,7 +274,6 @@ void ReducedEvaluator::residual(const State& reduced, double* F, const std::vect
             for (int i = 0; i < m_red.size(); ++i) rowValue(i);
         }
         for (const auto& [i, row] : m_op.keptRows) F[i] += m_Fop[at(row)];   // undefined rows stay undefined
-        for (const int row : m_op.rows) m_Fop[at(row)] = 0.0;
         return;
     }
     expandInto(reduced, m_y.data(), m_yp.data(), m_beforeResidual);
@@ -403,8 +403,8 @@ bool ReducedEvaluator::operatorReady(const State& reduced) {
     m_opAllChanged = true;   // unless updated in place below, which lists the rows it changed
     if (cached != m_opCache.end()) {
         m_op = cached->op;
-        m_u.assign(m_red.explicits.size(), 0.0);
-        m_Fop.assign(at(m_sys.size()), 0.0);
+        m_u.resize(m_red.explicits.size());   // z is written before it is read
+        m_Fop.resize(at(m_sys.size()));
     } else {
         // a large network after an event: only what the changed blocks touch is built again
         const bool changes = m_ev.takeChanges(m_changedBlocks);

@@ -389,8 +389,8 @@ void ReducedEvaluator::operatorReads() {
     m_op.keptRead.clear();
     for (int i = 0; i < n; ++i)
         if (need[at(m_red.kept[at(i)])]) m_op.keptRead.push_back(i);
-    m_u.assign(m_red.explicits.size(), 0.0);
-    m_Fop.assign(at(m_sys.size()), 0.0);
+    m_u.resize(m_red.explicits.size());   // z is written before it is read
+    m_Fop.resize(at(m_sys.size()));       // the evaluated rows are zeroed before each residual
     m_op.ok = true;
 }
 
