@@ -148,19 +148,22 @@ void Run::reInit(double t) {
 void Run::syncFull(double t) {
     const dae::State st{t, data(m_y), data(m_yp), m_disc.data(), m_discVersion};
     const double* q = m_q ? data(m_q) : nullptr;
-    const bool sameSize = m_expandedDisc.size() == m_disc.size();
-    bool moving = m_resting && !m_expandAll && sameSize;
-    m_changedDisc.clear();
-    if (sameSize && m_expandedVersion != m_discVersion)
-        m_changes.forEach(m_expandedDisc.data(), m_disc.data(), [&](int b) { m_changedDisc.push_back(b); });
-    for (const int b : m_changedDisc) {
-        moving = moving && !m_rev.definesResting(b);
-        const dae::Binding& bind = m_sys.bindings[at(b)];   // the copy follows what changed
-        std::copy_n(m_disc.begin() + bind.discreteOffset, bind.discreteCount,
-                    m_expandedDisc.begin() + bind.discreteOffset);
+    bool moving = false;
+    if (m_resting) {   // m_expandedDisc follows the discretes while resting (a diff of whatever it held)
+        const bool sameSize = m_expandedDisc.size() == m_disc.size();
+        moving = !m_expandAll && sameSize;
+        m_changedDisc.clear();
+        if (sameSize && m_expandedVersion != m_discVersion)
+            m_changes.forEach(m_expandedDisc.data(), m_disc.data(), [&](int b) { m_changedDisc.push_back(b); });
+        for (const int b : m_changedDisc) {
+            moving = moving && !m_rev.definesResting(b);
+            const dae::Binding& bind = m_sys.bindings[at(b)];   // the copy follows what changed
+            std::copy_n(m_disc.begin() + bind.discreteOffset, bind.discreteCount,
+                        m_expandedDisc.begin() + bind.discreteOffset);
+        }
+        if (!sameSize) m_expandedDisc = m_disc;
+        m_expandedVersion = m_discVersion;
     }
-    if (!sameSize) m_expandedDisc = m_disc;
-    m_expandedVersion = m_discVersion;
     if (!moving || !m_rev.expandMoving(st, q, m_fy.data(), m_fyp.data()))
         m_rev.expand(st, q, m_fy.data(), m_fyp.data());
     m_expandAll = false;

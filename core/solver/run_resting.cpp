@@ -109,15 +109,14 @@ void Run::buildMoving() {
     m_subSource.clear();
     m_frontier.clear();
     m_onFrontier.assign(at(n), 0);
-    std::vector<char>& onFrontier = m_onFrontier;
     for (const int c : m_active) {
         for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) {
             const int r = p.rowIdx[at(k)];
             if (m_slot[at(r)] >= 0) {
                 m_subRowIdx.push_back(m_slot[at(r)]);
                 m_subSource.push_back(k);
-            } else if (onFrontier[at(r)] == 0) {   // a resting row reading a moving unknown
-                onFrontier[at(r)] = 1;
+            } else if (m_onFrontier[at(r)] == 0) {   // a resting row reading a moving unknown
+                m_onFrontier[at(r)] = 1;
                 m_frontier.push_back(r);
             }
         }
