@@ -273,9 +273,8 @@ void Reader::readDisplayUnits(const QJsonValue& v, const QString& path, model::B
 // The port a connection end names, checked against the block as its parameters configure it
 // (a sum's inputs follow its signs, conditional ports their choice), an instance's ports, or,
 // inside a definition, a bare name: one of the definition's own ports.
-PortDesc Reader::port(const QJsonValue& v, const PathOf& pathOf, const Context& ctx, const model::Model& body,
+PortDesc Reader::port(const QJsonValue& v, const PathOf& path, const Context& ctx, const model::Model& body,
                       const model::Model& root, model::PortRef& ref) {
-    const auto path = [&] { return pathOf(); };   // for a message only
     const std::string text = v.toString().toStdString();
     if (!v.isString()) fail(path(), "expected \"block.port\"");
     if (!ctx.subsystem.empty() && model::Model::validName(text)) {
