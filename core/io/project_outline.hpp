@@ -2,8 +2,9 @@
 // A project file's outline: its top-level object with the two long arrays, "blocks" and
 // "connections", written empty (the skeleton), and where each of their elements lies in the text.
 // A QJsonDocument of a whole file costs about three times the file: a 40,000-block project (20 MB)
-// took 60 MB of DOM on top of its text. The reader parses the skeleton and then one element at a
-// time, so that only one block's DOM is alive at once (docs/architecture.md, "Memory").
+// took 60 MB of DOM on top of its text. The reader parses the skeleton and then the elements in
+// chunks (one being read, the next being parsed), so that only two chunks' DOMs are alive at once
+// (docs/architecture.md, "Memory").
 //
 // Qt parses every piece; the outline only finds where the pieces are (strings and brackets are
 // skipped, nothing is interpreted). What it cannot split (a key spelled with escapes or given
