@@ -67,7 +67,7 @@ std::string describe(const Outcome& o) {
 py::tuple statsState(const core::RunStats& s) {
     return py::make_tuple(s.steps, s.residualEvals, s.jacobianEvals, s.events, s.reinits, s.errorTestFails,
                           s.convergenceFails, s.buildSeconds, s.solveSeconds, s.wallSeconds, s.unknowns, s.linearSolver,
-                          s.finalTime, s.completed, s.cancelled, s.unknownsBefore, s.movingUnknowns, s.restingGrowths);
+                          s.finalTime, s.completed, s.cancelled, s.unknownsBefore, s.movingUnknowns, s.restingGrowths, s.steppedOver);
 }
 
 core::RunStats statsFromState(const py::tuple& t) {
@@ -92,6 +92,7 @@ core::RunStats statsFromState(const py::tuple& t) {
         s.movingUnknowns = t[16].cast<int>();
         s.restingGrowths = t[17].cast<long>();
     }
+    if (t.size() > 18) s.steppedOver = t[18].cast<long>();
     return s;
 }
 

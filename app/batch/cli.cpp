@@ -128,6 +128,11 @@ core::simulation::SimulationOptions simulationOptions(Args& args) {
             throw UsageError("flag --reduce: expected on or off, got " + core::quoteText(*r));
         o.reduce = *r == "on";
     }
+    if (const auto r = args.value("--step-over")) {
+        if (*r != "on" && *r != "off")
+            throw UsageError("flag --step-over: expected on or off, got " + core::quoteText(*r));
+        o.stepOver = *r == "on";
+    }
     if (const auto r = args.value("--resting")) {
         if (*r != "on" && *r != "off" && *r != "auto")
             throw UsageError("flag --resting: expected on, off or auto, got " + core::quoteText(*r));

@@ -14,7 +14,8 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   endstop-batch run MODEL.endstop [--out results.csv] [--events events.csv] [--set NAME.KEY=VALUE]...
                 [--stop-time T] [--rtol R] [--atol A] [--output-interval DT] [--signals a,b,...]
-                [--linear-solver auto|dense|klu] [--reduce on|off] [--resting on|off|auto] [--stats] [--max-steps N] [--max-wall S] [--progress|--no-progress]
+                [--linear-solver auto|dense|klu] [--reduce on|off] [--resting on|off|auto] [--step-over on|off]
+                [--stats] [--max-steps N] [--max-wall S] [--progress|--no-progress]
   endstop-batch sweep MODEL.endstop DESIGN [--out DIR] [--jobs N] [--shard K/N] [--resume] [--summary-only]
                 [--list-points] [--set NAME.KEY=VALUE]... [--max-steps N] [--max-wall S] [--progress|--no-progress]
                 and the solver flags of run; DESIGN is one of

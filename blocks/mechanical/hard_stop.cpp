@@ -16,7 +16,9 @@
 //   jumps are events: a second discrete, the branch, fixes which piece applies (smooth: clamp
 //   inactive / at -Kp / at +Kp; full_undamped: p' >= 0 or not), so that Newton never iterates
 //   across a corner (it did not converge there at tight tolerances); event functions Kp + Dp p',
-//   Kp - Dp p' and p'; settle() reclassifies after every event.
+//   Kp - Dp p' and p'; settle() reclassifies after every event. A change of mode or branch that
+//   leaves the force where it was (the smooth law's bounds and corners) is marked continuous, and
+//   the solver steps over it when it can (docs/engine.md, "Events IDA steps over").
 // Restitution law (a mode chart; no penetration):
 //   FREE: f = 0.  CONTACT_UPPER / CONTACT_LOWER: v' = 0 (acceleration level), f the constraint force.
 //   IMPACT (instantaneous): a bound reached with approach speed above static_speed_threshold gets
@@ -132,16 +134,21 @@ private:
     void validateMore(core::Diagnostics& out) const override;
 
     template <class S> void stiffnessRows(core::Eq<S>& eq, const S& v) const {
-        const int m = eq.mode(mode), b = eq.mode(branch);
-        Contact<S> c{S(0.0), S(0.0)};
-        if (m == kContactUpper) {
-            c = law(eq[x] - real(gp), v, real(kp), real(dp), b);
-        } else if (m == kContactLower) {
-            c = law(real(gn) - eq[x], -v, real(kn), real(dn), b);
-            c.force = -c.force;
-        }
+        const Contact<S> c = contact(eq[x], v, eq.mode(mode), eq.mode(branch));
         eq.residual(f) = eq[f] - c.force;
         eq.residual(E) = eq.der(E) - c.power;
+    }
+
+    // f (along f, not along the penetration) and the dissipated power in mode m and branch b
+    template <class S> Contact<S> contact(const S& xv, const S& v, int m, int b) const {
+        Contact<S> c{S(0.0), S(0.0)};
+        if (m == kContactUpper) {
+            c = law(xv - real(gp), v, real(kp), real(dp), b);
+        } else if (m == kContactLower) {
+            c = law(real(gn) - xv, -v, real(kn), real(dn), b);
+            c.force = -c.force;
+        }
+        return c;
     }
 
     // force along the penetration p entering with speed pd, in branch b. A step may overshoot the
@@ -170,6 +177,7 @@ private:
     Penetration penetration(const core::Eq<double>& eq) const;
     int branchAt(const core::Eq<double>& eq, int current) const;
     void crossKink(EventCtx& ctx, int which, int direction) const;
+    void markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) const;
     void kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const;
     void hit(EventCtx& ctx, int side) const;
     void afterImpact(EventCtx& ctx) const;
@@ -405,8 +413,14 @@ void HardStop::kink(const core::Eq<double>& eq, int which, core::AffineEvent& ou
 }
 
 void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
-    if (which >= kRegionKink) return crossKink(ctx, which, direction);
-    if (m_law != ContactLaw::Restitution) return crossBound(ctx, which, direction);
+    if (m_law != ContactLaw::Restitution) {
+        const int m0 = ctx.mode(mode), b0 = ctx.mode(branch);
+        if (which >= kRegionKink)
+            crossKink(ctx, which, direction);
+        else
+            crossBound(ctx, which, direction);
+        return markContinuous(ctx, m0, b0);
+    }
     if (direction == core::kRising) return;   // every restitution event function falls through zero
     const int m = ctx.mode(mode);
     if (m == kFree)
@@ -415,6 +429,23 @@ void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
         release(ctx, +1);
     else if (m == kContactLower && which == kLowerSide)
         release(ctx, -1);
+}
+
+// A stiffness law's change of mode or branch whose force and dissipated power are the same on both
+// sides at this state leaves the rows continuous: the smooth law's bounds (its ramp starts at zero),
+// its clamp corners and full_undamped's, the end of a contact whose damping is off or clamped. IDA
+// steps over those. The comparison allows the rounding of a located root (1e-9 of the law's terms).
+void HardStop::markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) const {
+    if (!ctx.changed()) return;
+    const core::Eq<double>& eq = ctx.eq();
+    const double xv = eq[x], v = relativeVelocity(eq);
+    const Contact<double> before = contact(xv, v, modeBefore, branchBefore);
+    const Contact<double> after = contact(xv, v, ctx.mode(mode), ctx.mode(branch));
+    const double depth = std::min(std::abs(xv - real(gp)), std::abs(xv - real(gn)));
+    const double K = std::max(real(kp), real(kn)), D = std::max(real(dp), real(dn));
+    const double force = K * depth + D * std::abs(v), band = 1e-9 * force;
+    if (std::abs(after.force - before.force) <= band && std::abs(after.power - before.power) <= band * std::abs(v))
+        ctx.continuous();
 }
 
 void HardStop::crossBound(EventCtx& ctx, int which, int direction) const {
@@ -446,8 +477,9 @@ void HardStop::hit(EventCtx& ctx, int s) const {
 
 void HardStop::settle(EventCtx& ctx) const {
     if (m_law != ContactLaw::Restitution) {
-        ctx.set(branch, branchAt(ctx.eq(), ctx.mode(branch)));
-        return;
+        const int b0 = ctx.mode(branch);
+        ctx.set(branch, branchAt(ctx.eq(), b0));
+        return markContinuous(ctx, ctx.mode(mode), b0);
     }
     switch (ctx.mode(mode)) {
         case kImpact:

@@ -44,6 +44,12 @@ public:
     }
     void log(EventKind kind, double velocity) { m_log.push_back({time(), std::string(m_block), kind, velocity}); }
     bool changed() const { return m_changed; }
+    // The changes of this call leave the block's rows where they were at this state: a corner or
+    // the end of a ramp of a continuous law (a smooth stop's clamp), not a jump. IDA then goes on
+    // across the event without a restart when every block that changed says so (docs/engine.md,
+    // "Events IDA steps over").
+    void continuous() { m_continuous = true; }
+    bool jumped() const { return m_changed && !m_continuous; }
     // The impulse (time integral of the force over the instant, same sign as the force) that the
     // own constraint force v carried in the projection just before this settle(); 0 if none.
     double impulse(Var v) const {
@@ -58,6 +64,7 @@ private:
     std::vector<EventRecord>& m_log;
     std::span<const double> m_impulses;   // per own variable
     bool m_changed = false;
+    bool m_continuous = false;
 };
 
 }   // namespace endstop::core

@@ -16,6 +16,7 @@ std::string RunStats::toJson() const {
            ",\"unknowns_before\":" + std::to_string(unknownsBefore) +
            ",\"moving_unknowns\":" + std::to_string(movingUnknowns) +
            ",\"resting_growths\":" + std::to_string(restingGrowths) + ",\"restarts\":" + std::to_string(reinits) +
+           ",\"stepped_over\":" + std::to_string(steppedOver) +
            ",\"error_test_fails\":" + std::to_string(errorTestFails) +
            ",\"convergence_fails\":" + std::to_string(convergenceFails) + ",\"linear_solver\":\"" + linearSolver +
            "\"}";

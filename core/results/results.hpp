@@ -29,6 +29,7 @@ struct RunStats {
     long jacobianEvals = 0;
     long events = 0;
     long reinits = 0;            // consistent restarts (events, also those not logged)
+    long steppedOver = 0;        // events IDA went on across without a restart (continuous changes)
     long errorTestFails = 0;     // IDA's rejected steps
     long convergenceFails = 0;   // IDA's nonlinear solver failures
     double buildSeconds = 0.0;

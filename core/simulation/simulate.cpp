@@ -35,6 +35,7 @@ solver::SolverOptions resolveSettings(const model::SimulationSettings& model, co
     s.linearSolver = o.linearSolver.value_or(model.linearSolver);
     s.reduce = o.reduce.value_or(false);
     if (o.resting) s.restingMinimum = *o.resting ? 0 : -1;
+    s.stepOver = o.stepOver.value_or(true);
     const std::pair<const model::SettingRange*, double> ranges[] = {{&model::kStopTime, s.stopTime},
                                                                     {&model::kRelativeTolerance, s.relativeTolerance},
                                                                     {&model::kAbsoluteTolerance, s.absoluteTolerance},

@@ -20,6 +20,7 @@ struct SimulationOptions {   // overrides of the model's settings (command line,
     std::optional<bool> reduce;         // the reduction stage (docs/engine.md, "Reduction"); off unless asked for
     std::optional<bool> resting;        // with it, IDA on the moving part alone: true always, false never,
                                         // unset from 1,000 reduced unknowns (docs/engine.md, "The resting part")
+    std::optional<bool> stepOver;       // continuous events without a restart (docs/engine.md); on unless off
     std::vector<std::string> signals;   // recorded columns; empty: all
     std::optional<long> maxSteps;       // over the whole run (default solver::RunLimits)
     std::optional<double> maxWallSeconds;

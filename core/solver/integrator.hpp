@@ -28,6 +28,10 @@ struct SolverOptions {
     // With reduce and KLU: IDA solves only the moving part of a network with at least this many
     // reduced unknowns (docs/engine.md, "The resting part"); negative: never.
     int restingMinimum = 1000;
+    // Events whose changes leave the residual continuous (EventCtx::continuous()) are stepped over
+    // where IDA's last step agrees with the new modes (docs/engine.md, "Events IDA steps over");
+    // false: every event restarts IDA.
+    bool stepOver = true;
     RunLimits limits;      // steps and wall time over the whole run
 };
 

@@ -64,6 +64,11 @@ private:
     template <class F> bool withCtx(int b, double t, F&& f);
     void initRoots(double t);
     void handleRoots(double t);
+    bool stepOver(double t);   // after a root whose changes are all continuous: go on without a restart
+    bool m_jumped = false;     // withCtx(): a block changed its rows discontinuously (EventCtx::jumped)
+    bool withinErrorTest();    // stepOver(): IDA's last step agrees with the new modes
+    std::vector<double> m_idScratch;
+    NVector m_overY, m_overYp, m_overR, m_overX, m_overW;
     void handleTimeEvents(double t);
     // The latest time that counts as now: a scheduled event closer than this is taken here.
     static double dueBy(double t) {

@@ -16,6 +16,9 @@ namespace endstop::core::solver::detail {
 namespace {
 
 constexpr int kMaxModeIterations = 50;
+// Stepping over an event leaves uncorrected at most what IDA's error test accepts of one step
+// (withinErrorTest)
+constexpr double kStepOverShare = 1.0;
 
 }   // namespace
 
@@ -188,6 +191,7 @@ template <class F> bool Run::withCtx(int b, double t, F&& f) {
                      m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
         f(ctx);
         changed = ctx.changed();
+        m_jumped = m_jumped || ctx.jumped();
     });
     ++m_discVersion;   // whatever the block wrote
     for (std::size_t i = before; i < m_log.size(); ++i) {
@@ -207,6 +211,7 @@ bool Run::settle(double t) {
 
 void Run::handleRoots(double t) {
     IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
+    m_jumped = false;
     // live roots run in block order, and in event order within a block
     for (std::size_t j = 0; j < m_idaRoots.size(); ++j) {
         if (m_rootsFound[j] == 0) continue;
@@ -215,7 +220,57 @@ void Run::handleRoots(double t) {
         withCtx(b, t, [&](EventCtx& ctx) { m_sys.topo.blocks[at(b)].block->onEvent(ctx, i, dir); });
     }
     guardChattering(t);
+    if (m_opt.stepOver && !m_jumped && stepOver(t)) return;
     restart(t);
+}
+
+// IDA's state at the end of its last step (past the root) was computed in the old modes. The
+// Newton correction that the new modes ask of it, with IDA's current iteration matrix, is what
+// going on from there leaves uncorrected: within what IDA's error test accepts of one step, the
+// event is stepped over. An algebraic unknown that jumps with the new modes (a contact force IDA
+// solves, at a corner of its law), or a step that went deep into a contact before its root was
+// found, fails this; the same corner with the force eliminated by the reduction mostly does not.
+bool Run::withinErrorTest() {
+    void* mem = m_mem.get();
+    const long n = idaSize();
+    if (!m_overY || N_VGetLength(m_overY.get()) != n) {
+        m_overY = makeVector(n, m_ctx);
+        m_overYp = makeVector(n, m_ctx);
+        m_overR = makeVector(n, m_ctx);
+        m_overX = makeVector(n, m_ctx);
+        m_overW = makeVector(n, m_ctx);
+    }
+    double tn = 0.0;
+    if (IDAGetCurrentTime(mem, &tn) != IDA_SUCCESS || IDAGetDky(mem, tn, 0, m_overY.get()) != IDA_SUCCESS ||
+        IDAGetDky(mem, tn, 1, m_overYp.get()) != IDA_SUCCESS || IDAGetErrWeights(mem, m_overW.get()) != IDA_SUCCESS)
+        return false;
+    const int flag = residualFn(tn, m_overY.get(), m_overYp.get(), m_overR.get(), this);
+    rethrowCallbackError();
+    if (flag != 0) return false;
+    SUNMatrix A = m_resting ? m_Aa.get() : m_A.get();
+    SUNLinearSolver ls = m_resting ? m_lsa.get() : m_ls.get();
+    if (SUNLinSolSolve(ls, A, m_overX.get(), m_overR.get(), 0.0) != SUNLS_SUCCESS) return false;
+    return N_VWrmsNorm(m_overX.get(), m_overW.get()) <= kStepOverShare;
+}
+
+// Every change at this root left its block's rows where they were (EventCtx::continuous()): the
+// modes settle without a consistent restart, and IDA goes on from the end of its last step with
+// its order, step and history; only the live roots follow the new modes. A change in settle()
+// that jumps, one that changes which unknowns are differential, or a last step too far off the
+// new modes (withinErrorTest) restarts after all.
+bool Run::stepOver(double t) {
+    for (int iter = 0;; ++iter) {
+        if (iter >= kMaxModeIterations) return false;
+        if (!settle(t)) break;
+        if (m_jumped) return false;
+    }
+    const std::vector<double>& idFull = m_mask.update(m_disc.data());
+    m_idScratch.resize(at(m_rev.size()));
+    m_rev.gather(idFull.data(), nullptr, m_idScratch.data(), nullptr);
+    if (m_idScratch != m_idValues || !withinErrorTest()) return false;
+    initRoots(t);
+    ++m_stats.steppedOver;
+    return true;
 }
 
 void Run::handleTimeEvents(double t) {

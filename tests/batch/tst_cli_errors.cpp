@@ -154,6 +154,8 @@ private Q_SLOTS:
             << QStringList{"run", "MODEL", "--out", "OUT", "--linear-solver", "lu"} << "--linear-solver";
         QTest::newRow("reduce neither on nor off")
             << QStringList{"run", "MODEL", "--out", "OUT", "--reduce", "yes"} << "flag --reduce: expected on or off, got 'yes'";
+        QTest::newRow("step-over neither on nor off")
+            << QStringList{"run", "MODEL", "--out", "OUT", "--step-over", "1"} << "flag --step-over: expected on or off, got '1'";
         QTest::newRow("unknown resting")
             << QStringList{"run", "MODEL", "--out", "OUT", "--reduce", "on", "--resting", "maybe"}
             << "flag --resting: expected on, off or auto, got 'maybe'";
