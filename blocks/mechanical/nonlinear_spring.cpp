@@ -81,9 +81,15 @@ public:
         }
         for (std::size_t i = 0; i < g.size(); ++i) g[i] = eq[x] - table.breakpoints()[i];
     }
-    // crossing breakpoint i upwards enters region i + 1, downwards region i (the sign: 0 / 1)
+    // crossing breakpoint i upwards enters region i + 1, downwards region i (the sign: 0 / 1).
+    // Every curve is continuous there (the polynomial's pieces meet at 0, the table's segments at
+    // their points), so the change is marked continuous where the two pieces agree (docs/engine.md,
+    // "Events IDA steps over").
     void onEvent(core::EventCtx& ctx, int which, int direction) const override {
+        const int before = ctx.mode(region);
         ctx.set(region, direction == core::kRising ? which + 1 : which);
+        const double xv = ctx.eq()[x], f0 = force(xv, before), f1 = force(xv, ctx.mode(region));
+        if (std::abs(f1 - f0) <= 1e-9 * std::max(std::abs(f0), std::abs(f1))) ctx.continuous();
     }
     void initModes(core::EventCtx& ctx) const override { ctx.set(region, regionOf(ctx.eq()[x])); }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {

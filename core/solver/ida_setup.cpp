@@ -235,7 +235,10 @@ void Run::createIda(double t) {
 // steps and failed IDACalcIC's convergence test at the start.
 void Run::setTolerances() {
     constexpr double kIgnored = 1e30;
-    if (!m_atol) m_atol = makeVector(m_rev.size(), m_ctx);
+    if (!m_atol) {
+        m_atol = makeVector(m_rev.size(), m_ctx);
+        findAliases();
+    }
     for (int i = 0; i < m_rev.size(); ++i) {
         const int u = m_red.kept[at(i)];
         const dae::Unknown& k = m_sys.unknowns[at(u)];
@@ -244,6 +247,17 @@ void Run::setTolerances() {
         const bool dummy = k.kind == dae::Unknown::Kind::Dummy;
         data(m_atol)[i] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
     }
+    if (!m_aliasOffset.empty()) {   // the aliases' weights join their kept unknowns' (weightFn)
+        long tested = 0, aliases = 0;
+        for (int s = 0; s < idaSize(); ++s) {
+            const int i = m_resting ? m_active[at(s)] : s;
+            ++tested;
+            aliases += m_aliasFirst[at(i + 1)] - m_aliasFirst[at(i)];
+        }
+        m_weightScale = static_cast<double>(tested) / static_cast<double>(tested + aliases);
+        check(IDAWFtolerances(m_mem.get(), weightFn), "IDAWFtolerances");
+        return;
+    }
     NVector moving;
     if (m_resting) {
         moving = makeVector(idaSize(), m_ctx);
@@ -251,6 +265,53 @@ void Run::setTolerances() {
     }
     check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_resting ? moving.get() : m_atol.get()),
           "IDASVtolerances");
+}
+
+// The aliases of each kept unknown: the states of the network as drawn that the reduction wrote
+// as that unknown times a coefficient plus an offset (a grounded stop's or spring's relative
+// position beside the mass's position). Their offsets make their magnitudes, and so their error
+// weights, differ from the kept unknown's.
+void Run::findAliases() {
+    std::vector<std::vector<std::pair<double, double>>> of(at(m_rev.size()));
+    for (const dae::ReductionPlan::Combination& c : m_red.combinations) {
+        if (c.terms.size() != 1) continue;
+        const int k = m_red.reducedIndex[at(c.terms.front().unknown)];
+        if (k >= 0 && c.terms.front().coefficient != 0.0) of[at(k)].emplace_back(c.offset, c.terms.front().coefficient);
+    }
+    m_aliasFirst.assign(1, 0);
+    for (const auto& list : of) {
+        for (const auto& [offset, coefficient] : list) {
+            m_aliasOffset.push_back(offset);
+            m_aliasCoefficient.push_back(coefficient);
+        }
+        m_aliasFirst.push_back(static_cast<int>(m_aliasOffset.size()));
+    }
+}
+
+// IDA's error weights with the aliases in the error test, as the network as drawn has them: the
+// weighted RMS norm over the kept unknowns and their aliases, where an alias's error is its
+// coefficient times its kept unknown's. So w_k^2 = s (w(y_k)^2 + sum (c_a w(offset_a + c_a y_k))^2)
+// with w(y) = 1 / (rtol |y| + atol) and s = kept / (kept + aliases): a kept unknown without aliases
+// gets its plain weight times sqrt(s), which keeps the norm a mean over the same entries.
+int Run::weightFn(N_Vector y, N_Vector ewt, void* ud) {
+    auto* self = static_cast<Run*>(ud);
+    const double* yv = N_VGetArrayPointer(y);
+    double* w = N_VGetArrayPointer(ewt);
+    const double rtol = self->m_opt.relativeTolerance;
+    const double* atol = data(self->m_atol);
+    for (int s = 0, n = self->idaSize(); s < n; ++s) {
+        const int i = self->m_resting ? self->m_active[at(s)] : s;
+        const double own = 1.0 / (rtol * std::abs(yv[s]) + atol[i]);
+        double sum = own * own;
+        for (int a = self->m_aliasFirst[at(i)]; a < self->m_aliasFirst[at(i + 1)]; ++a) {
+            const double c = self->m_aliasCoefficient[at(a)];
+            const double wa = c / (rtol * std::abs(self->m_aliasOffset[at(a)] + c * yv[s]) + self->m_opt.absoluteTolerance);
+            sum += wa * wa;
+        }
+        w[s] = std::sqrt(sum * self->m_weightScale);
+        if (!(w[s] > 0.0) || !std::isfinite(w[s])) return -1;
+    }
+    return 0;
 }
 
 void Run::check(int flag, const char* what) {

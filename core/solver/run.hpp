@@ -51,6 +51,11 @@ private:
     void setUp();
     void createIda(double t);   // IDAS memory for idaSize() unknowns at t, its linear solver attached
     void setTolerances();
+    void findAliases();
+    static int weightFn(N_Vector y, N_Vector ewt, void* ud);   // IDAWFtolerances: aliases tested too
+    std::vector<int> m_aliasFirst;                  // per reduced unknown: its aliases' range
+    std::vector<double> m_aliasOffset, m_aliasCoefficient;
+    double m_weightScale = 1.0;
     void check(int flag, const char* what);
 
     // ---- consistent (re)start and events (run_events.cpp) --------------------------------------
