@@ -64,14 +64,14 @@ echo "stretch, --reduce on: t(b10000) / t(b1000) = $(awk -v a="${reduced[b10000]
 # The smooth stop law's targets on model d (a gear train with ten backlash stops): restarts per
 # logged event, and its steps against the same train with full_damped stops.
 echo
-printf "%-16s %-10s %8s %8s %9s %15s %14s\n" model engine steps events restarts restarts/event "steps/full_damped"
+printf "%-16s %-10s %8s %8s %9s %12s %15s %14s\n" model engine steps events restarts stepped_over restarts/event "steps/full_damped"
 for reduce in off on; do
     fd=""
     for law in full_damped smooth; do
         stats="$(build/app/endstop-batch run "$work/models/d_$law.endstop" --reduce "$reduce" --stats 2>/dev/null | tail -1)"
-        read -r steps events restarts < <("$PY" -c 'import json,sys; s=json.loads(sys.argv[1]); print(s["steps"], s["events"], s["restarts"])' "$stats")
+        read -r steps events restarts over < <("$PY" -c 'import json,sys; s=json.loads(sys.argv[1]); print(s["steps"], s["events"], s["restarts"], s["stepped_over"])' "$stats")
         [ "$law" = full_damped ] && fd="$steps"
-        printf "%-16s %-10s %8s %8s %9s %15s %14s\n" "d_$law" "reduce $reduce" "$steps" "$events" "$restarts" \
+        printf "%-16s %-10s %8s %8s %9s %12s %15s %14s\n" "d_$law" "reduce $reduce" "$steps" "$events" "$restarts" "$over" \
             "$(awk -v r="$restarts" -v e="$events" 'BEGIN {printf "%.2f", r / e}')" \
             "$(awk -v a="$steps" -v b="$fd" 'BEGIN {printf "%.2f", a / b}')"
     done
