@@ -248,10 +248,10 @@ void Run::setTolerances() {
         data(m_atol)[i] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
     }
     if (!m_aliasOffset.empty()) {   // the aliases' weights join their kept unknowns' (weightFn)
-        long tested = 0, aliases = 0;
-        for (int s = 0; s < idaSize(); ++s) {
+        const long tested = idaSize();
+        long aliases = 0;
+        for (int s = 0; s < tested; ++s) {
             const int i = m_resting ? m_active[at(s)] : s;
-            ++tested;
             aliases += m_aliasFirst[at(i + 1)] - m_aliasFirst[at(i)];
         }
         m_weightScale = static_cast<double>(tested) / static_cast<double>(tested + aliases);
