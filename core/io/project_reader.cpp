@@ -172,7 +172,7 @@ void Reader::readPorts(const QJsonValue& v, const QString& path, model::Subsyste
         if (!model::portRole(port.type))
             fail(p + ".domain", "port \"" + port.name +
                                     "\": expected \"translational\", \"rotational\", \"signal_in\" or \"signal_out\"");
-        readUi(o.value("ui"), p + ".ui", port, nullptr);
+        readUi(o.value("ui"), [&] { return p + ".ui"; }, port, nullptr);
         def.body.apply(model::AddBlock{port});
     }
 }

@@ -127,68 +127,83 @@ std::optional<Elements> Reader::array(const QJsonObject& o, const char* key, con
 void Reader::readBlocks(const Elements& blocks, const Context& ctx, model::Model& body, const model::Model& root) {
     body.reserve(body.blocks().size() + static_cast<std::size_t>(blocks.size()), body.connections().size());
     for (qsizetype i = 0; i < blocks.size(); ++i) {
-        const QString path = ctx.path + QString("blocks[%1]").arg(i);
+        const auto path = [&] { return ctx.path + QString("blocks[%1]").arg(i); };
+        const auto at = [&](const char* key) { return [&, key] { return path() + "." + key; }; };
         const QJsonValue value = blocks[i];
-        if (!value.isObject()) fail(path, "expected an object");
+        if (!value.isObject()) fail(path(), "expected an object");
         const QJsonObject o = value.toObject();
-        model::BlockSpec spec;
-        spec.name = o.value("name").toString().toStdString();
-        if (!model::Model::validName(spec.name))
-            fail(path + ".name", "expected a block name (letters, digits, _; not starting with a digit), got " +
-                                     quoteText(spec.name, '"'));
-        if (body.find(spec.name)) fail(path + ".name", "duplicate block name \"" + spec.name + "\"");
-        spec.type = o.value("type").toString().toStdString();
+        // one pass over the keys; an absent one is undefined, as QJsonObject::value() gives it
+        QJsonValue name(QJsonValue::Undefined), type(QJsonValue::Undefined), typeVersion(QJsonValue::Undefined),
+            parameters(QJsonValue::Undefined), ui(QJsonValue::Undefined);
         for (auto it = o.begin(); it != o.end(); ++it) {
             const QString key = it.key();
-            if (key != u"name" && key != u"type" && key != u"typeVersion" && key != u"parameters" && key != u"ui")
-                fail(path + "." + key, "unknown key");
+            if (key == u"name")
+                name = it.value();
+            else if (key == u"type")
+                type = it.value();
+            else if (key == u"typeVersion")
+                typeVersion = it.value();
+            else if (key == u"parameters")
+                parameters = it.value();
+            else if (key == u"ui")
+                ui = it.value();
+            else
+                fail(path() + "." + key, "unknown key");
         }
+        model::BlockSpec spec;
+        spec.name = name.toString().toStdString();
+        if (!model::Model::validName(spec.name))
+            fail(at("name")(), "expected a block name (letters, digits, _; not starting with a digit), got " +
+                                   quoteText(spec.name, '"'));
+        if (body.find(spec.name)) fail(at("name")(), "duplicate block name \"" + spec.name + "\"");
+        spec.type = type.toString().toStdString();
         if (const std::string_view sub = model::subsystemOf(spec.type); !sub.empty()) {
             const model::SubsystemDef* def = root.findSubsystem(sub);
-            if (!def) fail(path + ".type", ctx.label(spec.name) + ": unknown subsystem \"" + std::string(sub) + "\"");
-            readInstanceParameters(o.value("parameters"), path + ".parameters", ctx, spec, *def);
-            readUi(o.value("ui"), path + ".ui", spec, nullptr);
-            body.apply(model::AddBlock{spec});
+            if (!def) fail(at("type")(), ctx.label(spec.name) + ": unknown subsystem \"" + std::string(sub) + "\"");
+            readInstanceParameters(parameters, at("parameters"), ctx, spec, *def);
+            readUi(ui, at("ui"), spec, nullptr);
+            body.apply(model::AddBlock{std::move(spec)});
             continue;
         }
-        const BlockType* type = m_registry.find(spec.type);
-        if (!type)
-            fail(path + ".type", "unknown block type " + quoteText(spec.type, '"') + " (" + ctx.label(spec.name) + ")");
-        if (o.contains("typeVersion")) {
-            const double version = number(o["typeVersion"], path + ".typeVersion");
+        const BlockType* blockType = m_registry.find(spec.type);
+        if (!blockType)
+            fail(at("type")(), "unknown block type " + quoteText(spec.type, '"') + " (" + ctx.label(spec.name) + ")");
+        if (!typeVersion.isUndefined()) {
+            if (!typeVersion.isDouble()) fail(at("typeVersion")(), "expected a number");
+            const double version = typeVersion.toDouble();
             if (version != std::floor(version) || version < 1)
-                fail(path + ".typeVersion", "expected a whole number >= 1");
-            if (version > type->info.typeVersion)
-                fail(path + ".typeVersion", ctx.label(spec.name) + ": type version " + formatNumber(version) +
-                                                " is newer than this program supports (" +
-                                                std::to_string(type->info.typeVersion) + ")");
+                fail(at("typeVersion")(), "expected a whole number >= 1");
+            if (version > blockType->info.typeVersion)
+                fail(at("typeVersion")(), ctx.label(spec.name) + ": type version " + formatNumber(version) +
+                                              " is newer than this program supports (" +
+                                              std::to_string(blockType->info.typeVersion) + ")");
             spec.typeVersion = static_cast<int>(version);
         } else {
-            spec.typeVersion = type->info.typeVersion;
+            spec.typeVersion = blockType->info.typeVersion;
         }
-        readParameters(o.value("parameters"), path + ".parameters", ctx, spec, root);
-        readUi(o.value("ui"), path + ".ui", spec, prototype(spec.type));
-        body.apply(model::AddBlock{spec});
+        readParameters(parameters, at("parameters"), ctx, spec, root);
+        readUi(ui, at("ui"), spec, prototype(spec.type));
+        body.apply(model::AddBlock{std::move(spec)});
     }
 }
 
-void Reader::readParameters(const QJsonValue& v, const QString& path, const Context& ctx, model::BlockSpec& spec,
+void Reader::readParameters(const QJsonValue& v, const PathOf& path, const Context& ctx, model::BlockSpec& spec,
                             const model::Model& root) const {
     if (v.isUndefined()) return;
-    if (!v.isObject()) fail(path, "expected an object");
+    if (!v.isObject()) fail(path(), "expected an object");
     const QJsonObject o = v.toObject();
     const BlockDescription* proto = prototype(spec.type);
+    const auto known = [&](std::string_view n) { return inScope(root, n); };
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString key = it.key();
-        const auto p = [&] { return path + "." + key; };   // for a message only
+        const auto p = [&] { return path() + "." + key; };   // for a message only
         std::string name = key.toStdString();
         const ParamDesc* desc = proto->param(name);
         if (!desc && spec.typeVersion == proto->info.typeVersion)
             fail(p(), ctx.label(spec.name) + " (" + spec.type + ") has no parameter " + quoteText(name, '"'));
         try {
             const QJsonValue value = it.value();
-            spec.params[std::move(name)] =
-                desc ? convert(value, *desc, [&](std::string_view n) { return inScope(root, n); }) : rawValue(value);
+            spec.params[std::move(name)] = desc ? convert(value, *desc, known) : rawValue(value);
         } catch (const Error& e) {
             fail(p(), ctx.label(spec.name) + ": " + e.what());
         }
@@ -197,13 +212,13 @@ void Reader::readParameters(const QJsonValue& v, const QString& path, const Cont
 
 // An instance's values: mask parameters by name, or a block inside by relative path
 // ("spring.stiffness"), numbers or expressions, checked when the model is flattened.
-void Reader::readInstanceParameters(const QJsonValue& v, const QString& path, const Context& ctx,
+void Reader::readInstanceParameters(const QJsonValue& v, const PathOf& path, const Context& ctx,
                                     model::BlockSpec& spec, const model::SubsystemDef& def) const {
     if (v.isUndefined()) return;
-    if (!v.isObject()) fail(path, "expected an object");
+    if (!v.isObject()) fail(path(), "expected an object");
     const QJsonObject o = v.toObject();
     for (const QString& key : o.keys()) {
-        const QString p = path + "." + key;
+        const QString p = path() + "." + key;
         const std::string k = key.toStdString();
         if (k.find('.') == std::string::npos && !def.body.findParameter(k)) {
             std::string names;
@@ -224,33 +239,38 @@ void Reader::readInstanceParameters(const QJsonValue& v, const QString& path, co
 }
 
 // proto: the block, to check display units against; nullptr for instances and ports
-void Reader::readUi(const QJsonValue& v, const QString& path, model::BlockSpec& spec,
+void Reader::readUi(const QJsonValue& v, const PathOf& path, model::BlockSpec& spec,
                     const BlockDescription* proto) const {
     if (v.isUndefined()) return;
-    if (!v.isObject()) fail(path, "expected an object");
+    if (!v.isObject()) fail(path(), "expected an object");
     const QJsonObject o = v.toObject();
-    if (o.contains("pos")) {
-        const QJsonArray pos = o["pos"].toArray();
-        if (pos.size() != 2 || !pos[0].isDouble() || !pos[1].isDouble()) fail(path + ".pos", "expected [x, y]");
-        spec.ui.x = pos[0].toDouble();
-        spec.ui.y = pos[1].toDouble();
+    for (auto it = o.begin(); it != o.end(); ++it) {   // one pass; other keys are left to other tools
+        const QString key = it.key();
+        const auto p = [&] { return path() + "." + key; };
+        if (key == u"pos") {
+            const QJsonArray pos = it.value().toArray();
+            if (pos.size() != 2 || !pos[0].isDouble() || !pos[1].isDouble()) fail(p(), "expected [x, y]");
+            spec.ui.x = pos[0].toDouble();
+            spec.ui.y = pos[1].toDouble();
+        } else if (key == u"rotation") {
+            const double r = number(it.value(), p());
+            if (r != std::floor(r) || std::fmod(r, 90.0) != 0.0 || std::abs(r) > 1e6)
+                fail(p(), "expected a multiple of 90 degrees");
+            spec.ui.rotation = ((static_cast<int>(r) % 360) + 360) % 360;
+        } else if (key == u"flip") {
+            spec.ui.flipped = it.value().toBool();
+        } else if (key == u"units") {
+            readDisplayUnits(it.value(), p, spec, proto);
+        }
     }
-    if (o.contains("rotation")) {
-        const double r = number(o["rotation"], path + ".rotation");
-        if (r != std::floor(r) || std::fmod(r, 90.0) != 0.0 || std::abs(r) > 1e6)
-            fail(path + ".rotation", "expected a multiple of 90 degrees");
-        spec.ui.rotation = ((static_cast<int>(r) % 360) + 360) % 360;
-    }
-    if (o.contains("flip")) spec.ui.flipped = o["flip"].toBool();
-    if (o.contains("units")) readDisplayUnits(o["units"], path + ".units", spec, proto);
 }
 
-void Reader::readDisplayUnits(const QJsonValue& v, const QString& path, model::BlockSpec& spec,
+void Reader::readDisplayUnits(const QJsonValue& v, const PathOf& path, model::BlockSpec& spec,
                               const BlockDescription* proto) const {
-    if (!v.isObject()) fail(path, "expected an object of parameter key: unit");
+    if (!v.isObject()) fail(path(), "expected an object of parameter key: unit");
     const QJsonObject u = v.toObject();
     for (const QString& key : u.keys()) {
-        const QString p = path + "." + key;
+        const QString p = path() + "." + key;
         const ParamDesc* desc = proto ? proto->param(key.toStdString()) : nullptr;
         if (proto && (!desc || (desc->type != ParamType::Real && desc->type != ParamType::Vector)))
             fail(p, "block \"" + spec.name + "\" (" + spec.type + ") has no numeric parameter " +
