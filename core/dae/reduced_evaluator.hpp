@@ -162,6 +162,8 @@ private:
     bool buildOperator();
     bool updateOperator(const std::vector<int>& changed);   // after the sums changed in these blocks only
     class OperatorRows;
+    std::vector<double> m_opAccumulator;   // OperatorRows' accumulator, all zero between uses
+    std::vector<char> m_opUsed;
     bool rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, const std::vector<char>& rowMark,
                             bool& inPlace);
     bool finishUpdate();   // updateOperator()'s end: expressions compacted, operatorReads()

@@ -28,8 +28,16 @@ void appendEntries(const std::vector<int>& column, const std::vector<double>& va
 // what they read is known).
 class ReducedEvaluator::OperatorRows {
 public:
+    // the accumulator is the evaluator's, zero between uses: an update after an event does not
+    // clear 2n + explicits entries again
     explicit OperatorRows(ReducedEvaluator& re)
-        : r(re), n(re.m_red.size()), acc(at(2 * n) + re.m_red.explicits.size(), 0.0), used(acc.size(), 0) {}
+        : r(re), n(re.m_red.size()), acc(re.m_opAccumulator), used(re.m_opUsed) {
+        acc.resize(at(2 * n) + re.m_red.explicits.size(), 0.0);
+        used.resize(acc.size(), 0);
+    }
+    ~OperatorRows() { discard(); }   // an expression given up halfway leaves it zero too
+    OperatorRows(const OperatorRows&) = delete;
+    OperatorRows& operator=(const OperatorRows&) = delete;
 
     // row's summed entries into the accumulator and constant, except skip's value (its diagonal),
     // or with ofRate its rate; false where the row reads what the operator cannot express
@@ -105,8 +113,8 @@ private:
 
     ReducedEvaluator& r;
     int n;
-    std::vector<double> acc;
-    std::vector<char> used;
+    std::vector<double>& acc;
+    std::vector<char>& used;
     std::vector<int> touched;
 };
 

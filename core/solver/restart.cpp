@@ -31,7 +31,7 @@ std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& 
 // -(F_t + F_y(:, diff) y'_d) by a forward difference along the differential motion: forward,
 // because the solution goes on from here (a kink at the event would spoil a central one)
 void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const std::vector<int>& rows, const double* y,
-                   const double* yp, double* b, std::vector<double>& f0) {
+                   const double* yp, double* b, RestartScratch& s) {
     const int n = ev.size();
     // the increment is the one t + eps really represents, so that a residual linear in t (a ramp)
     // differences exactly; it stays well above round-off of t, or a tight tolerance's tiny last
@@ -39,13 +39,14 @@ void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const std:
     const double wanted = std::max(1e-7 * in.timeScale, 1e-10 * std::max(1.0, std::abs(in.t)));
     const double tPlus = in.t + wanted;
     const double eps = tPlus - in.t;
-    std::vector<double> yPlus(y, y + n), fPlus(at(n));
-    f0.resize(at(n));
+    s.plus.assign(y, y + n);
+    s.f.resize(at(n));
+    s.f0.resize(at(n));
     for (const int i : rows)
-        if ((*in.id)[at(i)] != 0.0) yPlus[at(i)] += eps * yp[i];
-    ev.residual({tPlus, yPlus.data(), yp, in.discrete, in.discreteVersion}, fPlus.data(), &rows);
-    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, f0.data(), &rows);
-    for (const int i : rows) b[i] = -(fPlus[at(i)] - f0[at(i)]) / eps;
+        if ((*in.id)[at(i)] != 0.0) s.plus[at(i)] += eps * yp[i];
+    ev.residual({tPlus, s.plus.data(), yp, in.discrete, in.discreteVersion}, s.f.data(), &rows);
+    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, s.f0.data(), &rows);
+    for (const int i : rows) b[i] = -(s.f[at(i)] - s.f0[at(i)]) / eps;
 }
 
 // M z = b where M is diagonal (in.diagonal) but for the algebraic columns F_y(:, alg): z_a =
@@ -53,12 +54,20 @@ void rightHandSide(dae::ReducedEvaluator& ev, const RestartInput& in, const std:
 // F_y(d, alg) z_a) / d_d, the product by a difference of the residual along z_a. A last
 // difference along (z_a as values, z_d as rates) must give b back to 1e-6 of the row's terms, or
 // false (the matrix is solved instead): a block that the operator does not hold may read more.
+// Only the entries of `rows` of s's arrays are read or written, but for the copies of y and y'.
 bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const std::vector<int>& rows, const double* y,
-                   const double* yp, const double* b, const std::vector<double>& f0, double* z) {
+                   const double* yp, const double* b, RestartScratch& s, double* z) {
     const int n = ev.size();
     const std::vector<double>& id = *in.id;
     const double* d = in.diagonal;
-    std::vector<double> yv(y, y + n), ypv(yp, yp + n), f(at(n)), w(at(n), 0.0);
+    const std::vector<double>& f0 = s.f0;
+    std::vector<double>&yv = s.values, &ypv = s.rates, &f = s.f, &w = s.w;
+    yv.assign(y, y + n);
+    ypv.assign(yp, yp + n);
+    f.resize(at(n));
+    w.resize(at(n));
+    s.scale.resize(at(n));
+    for (const int i : rows) w[at(i)] = 0.0;
     // a step of 1e-4 of the values it moves, or of 1 where they are smaller: an affine residual
     // differences exactly, and a curved one fails the check below
     auto stepAlong = [&](bool rates) {
@@ -87,7 +96,7 @@ bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const std:
         ypv[at(i)] = id[at(i)] != 0.0 ? yp[i] + e * z[i] : yp[i];
     }
     ev.residual({in.t, yv.data(), ypv.data(), in.discrete, in.discreteVersion}, f.data(), &rows);
-    std::vector<double> scale(at(n));
+    std::vector<double>& scale = s.scale;
     double largest = 0.0;
     for (const int i : rows) {
         scale[at(i)] = std::abs(b[i]) + std::abs(w[at(i)]) + std::abs(d[i] * z[i]);
@@ -133,38 +142,46 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     RestartGuess guess;
     if (n == 0) return guess;
     const std::vector<double>& id = *in.id;
-    NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
-    std::vector<double> f0;
+    RestartScratch own;
+    RestartScratch& s = in.scratch ? *in.scratch : own;
+    s.rhs.resize(at(n));
+    s.z.resize(at(n));
+    double *rhs = s.rhs.data(), *z = s.z.data();
     std::vector<int> all;
     const std::vector<int>* rows = in.diagonal ? in.rows : nullptr;   // the moving rows, if the diagonal holds
     bool diagonal = false;
     if (rows != nullptr) {
-        rightHandSide(ev, in, *rows, y, yp, data(rhs), f0);
-        diagonal = diagonalSolve(ev, in, *rows, y, yp, data(rhs), f0, data(z));
+        rightHandSide(ev, in, *rows, y, yp, rhs, s);
+        diagonal = diagonalSolve(ev, in, *rows, y, yp, rhs, s, z);
     }
     if (!diagonal) {
         all.resize(at(n));
         for (int i = 0; i < n; ++i) all[at(i)] = i;
         rows = &all;
-        rightHandSide(ev, in, all, y, yp, data(rhs), f0);
+        rightHandSide(ev, in, all, y, yp, rhs, s);
         // a diagonal given for the moving rows alone does not hold for all
-        diagonal = in.diagonal && !in.rows && diagonalSolve(ev, in, all, y, yp, data(rhs), f0, data(z));
+        diagonal = in.diagonal && !in.rows && diagonalSolve(ev, in, all, y, yp, rhs, s, z);
     }
-    if (!diagonal && in.factored) {
-        if (SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) != 0 ||
-            !std::all_of(data(z), data(z) + n, [](double v) { return std::isfinite(v); }))
+    if (!diagonal) {   // the matrix, on the scratch arrays as SUNDIALS vectors
+        const NVector rhsV(N_VMake_Serial(n, rhs, ctx)), zV(N_VMake_Serial(n, z, ctx));
+        if (!rhsV || !zV) throw std::bad_alloc();
+        if (in.factored) {
+            if (SUNLinSolSolve(ls, A, zV.get(), rhsV.get(), 0.0) != 0 ||
+                !std::all_of(z, z + n, [](double v) { return std::isfinite(v); }))
+                return guess;
+        } else if (!solve(ev.pattern(),
+                          indexOneMatrix(ev, {in.t, y, yp, in.discrete, in.discreteVersion}, id), in.sparse,
+                          rhsV.get(), zV.get(), A, ls)) {
             return guess;
-    } else if (!diagonal && !solve(ev.pattern(), indexOneMatrix(ev, {in.t, y, yp, in.discrete, in.discreteVersion}, id),
-                                   in.sparse, rhs.get(), z.get(), A, ls)) {
-        return guess;
+        }
     }
     double sum = 0.0;
     for (const int i : *rows) {
         if (id[at(i)] == 0.0) {
-            yp[i] = data(z)[i];
+            yp[i] = z[i];
             continue;
         }
-        const double w = data(z)[i] / (in.relativeTolerance * std::abs(y[i]) + in.absoluteTolerance[i]);
+        const double w = z[i] / (in.relativeTolerance * std::abs(y[i]) + in.absoluteTolerance[i]);
         sum += w * w;
     }
     guess.ok = true;

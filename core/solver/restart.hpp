@@ -28,6 +28,13 @@ struct RestartGuess {
     bool diagonal = false;    // solved without the matrix (RestartInput::diagonal)
 };
 
+// estimateRestart()'s work arrays, kept between restarts by the caller: an event in a resting
+// network of 20,000 unknowns then costs its moving rows and a few copies, not a dozen allocations
+// of the whole size (each one page faults again).
+struct RestartScratch {
+    std::vector<double> rhs, z, f0, plus, values, rates, f, w, scale;
+};
+
 struct RestartInput {
     double t = 0.0;
     const std::vector<double>* id = nullptr;   // 1 differential, 0 algebraic
@@ -48,6 +55,7 @@ struct RestartInput {
     // the diagonal (then given for these rows alone) the estimate costs these rows; without it, or
     // if it fails, all, by the matrix.
     const std::vector<int>* rows = nullptr;
+    RestartScratch* scratch = nullptr;   // null: estimateRestart() allocates its own
 };
 
 // Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and

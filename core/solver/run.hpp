@@ -7,6 +7,7 @@
 
 #include "core/dae/reduced_evaluator.hpp"
 #include "core/solver/integrator.hpp"
+#include "core/solver/restart.hpp"
 #include "core/solver/sundials_raii.hpp"
 
 #include <chrono>
@@ -157,6 +158,12 @@ private:
     // IDA's root j is live root m_idaRoots[j]: while resting, an affine root over resting unknowns
     // alone is a constant and left out
     std::vector<int> m_idaRoots;
+    RestartScratch m_restartScratch;
+    // per live root: it reads a moving unknown (or is not affine), as of m_slot version
+    // m_movesVersion; initRoots() recomputes it for the blocks that changed, not for all 10,000
+    std::vector<char> m_rootMoves;
+    unsigned long m_slotVersion = 0, m_movesVersion = ~0UL;
+    bool rootMoves(int k) const;
     std::vector<double> m_g;   // every event function (rootFn)
     std::vector<char> m_liveFlags;
     // Live roots in affine form (Block::affineEvent) are rows over IDA's y, built in initRoots:
@@ -184,7 +191,7 @@ private:
     bool addBlockRoots(int block, double t);
     bool appendRoots(const RootArrays& from, int k0, int k1, int block);
     void buildRoots(double t, bool incremental);
-    bool rootsInPlace(double t);
+    bool rootsInPlace(double t, std::vector<int>& changed);   // changed: the event blocks written
     std::vector<int> m_eventIndex;   // per block: its place in eventBlocks, -1
     // per event block (in eventBlocks' order) its live roots [m_blockFirst[e], + m_blockCount[e]);
     // between them may lie dead ones, m_deadRoots in all (rootsInPlace)

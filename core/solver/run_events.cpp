@@ -70,7 +70,8 @@ void Run::chooseFirstStep(double t) {
                           m_sparse,
                           m_indexOneFactored,
                           m_rateDiagonal ? m_diagonal.data() : nullptr,
-                          m_resting ? &m_active : nullptr};
+                          m_resting ? &m_active : nullptr,
+                          &m_restartScratch};
     const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
     double h = m_lastStep;
     if (guess.ok) {

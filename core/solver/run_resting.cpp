@@ -104,6 +104,7 @@ void Run::buildMoving() {
     const dae::Pattern& p = m_rev.pattern();
     m_slot.assign(at(n), -1);
     for (int s = 0; s < na; ++s) m_slot[at(m_active[at(s)])] = s;
+    ++m_slotVersion;
     m_subColPtr.assign(1, 0);
     m_subRowIdx.clear();
     m_subSource.clear();

@@ -16,21 +16,41 @@ namespace endstop::core::solver::detail {
 // (Block::affineEvent) becomes a row over IDA's unknowns: no expansion, no call into its block.
 void Run::initRoots(double t) {
     const bool incremental = !m_rootDisc.empty() && m_rootDisc.size() == m_disc.size();
-    if (!incremental || !rootsInPlace(t)) buildRoots(t, incremental);
+    std::vector<int> changed;
+    const bool inPlace = incremental && rootsInPlace(t, changed);
+    if (!inPlace) buildRoots(t, incremental);
     m_rootDisc = m_disc;
+    // which live roots read a moving unknown: those of the blocks that changed, or all of them
+    // after the roots were built again or the moving part changed
+    m_rootMoves.resize(m_liveRoots.size(), 1);
+    if (!inPlace || m_movesVersion != m_slotVersion) {
+        for (std::size_t k = 0; k < m_liveRoots.size(); ++k) m_rootMoves[k] = rootMoves(static_cast<int>(k)) ? 1 : 0;
+    } else {
+        for (const int b : changed) {
+            const std::size_t e = at(m_eventIndex[at(b)]);
+            for (int k = m_blockFirst[e]; k < m_blockFirst[e] + m_blockCount[e]; ++k)
+                m_rootMoves[at(k)] = rootMoves(k) ? 1 : 0;
+        }
+    }
+    m_movesVersion = m_slotVersion;
     m_idaRoots.clear();   // in block order, as handleRoots() runs them
     for (std::size_t b = 0; b < m_blockFirst.size(); ++b)
-        for (int k = m_blockFirst[b]; k < m_blockFirst[b] + m_blockCount[b]; ++k) {
-            bool moves = !m_resting || m_rootAffine[at(k)] == 0;
-            for (int r = m_rootRows[at(k)]; !moves && r < m_rootRows[at(k + 1)]; ++r)
-                for (int e = m_rowFirst[at(r)]; !moves && e < m_rowFirst[at(r + 1)]; ++e)
-                    moves = m_slot[at(m_rootColumn[at(e)])] >= 0;
-            if (moves) m_idaRoots.push_back(k);
-        }
+        for (int k = m_blockFirst[b]; k < m_blockFirst[b] + m_blockCount[b]; ++k)
+            if (!m_resting || m_rootMoves[at(k)] != 0) m_idaRoots.push_back(k);
     m_rootsFound.assign(m_idaRoots.size(), 0);
     if (m_sys.eventCount > 0)
         check(IDARootInit(m_mem.get(), static_cast<int>(m_idaRoots.size()), m_idaRoots.empty() ? nullptr : rootFn),
               "IDARootInit");
+}
+
+// Live root k while resting: not affine (its block is evaluated), or a row of it reads an
+// unknown of the moving part; otherwise it is a constant and IDA need not see it.
+bool Run::rootMoves(int k) const {
+    if (!m_resting || m_rootAffine[at(k)] == 0) return true;
+    for (int r = m_rootRows[at(k)]; r < m_rootRows[at(k + 1)]; ++r)
+        for (int e = m_rowFirst[at(r)]; e < m_rowFirst[at(r + 1)]; ++e)
+            if (m_slot[at(m_rootColumn[at(e)])] >= 0) return true;
+    return false;
 }
 
 void Run::swapRoots(RootArrays& a) {
@@ -132,13 +152,13 @@ void Run::buildRoots(double t, bool incremental) {
 // contact), appended at the end otherwise (a stop coming into contact or leaving it), the old
 // ones left dead. An event then costs what changed. false: the dead roots would outnumber the
 // live ones; nothing is written, and buildRoots() builds the arrays again without gaps.
-bool Run::rootsInPlace(double t) {
+bool Run::rootsInPlace(double t, std::vector<int>& changed) {
     if (m_eventIndex.empty()) {
         m_eventIndex.assign(m_sys.bindings.size(), -1);
         for (std::size_t e = 0; e < m_sys.eventBlocks.size(); ++e)
             m_eventIndex[at(m_sys.eventBlocks[e])] = static_cast<int>(e);
     }
-    std::vector<int> changed;   // event blocks
+    changed.clear();   // event blocks
     m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) {
         if (m_eventIndex[at(b)] >= 0) changed.push_back(b);
     });
