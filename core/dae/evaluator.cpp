@@ -323,7 +323,6 @@ void Evaluator::updateLinear(const State& s) {
     const int every = std::max(kFullRebuildEvery, static_cast<int>(m_sys.bindings.size() / 16));
     if (++m_linearUpdates >= every) return rebuildLinear(s);
     const State before{s.t, s.y, s.yp, m_linearDiscrete.data()};
-    bool listChanged = false;
     m_changedFlag.resize(m_sys.bindings.size(), 0);
     m_changes.forEach(m_linearDiscrete.data(), s.discrete, [&](int block) {
         const std::size_t bi = at(block);
@@ -331,10 +330,15 @@ void Evaluator::updateLinear(const State& s) {
         const bool linearNow = linearAt(bi, s.discrete);
         if (m_isLinear[bi]) addLinear(bi, before, -1.0);
         if (linearNow) addLinear(bi, s, 1.0);
-        listChanged = listChanged || (m_isLinear[bi] != 0) != linearNow;
+        if ((m_isLinear[bi] != 0) != linearNow) {   // the evaluated list, kept in block order
+            const auto it = std::lower_bound(m_nonlinearBlocks.begin(), m_nonlinearBlocks.end(), block);
+            if (linearNow)
+                m_nonlinearBlocks.erase(it);
+            else
+                m_nonlinearBlocks.insert(it, block);
+        }
         m_isLinear[bi] = linearNow ? 1 : 0;
     });
-    if (listChanged) listNonlinear();
     std::copy(s.discrete, s.discrete + m_linearDiscrete.size(), m_linearDiscrete.begin());
     ++m_linearVersion;
 }
