@@ -104,7 +104,10 @@ void Run::loop() {
         const bool root = flag == IDA_ROOT_RETURN;
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
         if (!grid) {
-            recordRow(t);
+            if (root || timeEvent)
+                recordBeforeEvent(t);
+            else
+                recordRow(t);
         } else if (stepwise) {
             recordPassedGrid(t, outputIndex, root);
         } else if (!root && t >= gridTime) {
@@ -193,6 +196,26 @@ void Run::recordRow(double t) {
     if (!m_everyRow && t > 0.0) return;   // a summary: the last row comes from recordLast()
     m_rec.sample(m_ev, state(t), m_row);
     m_sink.row(t, m_row);
+}
+
+// The row just before an event, reduced: the rates its values ask for where the operator gives
+// them at once (ReducedEvaluator::consistentRates: a chain of masses), instead of IDA's BDF rates,
+// which satisfy the equations only to the Newton tolerance of the values. The row after the event
+// has consistent rates (the restart), so an acceleration's jump is then F/m to the tolerance of
+// the values. IDA's own y and y' are left as they were.
+void Run::recordBeforeEvent(double t) {
+    if (!m_opt.reduce || !m_everyRow || m_idValues.size() != at(m_rev.size())) return recordRow(t);
+    const auto n = static_cast<std::size_t>(m_rev.size());
+    m_leftY.assign(data(m_y), data(m_y) + n);
+    m_leftYp.assign(data(m_yp), data(m_yp) + n);
+    if (!m_rev.consistentRates(t, data(m_y), m_idValues.data(), m_disc.data(), m_discVersion, data(m_yp),
+                               m_resting ? &m_active : nullptr))
+        return recordRow(t);
+    m_fullStale = true;
+    recordRow(t);
+    std::copy(m_leftY.begin(), m_leftY.end(), data(m_y));
+    std::copy(m_leftYp.begin(), m_leftYp.end(), data(m_yp));
+    m_fullStale = true;
 }
 
 void Run::recordLast() {
