@@ -306,8 +306,9 @@ PortDesc Reader::port(const QJsonValue& v, const PathOf& path, const Context& ct
     }
     const auto parsed = model::PortRef::parse(text);
     if (!parsed || !model::Model::validName(parsed->block)) fail(path(), "expected \"block.port\"");
-    ref = *parsed;
-    const model::BlockSpec* spec = body.find(ref.block);
+    ref = std::move(*parsed);
+    const int index = body.indexOf(ref.block);   // one lookup for the block and its port list
+    const model::BlockSpec* spec = index < 0 ? nullptr : &body.blocks()[static_cast<std::size_t>(index)];
     if (!spec || model::isPortType(spec->type)) fail(path(), "no block named \"" + ref.block + "\"");
     if (const std::string_view sub = model::subsystemOf(spec->type); !sub.empty()) {
         const model::SubsystemDef* def = root.findSubsystem(sub);
@@ -319,7 +320,7 @@ PortDesc Reader::port(const QJsonValue& v, const PathOf& path, const Context& ct
         fail(path(), ctx.label(ref.block) + " (subsystem " + def->name + ") has no port \"" + ref.port +
                          "\" (ports: " + (ports.empty() ? "none" : ports) + ")");
     }
-    int& list = m_portsOf[static_cast<std::size_t>(body.indexOf(ref.block))];
+    int& list = m_portsOf[static_cast<std::size_t>(index)];
     if (list < 0) list = presentPorts(*spec);
     const std::vector<PortDesc>& ports = m_portLists[static_cast<std::size_t>(list)];
     const auto it = std::find_if(ports.begin(), ports.end(), [&](const PortDesc& p) { return p.name == ref.port; });
