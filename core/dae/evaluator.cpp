@@ -326,6 +326,7 @@ void Evaluator::updateLinear(const State& s) {
     m_changedFlag.resize(m_sys.bindings.size(), 0);
     m_changes.forEach(m_linearDiscrete.data(), s.discrete, [&](int block) {
         const std::size_t bi = at(block);
+        m_copied.push_back(block);
         if (!m_changedFlag[bi]) m_changedFlag[bi] = 1, m_changedBlocks.push_back(block);
         const bool linearNow = linearAt(bi, s.discrete);
         if (m_isLinear[bi]) addLinear(bi, before, -1.0);
@@ -339,7 +340,11 @@ void Evaluator::updateLinear(const State& s) {
         }
         m_isLinear[bi] = linearNow ? 1 : 0;
     });
-    std::copy(s.discrete, s.discrete + m_linearDiscrete.size(), m_linearDiscrete.begin());
+    for (const int block : m_copied) {   // the discretes that differ, not all of them
+        const Binding& b = m_sys.bindings[at(block)];
+        std::copy_n(s.discrete + b.discreteOffset, b.discreteCount, m_linearDiscrete.begin() + b.discreteOffset);
+    }
+    m_copied.clear();
     ++m_linearVersion;
 }
 

@@ -162,6 +162,7 @@ private:
     // and the summed blocks' residual at y = y' = 0 (c), per row
     std::vector<double> m_linearA, m_linearB, m_linearC, m_linearDiscrete;
     std::vector<int> m_nonlinearBlocks;
+    std::vector<int> m_copied;   // updateLinear(): the blocks whose discretes it copies
     std::vector<char> m_isLinear;                                     // per block, in m_linearDiscrete's modes
     std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;             // the pattern by rows, for solveSummedRow()
     std::map<std::pair<int, std::vector<double>>, char> m_summable;   // (structure, its discretes) -> summed

@@ -201,6 +201,7 @@ private:
     int m_deadRoots = 0;
     std::vector<double> m_rootDisc;
     std::vector<char> m_rootChanged;   // per block, while initRoots() runs
+    std::vector<int> m_discChanged;    // the blocks rootsInPlace() found changed, all of them
     dae::DiscreteChanges m_changes{m_sys};
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;

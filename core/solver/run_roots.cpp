@@ -19,7 +19,15 @@ void Run::initRoots(double t) {
     std::vector<int> changed;
     const bool inPlace = incremental && rootsInPlace(t, changed);
     if (!inPlace) buildRoots(t, incremental);
-    m_rootDisc = m_disc;
+    if (inPlace) {   // what differs is what changed: 800 kB of discretes in a chain of 10,000 stops
+        for (const int b : m_discChanged) {
+            const dae::Binding& bind = m_sys.bindings[at(b)];
+            std::copy_n(m_disc.begin() + bind.discreteOffset, bind.discreteCount,
+                        m_rootDisc.begin() + bind.discreteOffset);
+        }
+    } else {
+        m_rootDisc = m_disc;
+    }
     // which live roots read a moving unknown: those of the blocks that changed, or all of them
     // after the roots were built again or the moving part changed
     m_rootMoves.resize(m_liveRoots.size(), 1);
@@ -159,7 +167,9 @@ bool Run::rootsInPlace(double t, std::vector<int>& changed) {
             m_eventIndex[at(m_sys.eventBlocks[e])] = static_cast<int>(e);
     }
     changed.clear();   // event blocks
+    m_discChanged.clear();
     m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) {
+        m_discChanged.push_back(b);
         if (m_eventIndex[at(b)] >= 0) changed.push_back(b);
     });
     RootArrays fresh;
