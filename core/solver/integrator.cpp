@@ -105,7 +105,7 @@ void Run::loop() {
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
         if (!grid) {
             if (root || timeEvent)
-                recordBeforeEvent(t);
+                recordConsistent(t);
             else
                 recordRow(t);
         } else if (stepwise) {
@@ -114,9 +114,12 @@ void Run::loop() {
             recordRow(t);
             ++outputIndex;
         }
+        const long restarts = m_stats.reinits;
         if (root) handleRoots(t);
         if (timeEvent) handleTimeEvents(t);
-        if ((root || timeEvent) && !grid) recordRow(t);
+        // after a restart the rates are consistent already; after an event stepped over they are
+        // IDA's, and the row takes consistent ones as the row before it did
+        if ((root || timeEvent) && !grid) m_stats.reinits == restarts ? recordConsistent(t) : recordRow(t);
         watchResting(t, root || timeEvent);
         if (m_ctl.progress) {
             accumulateInto(m_live);
@@ -198,12 +201,12 @@ void Run::recordRow(double t) {
     m_sink.row(t, m_row);
 }
 
-// The row just before an event, reduced: the rates its values ask for where the operator gives
-// them at once (ReducedEvaluator::consistentRates: a chain of masses), instead of IDA's BDF rates,
-// which satisfy the equations only to the Newton tolerance of the values. The row after the event
-// has consistent rates (the restart), so an acceleration's jump is then F/m to the tolerance of
-// the values. IDA's own y and y' are left as they were.
-void Run::recordBeforeEvent(double t) {
+// The rows at an event, reduced: the rates the values ask for where the operator gives them at
+// once (ReducedEvaluator::consistentRates: a chain of masses), instead of IDA's BDF rates, which
+// satisfy the equations only to the Newton tolerance of the values. The row after a restart has
+// consistent rates already, so an acceleration's jump is then F/m to the tolerance of the values,
+// and an event stepped over shows none. IDA's own y and y' are left as they were.
+void Run::recordConsistent(double t) {
     if (!m_opt.reduce || !m_everyRow || m_idValues.size() != at(m_rev.size())) return recordRow(t);
     const auto n = static_cast<std::size_t>(m_rev.size());
     m_leftY.assign(data(m_y), data(m_y) + n);

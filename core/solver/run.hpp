@@ -111,7 +111,7 @@ private:
     double nextTimeEvent() const;
     dae::State state(double t);
     void recordRow(double t);
-    void recordBeforeEvent(double t);   // recordRow() with consistent rates where the reduction gives them
+    void recordConsistent(double t);   // recordRow() with consistent rates where the reduction gives them
     void recordLast();
     void accumulateInto(RunStats& s);
     void accumulate() { accumulateInto(m_stats); }   // before IDAReInit, which resets IDA's counters
@@ -160,7 +160,7 @@ private:
     // alone is a constant and left out
     std::vector<int> m_idaRoots;
     RestartScratch m_restartScratch;
-    std::vector<double> m_leftY, m_leftYp;   // IDA's values while recordBeforeEvent() records
+    std::vector<double> m_leftY, m_leftYp;   // IDA's values while recordConsistent() records
     // per live root: it reads a moving unknown (or is not affine), as of m_slot version
     // m_movesVersion; initRoots() recomputes it for the blocks that changed, not for all 10,000
     std::vector<char> m_rootMoves;

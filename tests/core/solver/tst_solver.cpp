@@ -65,7 +65,7 @@ private Q_SLOTS:
     void timeEventIsHitExactly() { checkTimeEvent({}); }
 
     // Reduced, the acceleration is the rate of the kept velocity: the row before the event takes
-    // the rate the state asks for (Run::recordBeforeEvent), not IDA's BDF rate, which left the jump
+    // the rate the state asks for (Run::recordConsistent), not IDA's BDF rate, which left the jump
     // 6.5e-6 off
     void timeEventIsHitExactlyReduced() {
         core::simulation::SimulationOptions o;
