@@ -36,7 +36,12 @@ public:
         }
     }
 
+    // the discretes of `blocks` (as forEach() listed them) copied from `from` into `to`: the two
+    // copies agree again at the cost of what changed
+    void copy(const std::vector<int>& blocks, const double* from, double* to) const;
+
 private:
+    const DaeSystem& m_sys;
     std::size_t m_size;
     std::vector<int> m_block, m_offset;   // the blocks with discretes, and where theirs start
 };

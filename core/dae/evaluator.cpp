@@ -340,10 +340,7 @@ void Evaluator::updateLinear(const State& s) {
         }
         m_isLinear[bi] = linearNow ? 1 : 0;
     });
-    for (const int block : m_copied) {   // the discretes that differ, not all of them
-        const Binding& b = m_sys.bindings[at(block)];
-        std::copy_n(s.discrete + b.discreteOffset, b.discreteCount, m_linearDiscrete.begin() + b.discreteOffset);
-    }
+    m_changes.copy(m_copied, s.discrete, m_linearDiscrete.data());   // the discretes that differ, not all
     m_copied.clear();
     ++m_linearVersion;
 }

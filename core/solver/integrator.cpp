@@ -209,15 +209,15 @@ void Run::recordRow(double t) {
 void Run::recordConsistent(double t) {
     if (!m_opt.reduce || !m_everyRow || m_idValues.size() != at(m_rev.size())) return recordRow(t);
     const auto n = static_cast<std::size_t>(m_rev.size());
-    m_leftY.assign(data(m_y), data(m_y) + n);
-    m_leftYp.assign(data(m_yp), data(m_yp) + n);
+    m_savedY.assign(data(m_y), data(m_y) + n);
+    m_savedYp.assign(data(m_yp), data(m_yp) + n);
     if (!m_rev.consistentRates(t, data(m_y), m_idValues.data(), m_disc.data(), m_discVersion, data(m_yp),
                                m_resting ? &m_active : nullptr))
         return recordRow(t);
     m_fullStale = true;
     recordRow(t);
-    std::copy(m_leftY.begin(), m_leftY.end(), data(m_y));
-    std::copy(m_leftYp.begin(), m_leftYp.end(), data(m_yp));
+    std::copy(m_savedY.begin(), m_savedY.end(), data(m_y));
+    std::copy(m_savedYp.begin(), m_savedYp.end(), data(m_yp));
     m_fullStale = true;
 }
 

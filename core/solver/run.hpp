@@ -160,7 +160,7 @@ private:
     // alone is a constant and left out
     std::vector<int> m_idaRoots;
     RestartScratch m_restartScratch;
-    std::vector<double> m_leftY, m_leftYp;   // IDA's values while recordConsistent() records
+    std::vector<double> m_savedY, m_savedYp;   // IDA's values while recordConsistent() records
     // per live root: it reads a moving unknown (or is not affine), as of m_slot version
     // m_movesVersion; initRoots() recomputes it for the blocks that changed, not for all 10,000
     std::vector<char> m_rootMoves;

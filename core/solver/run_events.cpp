@@ -159,12 +159,8 @@ void Run::syncFull(double t) {
         m_changedDisc.clear();
         if (sameSize && m_expandedVersion != m_discVersion)
             m_changes.forEach(m_expandedDisc.data(), m_disc.data(), [&](int b) { m_changedDisc.push_back(b); });
-        for (const int b : m_changedDisc) {
-            moving = moving && !m_rev.definesResting(b);
-            const dae::Binding& bind = m_sys.bindings[at(b)];   // the copy follows what changed
-            std::copy_n(m_disc.begin() + bind.discreteOffset, bind.discreteCount,
-                        m_expandedDisc.begin() + bind.discreteOffset);
-        }
+        for (const int b : m_changedDisc) moving = moving && !m_rev.definesResting(b);
+        m_changes.copy(m_changedDisc, m_disc.data(), m_expandedDisc.data());   // the copy follows what changed
         if (!sameSize) m_expandedDisc = m_disc;
         m_expandedVersion = m_discVersion;
     }

@@ -19,15 +19,10 @@ void Run::initRoots(double t) {
     std::vector<int> changed;
     const bool inPlace = incremental && rootsInPlace(t, changed);
     if (!inPlace) buildRoots(t, incremental);
-    if (inPlace) {   // what differs is what changed: 800 kB of discretes in a chain of 10,000 stops
-        for (const int b : m_discChanged) {
-            const dae::Binding& bind = m_sys.bindings[at(b)];
-            std::copy_n(m_disc.begin() + bind.discreteOffset, bind.discreteCount,
-                        m_rootDisc.begin() + bind.discreteOffset);
-        }
-    } else {
+    if (inPlace)   // what differs is what changed: 800 kB of discretes in a chain of 10,000 stops
+        m_changes.copy(m_discChanged, m_disc.data(), m_rootDisc.data());
+    else
         m_rootDisc = m_disc;
-    }
     // which live roots read a moving unknown: those of the blocks that changed, or all of them
     // after the roots were built again or the moving part changed
     m_rootMoves.resize(m_liveRoots.size(), 1);
