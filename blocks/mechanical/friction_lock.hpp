@@ -11,7 +11,9 @@
 //         agrees with s; one that disagrees goes back to locked once (the engine then recomputes
 //         every joint: the search is global); if its force is still outside the limits it is let
 //         go, so the search always ends
-//   wait -> sliding     s v reaches the threshold; wait -> locked: s v falls to -threshold
+//   wait -> sliding     s v reaches the threshold (the block's rows stay as they are: a block
+//                       using this must give wait and sliding the same rows); wait -> locked:
+//                       s v falls to -threshold
 //   sliding -> locked   v reaches zero; if the holding force is outside the limits there, the
 //                       joint breaks away again at once (a lock and an unlock at one time)
 // Lock and unlock go to the event log when they are confirmed, with the relative velocity just
@@ -71,10 +73,12 @@ struct FrictionLock {
                 enter(ctx, kWait, v);
                 break;
             case kWait:
-                if (which == kSlides)
+                if (which == kSlides) {
                     ctx.set(mode, kSliding);
-                else
+                    ctx.continuous();   // wait and sliding share their rows: stepped over, not restarted at
+                } else {
                     enter(ctx, kLocked, v);
+                }
                 break;
             case kSliding:
                 if (which == kStops) enter(ctx, kLocked, v);
