@@ -6,6 +6,7 @@
 #include "core/units/unit.hpp"
 #include "gui/document.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -36,6 +37,7 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
       m_maxStep(new QLineEdit(this)),
       m_interval(new QLineEdit(this)),
       m_solver(new QComboBox(this)),
+      m_reduce(new QCheckBox(tr("Reduce the network before solving"), this)),
       m_error(new QLabel(this)) {
     setWindowTitle(tr("Solver settings"));
     const core::model::SimulationSettings& s = doc.model().simulation();
@@ -57,6 +59,11 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
     m_solver->addItem(tr("dense"), name(core::model::LinearSolver::Dense));
     m_solver->addItem(tr("KLU (sparse)"), name(core::model::LinearSolver::Klu));
     m_solver->setCurrentIndex(std::max(0, m_solver->findData(name(s.linearSolver))));
+    m_reduce->setObjectName(QStringLiteral("reduce"));
+    m_reduce->setChecked(s.reduce);
+    m_reduce->setToolTip(tr("Aliases, explicit variables and running integrals leave the solver's unknowns; every "
+                            "variable is still recorded. Usually much faster on large networks "
+                            "(docs/engine.md, \"Reduction\")."));
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_error->setWordWrap(true);
 
@@ -83,6 +90,7 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
     row(tr("Maximum step"), m_maxStep);
     row(tr("Output interval"), m_interval);
     form->addRow(tr("Linear solver"), m_solver);
+    form->addRow(QString(), m_reduce);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -128,6 +136,7 @@ std::optional<core::model::SimulationSettings> SolverSettingsDialog::settings() 
     time(m_interval, s.outputInterval);
     s.linearSolver = core::model::parseLinearSolver(m_solver->currentData().toString().toStdString())
                          .value_or(core::model::LinearSolver::Auto);
+    s.reduce = m_reduce->isChecked();
     if (!ok) {
         m_error->clear();
         return std::nullopt;

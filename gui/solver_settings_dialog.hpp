@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SolverSettingsDialog: the model's simulation settings (stop time, tolerances, maximum step,
-// output interval, linear solver). Times accept units ("500 ms"); the settings are checked by the
+// output interval, linear solver, the reduction). Times accept units ("500 ms"); the settings are checked by the
 // core before OK closes the dialog, and OK applies them as one SetSimulation edit (undo stack).
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -26,6 +27,7 @@ public:
 
     QLineEdit* field(const QString& key) const;   // "stop_time", "relative_tolerance", ...
     QComboBox* linearSolver() const { return m_solver; }
+    QCheckBox* reduce() const { return m_reduce; }
     QLabel* errorLabel() const { return m_error; }               // what no single field explains
     QLabel* fieldError(const QString& key) const;                // the reason under that field
     std::optional<core::model::SimulationSettings> settings();   // nullopt: invalid, reason shown
@@ -45,6 +47,7 @@ private:
     QLineEdit* m_maxStep;
     QLineEdit* m_interval;
     QComboBox* m_solver;
+    QCheckBox* m_reduce;
     QLabel* m_error;
     QHash<QString, QLabel*> m_fieldErrors;
 };

@@ -168,10 +168,13 @@ core::simulation::SimulationOptions toOptions(const py::kwargs& options) {
             } catch (const core::Error& e) {
                 raiseModelError(e.what());
             }
+        } else if (k == "reduce") {
+            if (!py::isinstance<py::bool_>(value)) typeError("reduce: expected True or False, got " + typeName(value));
+            o.reduce = value.cast<bool>();
         } else {
             typeError("unexpected keyword argument '" + k +
                       "' (options: stop_time, rtol, atol, max_step, output_interval, signals, "
-                      "max_steps, max_wall, linear_solver)");
+                      "max_steps, max_wall, linear_solver, reduce)");
         }
     }
     checkLimits(o);

@@ -158,7 +158,7 @@ py::dict settings(const LoadedModel& self) {
     const core::model::SimulationSettings& s = self.model.simulation();
     return py::dict("stop_time"_a = s.stopTime, "rtol"_a = s.relativeTolerance, "atol"_a = s.absoluteTolerance,
                     "max_step"_a = s.maxStep, "output_interval"_a = s.outputInterval,
-                    "linear_solver"_a = core::model::toString(s.linearSolver));
+                    "linear_solver"_a = core::model::toString(s.linearSolver), "reduce"_a = s.reduce);
 }
 
 // Pickled as the project file's bytes, so a Model can be sent to Dask or multiprocessing workers.
@@ -184,7 +184,7 @@ constexpr const char* kRunDoc = R"(run(set=None, **options) -> Result
 Runs a copy of the model with the overrides in `set` ({"stop1.upper_bound": "5 mm",
 "slider.mass": 0.7}: strings with units, or numbers in SI) to its stop time.
 Options: stop_time, rtol, atol, max_step, output_interval, signals (list of names),
-max_steps, max_wall (seconds), linear_solver ('auto', 'dense', 'klu').
+max_steps, max_wall (seconds), linear_solver ('auto', 'dense', 'klu'), reduce (True, False).
 Raises ModelError for bad input, SimulationError (RunLimitError for max_steps/max_wall)
 with .partial, the Result up to the failure.)";
 

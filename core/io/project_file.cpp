@@ -158,12 +158,14 @@ QByteArray serializeProject(const model::Model& model) {
     root["formatVersion"] = kFormatVersion;
     root["generator"] = kGenerator;
     const model::SimulationSettings& s = model.simulation();
-    root["simulation"] = QJsonObject{{"stop_time", s.stopTime},
-                                     {"relative_tolerance", s.relativeTolerance},
-                                     {"absolute_tolerance", s.absoluteTolerance},
-                                     {"max_step", s.maxStep},
-                                     {"output_interval", s.outputInterval},
-                                     {"linear_solver", toString(s.linearSolver)}};
+    QJsonObject simulation{{"stop_time", s.stopTime},
+                           {"relative_tolerance", s.relativeTolerance},
+                           {"absolute_tolerance", s.absoluteTolerance},
+                           {"max_step", s.maxStep},
+                           {"output_interval", s.outputInterval},
+                           {"linear_solver", toString(s.linearSolver)}};
+    if (s.reduce) simulation["reduce"] = true;   // written only when on: older readers know the rest
+    root["simulation"] = simulation;
     if (!model.parameters().empty()) root["parameters"] = parametersJson(model.parameters());
     if (!model.subsystems().empty()) {
         QJsonObject defs;

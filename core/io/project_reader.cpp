@@ -77,6 +77,9 @@ void Reader::readSimulation(const QJsonValue& v, model::Model& m) const {
             const auto solver = model::parseLinearSolver(o[key].toString().toStdString());
             if (!solver) fail(path, "expected " + model::linearSolverNames('"'));
             s.linearSolver = *solver;
+        } else if (key == "reduce") {
+            if (!o[key].isBool()) fail(path, "expected true or false");
+            s.reduce = o[key].toBool();
         } else
             fail(path, "unknown setting");
     }

@@ -33,7 +33,7 @@ solver::SolverOptions resolveSettings(const model::SimulationSettings& model, co
     s.maxStep = o.maxStep.value_or(model.maxStep);
     s.outputInterval = o.outputInterval.value_or(model.outputInterval);
     s.linearSolver = o.linearSolver.value_or(model.linearSolver);
-    s.reduce = o.reduce.value_or(false);
+    s.reduce = o.reduce.value_or(model.reduce);
     if (o.resting) s.restingMinimum = *o.resting ? 0 : -1;
     s.stepOver = o.stepOver.value_or(true);
     const std::pair<const model::SettingRange*, double> ranges[] = {{&model::kStopTime, s.stopTime},

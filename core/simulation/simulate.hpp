@@ -17,7 +17,7 @@ namespace endstop::core::simulation {
 struct SimulationOptions {   // overrides of the model's settings (command line, tests)
     std::optional<double> stopTime, relativeTolerance, absoluteTolerance, maxStep, outputInterval;
     std::optional<model::LinearSolver> linearSolver;
-    std::optional<bool> reduce;         // the reduction stage (docs/engine.md, "Reduction"); off unless asked for
+    std::optional<bool> reduce;         // the reduction stage (docs/engine.md, "Reduction"); unset: the model's
     std::optional<bool> resting;        // with it, IDA on the moving part alone: true always, false never,
                                         // unset from 1,000 reduced unknowns (docs/engine.md, "The resting part")
     std::optional<bool> stepOver;       // continuous events without a restart (docs/engine.md); on unless off

@@ -119,6 +119,29 @@ private Q_SLOTS:
         QVERIFY(o["wall_s"].toDouble() >= o["solve_s"].toDouble());
     }
 
+    // "reduce": true in the file's settings runs the reduction as --reduce on does (the same
+    // bytes); --reduce off overrides the file
+    void reduceFromTheFile() {
+        QByteArray text = readText(m_osc).toUtf8();
+        text.replace(R"("absolute_tolerance": 1e-10 })", R"("absolute_tolerance": 1e-10, "reduce": true })");
+        QVERIFY(text.contains("\"reduce\""));
+        const QString reducedModel = writeText(scratch("reduced.endstop"), text);
+        auto unknowns = [](const QString& statsLine) {
+            const QJsonObject o = QJsonDocument::fromJson(statsLine.toUtf8()).object();
+            return std::pair{o["unknowns"].toInt(), o["unknowns_before"].toInt()};
+        };
+        const auto fromFile = runBatch({"run", reducedModel, "--out", scratch("file.csv"), "--stats"});
+        QCOMPARE(fromFile.exitCode, 0);
+        const auto [reduced, before] = unknowns(fromFile.out);
+        QVERIFY2(reduced < before, qPrintable(fromFile.out));
+        const auto flag = runBatch({"run", m_osc, "--out", scratch("flag.csv"), "--reduce", "on"});
+        QCOMPARE(flag.exitCode, 0);
+        QCOMPARE(readText(scratch("file.csv")), readText(scratch("flag.csv")));
+        const auto off = runBatch({"run", reducedModel, "--out", scratch("off.csv"), "--stats", "--reduce", "off"});
+        QCOMPARE(off.exitCode, 0);
+        QCOMPARE(unknowns(off.out), std::pair(before, before));
+    }
+
     void setParameters() {
         const QString out = scratch("set.csv");
         auto r = runBatch({"run", m_osc, "--out", out, "--set", "mass1.mass=4000 g", "--set=spring1.stiffness=1.2 kN/m",

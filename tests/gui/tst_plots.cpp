@@ -19,6 +19,7 @@
 #include "support/test_support.hpp"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -255,6 +256,32 @@ private Q_SLOTS:
         doc().undoStack()->redo();
         QVERIFY(runAndWait());
         QCOMPARE(runs().current()->rows(), std::size_t{201});
+    }
+
+    // The reduction is a setting of the model: the dialog's check box turns it on (one undoable
+    // edit), the next run solves fewer unknowns and records the same variables
+    void reduceIsASolverSetting() {
+        QVERIFY(m_window->openFile(example("rattling_mass.endstop")));
+        QVERIFY(runAndWait());
+        const core::RunStats drawn = runs().current()->run().stats();
+        const std::size_t columns = runs().current()->run().results().columns().size();
+        QCOMPARE(drawn.unknowns, drawn.unknownsBefore);
+        gui::SolverSettingsDialog dialog(doc(), m_window.get());
+        QVERIFY(!dialog.reduce()->isChecked());
+        dialog.reduce()->click();
+        QVERIFY(dialog.apply());
+        QVERIFY(doc().model().simulation().reduce);
+        QCOMPARE(doc().undoStack()->undoText(), QString("Solver settings"));
+        QVERIFY(runAndWait());
+        const core::RunStats reduced = runs().current()->run().stats();
+        QVERIFY2(reduced.unknowns < drawn.unknowns,
+                 qPrintable(QString("%1 unknowns, %2 as drawn").arg(reduced.unknowns).arg(drawn.unknowns)));
+        QCOMPARE(reduced.unknownsBefore, drawn.unknownsBefore);
+        QCOMPARE(runs().current()->run().results().columns().size(), columns);
+        QCOMPARE(reduced.events, drawn.events);
+        doc().undoStack()->undo();
+        QVERIFY(!doc().model().simulation().reduce);
+        QVERIFY(!gui::SolverSettingsDialog(doc(), m_window.get()).reduce()->isChecked());
     }
 
     void cursorReadsEveryTrace() {

@@ -39,9 +39,14 @@ def cli_flags(overrides, options):
     for name, value in overrides.items():
         flags += ["--set", f"{name}={text(value)}"]
     names = {"stop_time": "--stop-time", "rtol": "--rtol", "atol": "--atol", "output_interval": "--output-interval",
-             "max_steps": "--max-steps", "linear_solver": "--linear-solver"}
+             "max_steps": "--max-steps", "linear_solver": "--linear-solver", "reduce": "--reduce"}
     for key, value in options.items():
-        flags += ["--signals", ",".join(value)] if key == "signals" else [names[key], repr(value) if isinstance(value, float) else str(value)]
+        if key == "signals":
+            flags += ["--signals", ",".join(value)]
+        elif isinstance(value, bool):
+            flags += [names[key], "on" if value else "off"]
+        else:
+            flags += [names[key], repr(value) if isinstance(value, float) else str(value)]
     return flags
 
 

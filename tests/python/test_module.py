@@ -20,6 +20,7 @@ CASES = [
     (example("drive_train.endstop"), {"clutch.mu_speeds": np.array([0.0, 1.0, 10.0]), "clutch.mu_values": [0.5, 0.4, 0.3]},
      {"stop_time": 1.0}),
     (example("stick_slip_belt.endstop"), {}, {"linear_solver": "klu", "stop_time": 3.0}),
+    (example("rattling_mass.endstop"), {"slider.mass": 0.7}, {"reduce": True, "stop_time": 1.0}),
     (batch_model("run", "oscillator.endstop"), {}, {"atol": 1e-10}),
     # named parameters and subsystems: model parameters, mask values and blocks inside by path
     (example("gear_train_backlash.endstop"), {"backlash": "1 deg", "stage3.J": "2e-4 kg*m^2", "stage1.mesh.upper_damping": 0.1},
@@ -132,6 +133,11 @@ class Overrides(unittest.TestCase):
         self.assertTrue(np.allclose(r.time, [0, 0.05, 0.1, 0.15, 0.2, 0.25], rtol=0, atol=1e-12))
         self.assertEqual(r.final_time, 0.25)
         self.assertEqual(self.model.run(stop_time=0.1, linear_solver="klu").stats["linear_solver"], "klu")
+        self.assertIs(self.model.settings["reduce"], False)
+        reduced = self.model.run(stop_time=0.1, reduce=True).stats
+        self.assertLess(reduced["unknowns"], reduced["unknowns_before"])
+        drawn = self.model.run(stop_time=0.1, reduce=False).stats
+        self.assertEqual(drawn["unknowns"], drawn["unknowns_before"])
 
 
 class Errors(unittest.TestCase):
@@ -159,6 +165,9 @@ class Errors(unittest.TestCase):
         self.assertModelError(lambda: self.model.run(stop_time=-1), "stop_time")
         self.assertModelError(lambda: self.model.run(max_steps=0), "max_steps")
         self.assertModelError(lambda: self.model.run(linear_solver="lu"), "linear_solver")
+        with self.assertRaises(TypeError) as caught:
+            self.model.run(reduce="on")
+        self.assertIn("reduce: expected True or False", str(caught.exception))
 
     def test_bad_files_raise_model_error(self):
         self.assertModelError(lambda: endstop.load("/nonexistent/m.endstop"), "/nonexistent/m.endstop", "no such file")

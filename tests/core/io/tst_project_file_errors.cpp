@@ -171,6 +171,8 @@ private Q_SLOTS:
                                          << QStringList{": simulation.stoptime:", "unknown setting"};
         QTest::newRow("bad linear solver") << "{" + head + R"("simulation": {"linear_solver": "lu"}})"
                                            << QStringList{": simulation.linear_solver:", "\"klu\""};
+        QTest::newRow("reduce not a boolean") << "{" + head + R"("simulation": {"reduce": "on"}})"
+                                              << QStringList{": simulation.reduce:", "expected true or false"};
         QTest::newRow("setting not a number") << "{" + head + R"("simulation": {"stop_time": "2 s"}})"
                                               << QStringList{": simulation.stop_time:", "expected a number"};
         QTest::newRow("connection not a pair")
