@@ -49,7 +49,7 @@ void MainWindow::createRunControls() {
     run->setToolTip(tr("Run the simulation (F5); the plots follow it live"));
     pause->setToolTip(tr("Pause or resume the run (F6)"));
     stop->setToolTip(tr("Stop the run and keep what it computed (Shift+F5)"));
-    settings->setToolTip(tr("Tolerances, maximum step, output interval, linear solver"));
+    settings->setToolTip(tr("Tolerances, maximum step, output interval, linear solver, reduction"));
 
     QMenu* sim = new QMenu(tr("&Simulation"), this);
     menuBar()->insertMenu(menuBar()->actions().at(3), sim);   // before Help
