@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace endstop::core::dae {
 
@@ -17,14 +18,7 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 // Appends index arrays to the packed storage, sized beforehand so that it never moves: each view
 // is taken as its array goes in.
-struct Packer {
-    std::vector<int>& index;
-    std::span<const int> add(const std::vector<int>& v) {
-        const std::size_t first = index.size();
-        index.insert(index.end(), v.begin(), v.end());
-        return {index.data() + first, v.size()};
-    }
-};
+void append(std::vector<int>& index, const std::vector<int>& v) { index.insert(index.end(), v.begin(), v.end()); }
 
 std::vector<int> unknownsOf(const BindingDraft& b, const std::vector<int>& slots) {
     std::vector<int> out;
@@ -116,21 +110,41 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
                  b.derSlot.size() + b.ownDiff.size() + b.portDiff.size() + b.jac.size();
     s.index.clear();
     s.index.reserve(total);
-    Packer p{s.index};
     s.bindings.assign(drafts.size(), Binding{});
+    std::vector<std::size_t> hot(drafts.size()), cold(drafts.size());   // offsets into index
     // the residual's arrays first, for all blocks, so that a residual pass reads them in order
     for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
         const BindingDraft& d = drafts[bi];
         Binding& b = s.bindings[bi];
-        b.portUnknown = p.add(unknownsOf(d, d.portSlot));
-        b.varUnknown = p.add(unknownsOf(d, d.varSlot));
-        b.ownRow = p.add(d.ownRow);
-        b.portRow = p.add(d.portRow);
+        b.ports = static_cast<int>(d.portSlot.size());
+        b.vars = static_cast<int>(d.varSlot.size());
+        b.conserving = static_cast<int>(d.portRow.size());
+        b.slots = static_cast<int>(d.slot.size());
+        b.baseSlots = d.baseSlots;
+        b.mapped = !d.jac.empty();
+        // the lengths Binding derives from these
+        if (d.ownRow.size() != d.varSlot.size() || d.ownDiff.size() != d.varSlot.size() ||
+            d.portDiff.size() != d.portRow.size() || d.derSlot.size() != static_cast<std::size_t>(d.baseSlots) ||
+            (!d.jac.empty() && d.jac.size() != static_cast<std::size_t>(b.localRows() * b.slots)))
+            throw std::logic_error("pack: block " + s.topo.blocks[bi].name + "'s index arrays disagree in length");
+        hot[bi] = s.index.size();
+        append(s.index, unknownsOf(d, d.portSlot));
+        append(s.index, unknownsOf(d, d.varSlot));
+        append(s.index, d.ownRow);
+        append(s.index, d.portRow);
+    }
+    for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
+        const BindingDraft& d = drafts[bi];
+        cold[bi] = s.index.size();
+        for (const std::vector<int>* v : {&d.slot, &d.derSlot, &d.portSlot, &d.varSlot, &d.ownDiff, &d.portDiff, &d.jac})
+            append(s.index, *v);
     }
     s.eventBlocks.clear();
     for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
         const BindingDraft& d = drafts[bi];
         Binding& b = s.bindings[bi];
+        b.hot = s.index.data() + hot[bi];
+        b.cold = s.index.data() + cold[bi];
         b.block = &*s.topo.blocks[bi].block;
         b.parameters = b.block->realsData();
         b.direct = std::all_of(d.derSlot.begin(), d.derSlot.end(), [](int k) { return k < 0; });
@@ -139,14 +153,6 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         b.discreteCount = d.discreteCount;
         b.eventOffset = d.eventOffset;
         b.events = b.block->eventCount();
-        b.baseSlots = d.baseSlots;
-        b.slot = p.add(d.slot);
-        b.derSlot = p.add(d.derSlot);
-        b.portSlot = p.add(d.portSlot);
-        b.varSlot = p.add(d.varSlot);
-        b.ownDiff = p.add(d.ownDiff);
-        b.portDiff = p.add(d.portDiff);
-        b.jac = p.add(d.jac);
         if (b.events > 0) s.eventBlocks.push_back(static_cast<int>(bi));
     }
 }
@@ -160,8 +166,8 @@ void initialValues(DaeSystem& s) {
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
         const graph::TopoBlock& tb = s.topo.blocks[bi];
         const Binding& b = s.bindings[bi];
-        for (std::size_t v = 0; v < b.varSlot.size(); ++v)
-            s.y0[at(b.slot[at(b.varSlot[v])])] = tb.block->initialValue(static_cast<int>(v));
+        for (std::size_t v = 0; v < b.varSlot().size(); ++v)
+            s.y0[at(b.slot()[at(b.varSlot()[v])])] = tb.block->initialValue(static_cast<int>(v));
         for (const InitialAcross& w : tb.block->initialAcross()) {
             const int n = tb.portNode[at(w.port.index)];
             if (n < 0) continue;

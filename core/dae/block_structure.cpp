@@ -19,11 +19,11 @@ std::string signature(const DaeSystem& s, int bi) {
     const Binding& b = s.bindings[at(bi)];
     std::string sig = blk.shapeKey();   // type id and parameters
     sig += '|';
-    for (int k : b.portSlot) sig += std::to_string(k) + ',';
+    for (int k : b.portSlot()) sig += std::to_string(k) + ',';
     sig += '|';
-    for (int k : b.varSlot) sig += std::to_string(k) + ',';
-    sig += '|' + std::to_string(b.baseSlots) + '|' + std::to_string(b.portRow.size());
-    for (int r : b.portRow) sig += r < 0 ? '-' : '+';
+    for (int k : b.varSlot()) sig += std::to_string(k) + ',';
+    sig += '|' + std::to_string(b.baseSlots) + '|' + std::to_string(b.portRow().size());
+    for (int r : b.portRow()) sig += r < 0 ? '-' : '+';
     return sig;
 }
 
@@ -44,7 +44,7 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
             combinations *= blk.discretes()[i].modes;
         }
     const std::vector<double> saved = disc;
-    const std::size_t nv = b.ownRow.size();
+    const std::size_t nv = b.ownRow().size();
     for (int c = 0; c < combinations; ++c) {
         for (std::size_t i = 0, rest = at(c); i < st.modeDiscretes.size(); ++i) {
             disc[at(b.discreteOffset + st.modeDiscretes[i])] = static_cast<double>(rest % at(st.radix[i]));
@@ -54,10 +54,10 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
         LocalIncidence inc = ev.blockIncidence(bi, State{0.0, s.y0.data(), nullptr, disc.data()}, &linear);
         std::vector<char> force(nv, 0);
         for (std::size_t v = 0; v < nv; ++v) {
-            const int self = b.varSlot[v];
+            const int self = b.varSlot()[v];
             if (std::any_of(inc[v].begin(), inc[v].end(), [&](const auto& e) { return e.first == self; })) continue;
-            for (std::size_t p = 0; p < b.portRow.size(); ++p)
-                if (b.portRow[p] >= 0 && std::count(inc[nv + p].begin(), inc[nv + p].end(), std::pair{self, 0}))
+            for (std::size_t p = 0; p < b.portRow().size(); ++p)
+                if (b.portRow()[p] >= 0 && std::count(inc[nv + p].begin(), inc[nv + p].end(), std::pair{self, 0}))
                     force[v] = 1;
         }
         st.anyConstraintForce = st.anyConstraintForce || std::count(force.begin(), force.end(), 1) > 0;
@@ -86,19 +86,19 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
 
 // Rows of one block in global numbering: local row -> row, or -1.
 int globalRow(const Binding& b, std::size_t localRow) {
-    return localRow < b.ownRow.size() ? b.ownRow[localRow] : b.portRow[localRow - b.ownRow.size()];
+    return localRow < b.ownRow().size() ? b.ownRow()[localRow] : b.portRow()[localRow - b.ownRow().size()];
 }
 
 // The unknowns whose y' a block's rows take in one mode combination: y' of a slot enters a row
 // itself (order 1) or the row's derivative (order 0); dummy derivatives stand in for their own.
 // Once per row that takes it.
 template <class F> void forEachRateTaken(const Binding& b, const LocalIncidence& inc, F&& f) {
-    const std::size_t nv = b.ownRow.size();
+    const std::size_t nv = b.ownRow().size();
     for (std::size_t r = 0; r < inc.size(); ++r) {
         if (globalRow(b, r) < 0) continue;
-        const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
+        const bool differentiated = (r < nv ? b.ownDiff()[r] : b.portDiff()[r - nv]) >= 0;
         for (const auto& [k, o] : inc[r])
-            if (b.derSlot[at(k)] < 0 && (o == 1 || differentiated)) f(b.slot[at(k)]);
+            if (b.derSlot()[at(k)] < 0 && (o == 1 || differentiated)) f(b.slot()[at(k)]);
     }
 }
 
@@ -107,7 +107,7 @@ void addLocal(const DaeSystem& s, int bi, const LocalIncidence& inc, Incidence& 
     for (std::size_t r = 0; r < inc.size(); ++r) {
         const int row = globalRow(b, r);
         if (row < 0) continue;
-        for (const auto& [k, o] : inc[r]) out.rows[at(row)].emplace_back(b.slot[at(k)], o);
+        for (const auto& [k, o] : inc[r]) out.rows[at(row)].emplace_back(b.slot()[at(k)], o);
     }
 }
 

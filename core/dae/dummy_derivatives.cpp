@@ -19,13 +19,13 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 // Where y' of each unknown enters a row, for one block in one mode: unknown -> number of rows.
 void derivativeUse(const DaeSystem& s, int bi, const LocalIncidence& inc, std::vector<std::pair<int, int>>& out) {
     const Binding& b = s.bindings[at(bi)];
-    const std::size_t nv = b.ownRow.size();
+    const std::size_t nv = b.ownRow().size();
     out.clear();
     for (std::size_t r = 0; r < inc.size(); ++r) {
-        if ((r < nv ? b.ownRow[r] : b.portRow[r - nv]) < 0) continue;
-        const bool differentiated = (r < nv ? b.ownDiff[r] : b.portDiff[r - nv]) >= 0;
+        if ((r < nv ? b.ownRow()[r] : b.portRow()[r - nv]) < 0) continue;
+        const bool differentiated = (r < nv ? b.ownDiff()[r] : b.portDiff()[r - nv]) >= 0;
         for (const auto& [k, o] : inc[r])
-            if (b.derSlot[at(k)] < 0 && (o == 1 || differentiated)) out.emplace_back(b.slot[at(k)], 1);
+            if (b.derSlot()[at(k)] < 0 && (o == 1 || differentiated)) out.emplace_back(b.slot()[at(k)], 1);
     }
 }
 
@@ -49,12 +49,12 @@ void chooseDummies(DaeSystem& s, std::vector<BindingDraft>& drafts, const Reduct
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi) {
         const Binding& b = s.bindings[bi];
         bool touches = false;
-        for (int r : b.ownRow) touches = touches || rowIndex.count(r);
-        for (int r : b.portRow) touches = touches || (r >= 0 && rowIndex.count(r));
+        for (int r : b.ownRow()) touches = touches || rowIndex.count(r);
+        for (int r : b.portRow()) touches = touches || (r >= 0 && rowIndex.count(r));
         if (!touches) continue;
         for (const auto& [localRow, u, value] : ev.blockGradient(static_cast<int>(bi), st)) {
-            const std::size_t nv = b.ownRow.size();
-            const int row = at(localRow) < nv ? b.ownRow[at(localRow)] : b.portRow[at(localRow) - nv];
+            const std::size_t nv = b.ownRow().size();
+            const int row = at(localRow) < nv ? b.ownRow()[at(localRow)] : b.portRow()[at(localRow) - nv];
             const auto it = rowIndex.find(row);
             if (it == rowIndex.end() || red.order[at(u)] != 1) continue;
             auto& col = columns[u];

@@ -25,7 +25,7 @@ struct JacobianSeed {
     double cj;
     Jet y(int k, double v) const { return pass.seed(v, k); }
     Jet der(int k, double v) const {
-        if (k < b.baseSlots && b.derSlot[at(k)] >= 0) return pass.seed(v, b.derSlot[at(k)]);
+        if (k < b.baseSlots && b.derSlot()[at(k)] >= 0) return pass.seed(v, b.derSlot()[at(k)]);
         return k < b.baseSlots ? pass.seed(v, k, cj) : Jet(v);
     }
 };
@@ -35,8 +35,8 @@ struct JacobianSeed {
 Evaluator::Evaluator(const DaeSystem& sys) : m_sys(sys) {
     std::size_t vars = 1, ports = 1;
     for (const Binding& b : sys.bindings) {
-        vars = std::max(vars, b.varUnknown.size());
-        ports = std::max(ports, b.portRow.size());
+        vars = std::max(vars, b.varUnknown().size());
+        ports = std::max(ports, b.portRow().size());
     }
     m_res.assign(vars, 0.0);
     m_thr.assign(ports, 0.0);
@@ -54,16 +54,16 @@ Eq<double> Evaluator::doubleEq(std::size_t block, const State& s) {
             [](double t) { return t; });
     }
     const std::size_t n = static_cast<std::size_t>(m_sys.size());
-    std::fill_n(m_res.begin(), b.varUnknown.size(), 0.0);
-    std::fill_n(m_thr.begin(), b.portRow.size(), 0.0);
+    std::fill_n(m_res.begin(), b.varUnknown().size(), 0.0);
+    std::fill_n(m_thr.begin(), b.portRow().size(), 0.0);
     EqData<double>& d = m_d.data;
     d.y = std::span<const double>(s.y, n);
     d.yp = std::span<const double>(s.yp, n);
-    d.portSlot = b.portUnknown;
-    d.varSlot = b.varUnknown;
+    d.portSlot = b.portUnknown();
+    d.varSlot = b.varUnknown();
     d.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
-    d.residual = std::span<double>(m_res.data(), b.varUnknown.size());
-    d.through = std::span<double>(m_thr.data(), b.portRow.size());
+    d.residual = std::span<double>(m_res.data(), b.varUnknown().size());
+    d.through = std::span<double>(m_thr.data(), b.portRow().size());
     d.time = s.t;
     return Eq<double>(d);
 }
@@ -91,7 +91,7 @@ void Evaluator::applyFused(std::size_t block, double* res, double* thr, double* 
     const Fused* first = m_fused.data() + m_fusedFirst[block];
     const std::size_t count = static_cast<std::size_t>(m_fusedFirst[block + 1] - m_fusedFirst[block]);
     const Binding& b = m_sys.bindings[block];
-    const std::size_t nv = b.ownRow.size(), np = b.portRow.size();
+    const std::size_t nv = b.ownRow().size(), np = b.portRow().size();
     double* delta = m_delta.data();
     for (std::size_t i = 0; i < count; ++i) delta[i] = res[first[i].var] * first[i].negInverse;
     for (std::size_t i = 0; i < count; ++i) {
@@ -142,9 +142,9 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
         const std::span<double> res = m_d.data.residual, thr = m_d.data.through;
         if (fusedY && !m_fusedFirst.empty() && m_fusedFirst[bi] != m_fusedFirst[bi + 1])
             applyFused(bi, res.data(), thr.data(), fusedY);
-        for (std::size_t v = 0; v < b.ownRow.size(); ++v) F[b.ownRow[v]] = res[v];
-        for (std::size_t p = 0; p < b.portRow.size(); ++p)
-            if (b.portRow[p] >= 0) F[b.portRow[p]] += thr[p];
+        for (std::size_t v = 0; v < b.ownRow().size(); ++v) F[b.ownRow()[v]] = res[v];
+        for (std::size_t p = 0; p < b.portRow().size(); ++p)
+            if (b.portRow()[p] >= 0) F[b.portRow()[p]] += thr[p];
         return;
     }
     Eq<Tan<double>> eq = prepare(
@@ -157,13 +157,13 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
             return Tan<double>{t, 1.0};
         });
     b.block->eval(eq);
-    for (std::size_t v = 0; v < b.ownRow.size(); ++v) {
-        F[b.ownRow[v]] = m_t.res[v].v;
-        if (b.ownDiff[v] >= 0) F[b.ownDiff[v]] = m_t.res[v].dt;
+    for (std::size_t v = 0; v < b.ownRow().size(); ++v) {
+        F[b.ownRow()[v]] = m_t.res[v].v;
+        if (b.ownDiff()[v] >= 0) F[b.ownDiff()[v]] = m_t.res[v].dt;
     }
-    for (std::size_t p = 0; p < b.portRow.size(); ++p) {
-        if (b.portRow[p] >= 0) F[b.portRow[p]] += m_t.thr[p].v;
-        if (b.portDiff[p] >= 0) F[b.portDiff[p]] += m_t.thr[p].dt;
+    for (std::size_t p = 0; p < b.portRow().size(); ++p) {
+        if (b.portRow()[p] >= 0) F[b.portRow()[p]] += m_t.thr[p].v;
+        if (b.portDiff()[p] >= 0) F[b.portDiff()[p]] += m_t.thr[p].dt;
     }
 }
 
@@ -276,13 +276,13 @@ void Evaluator::addLinear(std::size_t bi, const State& s, double sign) {
                 return Tan<double>{t, 1.0};
             });
         b.block->eval(eq);
-        for (std::size_t v = 0; v < b.ownRow.size(); ++v) {
-            m_linearC[at(b.ownRow[v])] += sign * m_t.res[v].v;
-            if (b.ownDiff[v] >= 0) m_linearC[at(b.ownDiff[v])] += sign * m_t.res[v].dt;
+        for (std::size_t v = 0; v < b.ownRow().size(); ++v) {
+            m_linearC[at(b.ownRow()[v])] += sign * m_t.res[v].v;
+            if (b.ownDiff()[v] >= 0) m_linearC[at(b.ownDiff()[v])] += sign * m_t.res[v].dt;
         }
-        for (std::size_t p = 0; p < b.portRow.size(); ++p) {
-            if (b.portRow[p] >= 0) m_linearC[at(b.portRow[p])] += sign * m_t.thr[p].v;
-            if (b.portDiff[p] >= 0) m_linearC[at(b.portDiff[p])] += sign * m_t.thr[p].dt;
+        for (std::size_t p = 0; p < b.portRow().size(); ++p) {
+            if (b.portRow()[p] >= 0) m_linearC[at(b.portRow()[p])] += sign * m_t.thr[p].v;
+            if (b.portDiff()[p] >= 0) m_linearC[at(b.portDiff()[p])] += sign * m_t.thr[p].dt;
         }
         return;
     }
@@ -294,9 +294,9 @@ void Evaluator::addLinear(std::size_t bi, const State& s, double sign) {
         },
         [](double t) { return t; });
     b.block->eval(eq);
-    for (std::size_t v = 0; v < b.ownRow.size(); ++v) m_linearC[at(b.ownRow[v])] += sign * m_d.res[v];
-    for (std::size_t p = 0; p < b.portRow.size(); ++p)
-        if (b.portRow[p] >= 0) m_linearC[at(b.portRow[p])] += sign * m_d.thr[p];
+    for (std::size_t v = 0; v < b.ownRow().size(); ++v) m_linearC[at(b.ownRow()[v])] += sign * m_d.res[v];
+    for (std::size_t p = 0; p < b.portRow().size(); ++p)
+        if (b.portRow()[p] >= 0) m_linearC[at(b.portRow()[p])] += sign * m_d.thr[p];
 }
 
 void Evaluator::rebuildLinear(const State& s) {
@@ -364,12 +364,12 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
     const std::size_t bi = at(block);
     const Binding& b = m_sys.bindings[bi];
     const Block& blk = *b.block;
-    const int ns = static_cast<int>(b.slot.size());
-    const int nv = static_cast<int>(b.ownRow.size()), np = static_cast<int>(b.portRow.size());
+    const int ns = static_cast<int>(b.slot().size());
+    const int nv = static_cast<int>(b.ownRow().size()), np = static_cast<int>(b.portRow().size());
     forEachJetPass(ns, [&](const JetPass& pass) {
         const JacobianSeed seed{b, pass, cj};
         auto scatter = [&](int localRow, const Jet& g) {
-            const int* pos = &b.jac[at(localRow * ns)];
+            const int* pos = &b.jac()[at(localRow * ns)];
             pass.derivatives(g, [&](int k, double d) {
                 if (d != 0.0 && pos[k] >= 0) values[pos[k]] += sign * d;
             });
@@ -385,7 +385,7 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
             blk.eval(eq);
             for (int v = 0; v < nv; ++v) scatter(v, m_j.res[at(v)]);
             for (int p = 0; p < np; ++p)
-                if (b.portRow[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)]);
+                if (b.portRow()[at(p)] >= 0) scatter(nv + p, m_j.thr[at(p)]);
             return;
         }
         Eq<Tan<Jet>> eq = prepare(
@@ -401,11 +401,11 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
         blk.eval(eq);
         for (int v = 0; v < nv; ++v) {
             scatter(v, m_tj.res[at(v)].v);
-            if (b.ownDiff[at(v)] >= 0) scatter(nv + np + v, m_tj.res[at(v)].dt);
+            if (b.ownDiff()[at(v)] >= 0) scatter(nv + np + v, m_tj.res[at(v)].dt);
         }
         for (int p = 0; p < np; ++p) {
-            if (b.portRow[at(p)] >= 0) scatter(nv + p, m_tj.thr[at(p)].v);
-            if (b.portDiff[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt);
+            if (b.portRow()[at(p)] >= 0) scatter(nv + p, m_tj.thr[at(p)].v);
+            if (b.portDiff()[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt);
         }
     });
 }
@@ -444,7 +444,7 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
                                                                         bool* timed) {
     const Binding& b = m_sys.bindings[at(block)];
     const Block& blk = *m_sys.topo.blocks[at(block)].block;
-    if (2 * b.slot.size() > static_cast<std::size_t>(Sym::kMaxInputs))
+    if (2 * b.slot().size() > static_cast<std::size_t>(Sym::kMaxInputs))
         throw std::length_error("block has more than 64 connections");
     Eq<Sym> eq = prepare(
         m_s, block, s,
@@ -452,7 +452,7 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
             yo = Sym(y);
             yo.deps.set(at(2 * k));
             dout = Sym(d);
-            const int ds = k < b.baseSlots ? b.derSlot[at(k)] : -1;
+            const int ds = k < b.baseSlots ? b.derSlot()[at(k)] : -1;
             dout.deps.set(ds >= 0 ? at(2 * ds) : at(2 * k + 1));
         },
         [](double t) { return Sym::ofTime(t); });
@@ -471,7 +471,7 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
     std::vector<std::vector<std::pair<int, int>>> out;
     auto add = [&](const Sym& x) {
         std::vector<std::pair<int, int>> row;
-        for (std::size_t bit = 0; bit < 2 * b.slot.size(); ++bit)
+        for (std::size_t bit = 0; bit < 2 * b.slot().size(); ++bit)
             if (x.deps.test(bit)) row.emplace_back(static_cast<int>(bit / 2), static_cast<int>(bit % 2));
         out.push_back(std::move(row));
     };
@@ -483,7 +483,7 @@ std::vector<std::vector<std::pair<int, int>>> Evaluator::blockIncidence(int bloc
 std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, const State& s) {
     const Binding& b = m_sys.bindings[at(block)];
     const Block& blk = *m_sys.topo.blocks[at(block)].block;
-    const int ns = static_cast<int>(b.slot.size());
+    const int ns = static_cast<int>(b.slot().size());
     std::vector<std::tuple<int, int, double>> out;
     forEachJetPass(ns, [&](const JetPass& pass) {
         Eq<Jet> eq = prepare(
@@ -496,7 +496,7 @@ std::vector<std::tuple<int, int, double>> Evaluator::blockGradient(int block, co
         blk.eval(eq);
         auto take = [&](int localRow, const Jet& g) {
             pass.derivatives(g, [&](int k, double d) {
-                if (d != 0.0) out.emplace_back(localRow, b.slot[at(k)], d);
+                if (d != 0.0) out.emplace_back(localRow, b.slot()[at(k)], d);
             });
         };
         const int nv = static_cast<int>(m_j.res.size());

@@ -181,23 +181,23 @@ private:
 template <class S, class Seed, class TimeSeed>
 Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed) {
     const Binding& b = m_sys.bindings[static_cast<std::size_t>(block)];
-    const std::size_t ns = b.slot.size();
+    const std::size_t ns = b.slot().size();
     w.y.resize(ns);
     w.yp.resize(ns);
     for (std::size_t k = 0; k < ns; ++k) {
-        const int u = b.slot[k];
+        const int u = b.slot()[k];
         const double yk = s.y[u];
         double dk = 0.0;
         if (static_cast<int>(k) < b.baseSlots)
-            dk = b.derSlot[k] >= 0 ? s.y[b.slot[static_cast<std::size_t>(b.derSlot[k])]] : (s.yp ? s.yp[u] : 0.0);
+            dk = b.derSlot()[k] >= 0 ? s.y[b.slot()[static_cast<std::size_t>(b.derSlot()[k])]] : (s.yp ? s.yp[u] : 0.0);
         seed(static_cast<int>(k), yk, dk, w.y[k], w.yp[k]);
     }
-    w.res.assign(b.ownRow.size(), S(0.0));
-    w.thr.assign(b.portRow.size(), S(0.0));
+    w.res.assign(b.ownRow().size(), S(0.0));
+    w.thr.assign(b.portRow().size(), S(0.0));
     w.data.y = w.y;
     w.data.yp = w.yp;
-    w.data.portSlot = b.portSlot;
-    w.data.varSlot = b.varSlot;
+    w.data.portSlot = b.portSlot();
+    w.data.varSlot = b.varSlot();
     w.data.discrete = std::span<const double>(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
     w.data.residual = w.res;
     w.data.through = w.thr;

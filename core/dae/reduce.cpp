@@ -77,10 +77,10 @@ private:
     void findCandidates() {
         for (std::size_t bi = 0; bi < m_s.bindings.size(); ++bi) {
             const Binding& b = m_s.bindings[bi];
-            if (b.tangent || static_cast<int>(b.slot.size()) != b.baseSlots) continue;
+            if (b.tangent || static_cast<int>(b.slot().size()) != b.baseSlots) continue;
             const BlockStructure& st = m_s.structures[at(m_s.structureOf[bi])];
-            for (std::size_t v = 0; v < b.varSlot.size(); ++v) {
-                const int u = b.slot[at(b.varSlot[v])];
+            for (std::size_t v = 0; v < b.varSlot().size(); ++v) {
+                const int u = b.slot()[at(b.varSlot()[v])];
                 if (m_s.dummyOf[at(u)] >= 0 || m_occ[at(u)].differentiated || v >= st.rowForms.size()) continue;
                 m_candidates.push_back({u, static_cast<int>(bi), static_cast<int>(v), &st.rowForms[v]});
             }
@@ -91,7 +91,7 @@ private:
     std::vector<std::tuple<int, int, double>> globalTerms(const Candidate& c) const {
         const Binding& b = m_s.bindings[at(c.block)];
         std::vector<std::tuple<int, int, double>> out;
-        for (const auto& [k, o, w] : c.form->terms) out.emplace_back(b.slot[at(k)], o, w);
+        for (const auto& [k, o, w] : c.form->terms) out.emplace_back(b.slot()[at(k)], o, w);
         return out;
     }
 
@@ -122,7 +122,7 @@ private:
     void pairs() {
         std::vector<int> users(at(m_s.size()), 0);
         for (const Binding& b : m_s.bindings)
-            for (const int u : b.slot) ++users[at(u)];
+            for (const int u : b.slot()) ++users[at(u)];
         for (const Candidate& c : m_candidates) {
             const Binding& b = m_s.bindings[at(c.block)];
             const Block& blk = *b.block;
@@ -138,9 +138,9 @@ private:
                     continue;
                 double inBalance = 0.0;   // t's coefficient in w's balance, through the ports at w's node
                 bool atNode = false;
-                for (std::size_t p = 0; p < b.portRow.size(); ++p)
-                    if (b.portRow[p] == w) {   // no coefficients (modes not sampled): none to rely on
-                        const std::size_t local = b.ownRow.size() + p;
+                for (std::size_t p = 0; p < b.portRow().size(); ++p)
+                    if (b.portRow()[p] == w) {   // no coefficients (modes not sampled): none to rely on
+                        const std::size_t local = b.ownRow().size() + p;
                         inBalance += local < c.form->in.size() ? c.form->in[local] : 0.0;
                         atNode = true;
                     }
@@ -205,7 +205,7 @@ private:
         // take the place of one of those positions instead (selectStates).
         const Binding& b = m_s.bindings[at(c.block)];
         const std::vector<char>& reads = m_s.structures[at(m_s.structureOf[at(c.block)])].eventReads;
-        const std::size_t slot = at(b.varSlot[at(c.var)]);
+        const std::size_t slot = at(b.varSlot()[at(c.var)]);
         if (comb.terms.size() > 1 && (slot >= reads.size() || reads[slot])) {
             m_relative.push_back(std::move(comb));
             return false;
@@ -226,8 +226,8 @@ private:
         for (const int bi : m_s.eventBlocks) {
             const Binding& b = m_s.bindings[at(bi)];
             const std::vector<char>& reads = m_s.structures[at(m_s.structureOf[at(bi)])].eventReads;
-            for (std::size_t k = 0; k < b.slot.size(); ++k)
-                if (k >= reads.size() || reads[k]) eventRead[at(b.slot[k])] = 1;
+            for (std::size_t k = 0; k < b.slot().size(); ++k)
+                if (k >= reads.size() || reads[k]) eventRead[at(b.slot()[k])] = 1;
         }
         std::map<int, std::size_t> exchanged;   // position -> its combination in r
         for (const ReductionPlan::Combination& x : m_relative) {

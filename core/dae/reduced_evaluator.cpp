@@ -24,8 +24,8 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     if (!m_balanceWriters.empty())
         for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
             const Binding& b = sys.bindings[bi];
-            for (std::size_t p = 0; p < b.portRow.size(); ++p)
-                if (const auto w = m_balanceWriters.find(b.portRow[p]); w != m_balanceWriters.end())
+            for (std::size_t p = 0; p < b.portRow().size(); ++p)
+                if (const auto w = m_balanceWriters.find(b.portRow()[p]); w != m_balanceWriters.end())
                     w->second.emplace_back(static_cast<int>(bi), static_cast<int>(p));
         }
     const bool solve = purpose == Purpose::Solve;
@@ -71,8 +71,8 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     for (const int bi : sys.eventBlocks) {
         const Binding& b = sys.bindings[at(bi)];
         const std::vector<char>& reads = sys.structures[at(sys.structureOf[at(bi)])].eventReads;
-        for (std::size_t k = 0; k < b.slot.size(); ++k)
-            if (k >= reads.size() || reads[k]) read.push_back(b.slot[k]);
+        for (std::size_t k = 0; k < b.slot().size(); ++k)
+            if (k >= reads.size() || reads[k]) read.push_back(b.slot()[k]);
     }
     m_forEvents = closure(read);
     // the combinations those read: the event blocks' slots, and every slot of the blocks whose
@@ -466,7 +466,7 @@ bool ReducedEvaluator::constantJacobian(const State& reduced) {
         const Binding& bind = m_sys.bindings[at(b)];
         const Workspace<ad::Sym>& w = m_ev.syms();
         for (std::size_t v = 0; v < w.res.size(); ++v)
-            if (w.res[v].nonlinear && m_red.fate[at(bind.varUnknown[v])] != Fate::Quadrature) return false;
+            if (w.res[v].nonlinear && m_red.fate[at(bind.varUnknown()[v])] != Fate::Quadrature) return false;
         return std::none_of(w.thr.begin(), w.thr.end(), [](const ad::Sym& r) { return r.nonlinear; });
     });
     if (m_jacConstant) {   // JB only where cj enters (the rates' entries), J0 everywhere
@@ -543,7 +543,7 @@ void ReducedEvaluator::selectJacobian(const std::vector<int>& entries) {
         if (read[at(k)] != 0) sel.entries.push_back(k);
     sel.blocks.assign(m_sys.bindings.size(), 0);
     for (std::size_t b = 0; b < m_sys.bindings.size(); ++b)
-        sel.blocks[b] = std::any_of(m_sys.bindings[b].jac.begin(), m_sys.bindings[b].jac.end(),
+        sel.blocks[b] = std::any_of(m_sys.bindings[b].jac().begin(), m_sys.bindings[b].jac().end(),
                                     [&](int k) { return k >= 0 && read[at(k)] != 0; });
     sel.ready = true;
 }
@@ -639,7 +639,7 @@ std::vector<char> ReducedEvaluator::restingQuadratures(const State& reduced, con
 void ReducedEvaluator::fuse() {
     std::vector<int> users(at(m_sys.size()), 0);
     for (const Binding& b : m_sys.bindings)
-        for (int u : b.slot) ++users[at(u)];
+        for (int u : b.slot()) ++users[at(u)];
     std::vector<char> readByExplicit(at(m_sys.size()), 0);
     for (const ReductionPlan::Derived& e : m_red.explicits)
         for (int w : e.reads) readByExplicit[at(w)] = 1;

@@ -191,11 +191,11 @@ private:
     double rowResidual(const ReductionPlan::Derived& e, const State& full);
     template <class F> void forEachSlotOfRow(const ReductionPlan::Derived& e, F&& f) const {
         if (e.block >= 0) {
-            for (const int u : m_sys.bindings[static_cast<std::size_t>(e.block)].slot) f(u);
+            for (const int u : m_sys.bindings[static_cast<std::size_t>(e.block)].slot()) f(u);
             return;
         }
         for (const auto& [block, port] : m_balanceWriters.at(e.row))
-            for (const int u : m_sys.bindings[static_cast<std::size_t>(block)].slot) f(u);
+            for (const int u : m_sys.bindings[static_cast<std::size_t>(block)].slot()) f(u);
     }
     void compile();
     bool constantJacobian(const State& reduced);   // m_jac0, m_jacB hold it for the operator's version

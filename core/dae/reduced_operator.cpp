@@ -213,7 +213,7 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
     };
     for (const int bi : changed) {
         const Binding& b = m_sys.bindings[at(bi)];
-        for (const std::span<const int> rs : {b.ownRow, b.portRow, b.ownDiff, b.portDiff})
+        for (const std::span<const int> rs : {b.ownRow(), b.portRow(), b.ownDiff(), b.portDiff()})
             for (const int row : rs) mark(row);
     }
     for (std::size_t k = 0; k < marked.size(); ++k) {   // grows: the readers of what changed
@@ -354,7 +354,7 @@ void ReducedEvaluator::operatorReads() {
     std::vector<int> reads;
     for (std::size_t k = 0; k < m_red.quadratures.size(); ++k)
         if (m_op.rateEvaluated[k]) {
-            const std::span<const int> slots = m_sys.bindings[at(m_red.quadratures[k].block)].slot;
+            const std::span<const int> slots = m_sys.bindings[at(m_red.quadratures[k].block)].slot();
             reads.insert(reads.end(), slots.begin(), slots.end());
         }
     m_op.blocks = m_ev.evaluatedBlocks();
@@ -363,8 +363,8 @@ void ReducedEvaluator::operatorReads() {
     std::vector<char> written(at(m_sys.size()), 0);
     for (const int bi : m_op.blocks) {
         const Binding& b = m_sys.bindings[at(bi)];
-        reads.insert(reads.end(), b.slot.begin(), b.slot.end());
-        for (const std::span<const int> rows : {b.ownRow, b.portRow, b.ownDiff, b.portDiff})
+        reads.insert(reads.end(), b.slot().begin(), b.slot().end());
+        for (const std::span<const int> rows : {b.ownRow(), b.portRow(), b.ownDiff(), b.portDiff()})
             for (const int row : rows)
                 if (row >= 0 && !written[at(row)]) written[at(row)] = 1, m_op.rows.push_back(row);
     }

@@ -28,8 +28,8 @@ struct Sample {
 Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
     const Binding& b = s.bindings[at(bi)];
     const Block& blk = *b.block;
-    const int ns = static_cast<int>(b.slot.size()), nv = static_cast<int>(b.ownRow.size());
-    const int np = static_cast<int>(b.portRow.size());
+    const int ns = static_cast<int>(b.slot().size()), nv = static_cast<int>(b.ownRow().size());
+    const int np = static_cast<int>(b.portRow().size());
     Sample out;
     out.value.assign(at(nv), 0.0);
     out.grad.assign(at(nv + np), std::vector<double>(at(2 * ns), 0.0));
@@ -75,7 +75,7 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, std::vector<do
         }
     const std::vector<double> saved = disc;
     std::vector<double> y(at(s.size()), 0.0), yp(at(s.size()), 0.0);
-    std::mt19937 rng(12345u + static_cast<unsigned>(b.slot.size()));   // reproducible
+    std::mt19937 rng(12345u + static_cast<unsigned>(b.slot().size()));   // reproducible
     std::uniform_real_distribution<double> magnitude(0.25, 1.25);
     auto draw = [&] { return (rng() & 1u ? 1.0 : -1.0) * magnitude(rng); };
     try {
@@ -86,7 +86,7 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, std::vector<do
                     disc[at(b.discreteOffset + modeDiscretes[i])] = static_cast<double>(rest % at(radix[i]));
                     rest /= at(radix[i]);
                 }
-                for (int u : b.slot) {
+                for (int u : b.slot()) {
                     y[at(u)] = draw();
                     yp[at(u)] = draw();
                 }
@@ -105,7 +105,7 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, std::vector<do
 std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
     const Binding& b = s.bindings[at(bi)];
     const Block& blk = *b.block;
-    std::vector<char> reads(b.slot.size(), 0);
+    std::vector<char> reads(b.slot().size(), 0);
     const std::size_t ne = at(blk.eventCount());
     if (ne == 0) return reads;
     std::vector<double> g0(ne), g1(ne);
@@ -121,21 +121,21 @@ std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, s
     };
     const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>& y, auto& draw) {
         events(st, g0);
-        for (std::size_t k = 0; k < b.slot.size(); ++k) {
-            const double saved = y[at(b.slot[k])];
-            y[at(b.slot[k])] = saved + draw();
+        for (std::size_t k = 0; k < b.slot().size(); ++k) {
+            const double saved = y[at(b.slot()[k])];
+            y[at(b.slot()[k])] = saved + draw();
             events(st, g1);
-            y[at(b.slot[k])] = saved;
+            y[at(b.slot()[k])] = saved;
             if (g1 != g0) reads[k] = 1;
         }
     });
-    if (!sampled) reads.assign(b.slot.size(), 1);
+    if (!sampled) reads.assign(b.slot().size(), 1);
     return reads;
 }
 
 std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
     const Binding& b = s.bindings[at(bi)];
-    const std::size_t nv = b.ownRow.size();
+    const std::size_t nv = b.ownRow().size();
     std::vector<RowForm> forms(nv);
     std::vector<Sample> samples;
     std::vector<char> timed(nv, 0);
@@ -146,10 +146,10 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
             if (!same(later.value[v], samples.back().value[v])) timed[v] = 1;
     });
     if (!sampled || samples.empty()) return forms;   // keep everything
-    const std::size_t width = 2 * b.slot.size();
+    const std::size_t width = 2 * b.slot().size();
     for (std::size_t v = 0; v < nv; ++v) {
         RowForm& f = forms[v];
-        const std::size_t self = at(b.varSlot[v]);
+        const std::size_t self = at(b.varSlot()[v]);
         bool constant = true, exact = true, self0 = true, self1 = true;
         for (const Sample& smp : samples) {
             const std::vector<double>& g = smp.grad[v];

@@ -32,7 +32,7 @@ void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const
                     std::vector<Constraint>& out, const std::vector<int>& vars) {
     const dae::Binding& b = sys.bindings[at(bi)];
     const Block& blk = *sys.topo.blocks[at(bi)].block;
-    const int ns = static_cast<int>(b.slot.size());
+    const int ns = static_cast<int>(b.slot().size());
     const std::size_t first = out.size();
     for (int v : vars) out.push_back({bi, v, 0.0, {}});
     auto& w = ev.jets();
@@ -53,7 +53,7 @@ void constraintRows(const dae::DaeSystem& sys, dae::Evaluator& ev, int bi, const
             Constraint& c = out[first + i];
             c.value = r.v;
             pass.derivatives(r, [&](int k, double d) {
-                const int u = b.slot[at(k)];
+                const int u = b.slot()[at(k)];
                 if (d != 0.0 && isNode(sys, u)) c.gradient[u] += d;
             });
         }
@@ -109,12 +109,12 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
     for (int bi : blocks) {
         const dae::Binding& b = sys.bindings[at(bi)];
         const Block& blk = *sys.topo.blocks[at(bi)].block;
-        const int ns = static_cast<int>(b.slot.size());
+        const int ns = static_cast<int>(b.slot().size());
         dae::forEachJetPass(ns, [&](const dae::JetPass& pass) {
             Eq<Jet> eq = ev.prepare(
                 w, bi, s,
                 [&](int k, double yv, double d, Jet& yo, Jet& dout) {
-                    const int u = b.slot[at(k)];
+                    const int u = b.slot()[at(k)];
                     const bool node = k < b.baseSlots && isNode(sys, u);
                     const bool force = !node && sys.unknowns[at(u)].kind == dae::Unknown::Kind::Own &&
                                        sys.unknowns[at(u)].block == bi &&
@@ -124,13 +124,13 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
                 },
                 [](double t) { return Jet(t); });
             blk.eval(eq);
-            for (std::size_t p = 0; p < b.portRow.size(); ++p) {
-                if (b.portRow[p] < 0) continue;
-                const auto rowIt = nodeCol.find(b.portRow[p]);   // node rows are numbered like node unknowns
+            for (std::size_t p = 0; p < b.portRow().size(); ++p) {
+                if (b.portRow()[p] < 0) continue;
+                const auto rowIt = nodeCol.find(b.portRow()[p]);   // node rows are numbered like node unknowns
                 if (rowIt == nodeCol.end()) continue;
                 pass.derivatives(w.thr[p], [&](int k, double d) {
                     if (d == 0.0) return;
-                    const int u = b.slot[at(k)];
+                    const int u = b.slot()[at(k)];
                     int c = -1;
                     if (const auto nc2 = nodeCol.find(u); nc2 != nodeCol.end() && isNode(sys, u)) {
                         c = nc2->second;

@@ -51,7 +51,7 @@ Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& si
                 if (!asked) continue;
             }
             const dae::Binding& b = sys.bindings[bi];
-            const int unknown = r.computed ? -1 : b.slot[at(b.varSlot[at(r.index)])];
+            const int unknown = r.computed ? -1 : b.slot()[at(b.varSlot()[at(r.index)])];
             m_columns.push_back({name, Unit::si(d.unit.dimension).display(), d.label, tb.name, d.name});
             m_sources.push_back({static_cast<int>(bi), r.computed, r.index, unknown});
             anyComputed = anyComputed || r.computed;

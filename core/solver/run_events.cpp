@@ -172,7 +172,7 @@ void Run::syncFull(double t) {
 
 int Run::ownUnknown(int block, int var) const {
     const dae::Binding& bind = m_sys.bindings[at(block)];
-    return bind.slot[at(bind.varSlot[at(var)])];
+    return bind.slot()[at(bind.varSlot()[at(var)])];
 }
 
 template <class F> bool Run::withCtx(int b, double t, F&& f) {

@@ -148,10 +148,10 @@ void Run::buildMoving() {
     // zero out of contact, but its block may come into contact at any step)
     for (std::size_t k = 0; k < m_qRests.size(); ++k) {
         const dae::Binding& bind = m_sys.bindings[at(m_red.quadratures[k].block)];
-        for (std::size_t s = 0; m_qRests[k] != 0 && s < bind.slot.size(); ++s) {
+        for (std::size_t s = 0; m_qRests[k] != 0 && s < bind.slot().size(); ++s) {
             double constant = 0.0;
             m_terms.clear();
-            if (bind.slot[s] < 0 || !m_rev.addAffine(bind.slot[s], 1.0, constant, m_terms)) continue;
+            if (bind.slot()[s] < 0 || !m_rev.addAffine(bind.slot()[s], 1.0, constant, m_terms)) continue;
             for (const dae::ReducedEvaluator::Term& term : m_terms)
                 if (m_slot[at(term.index)] >= 0) m_qRests[k] = 0;
         }

@@ -245,7 +245,7 @@ void Run::addRootForm(int block, const AffineEvent* form) {
         m_terms.clear();
         for (int k = from; affine && k < to; ++k) {
             const AffineEvent::Term& term = form->terms[at(k)];
-            const int u = term.var >= 0 ? bind.varUnknown[at(term.var)] : bind.portUnknown[at(term.port)];
+            const int u = term.var >= 0 ? bind.varUnknown()[at(term.var)] : bind.portUnknown()[at(term.port)];
             if (u >= 0) affine = m_rev.addAffine(u, term.coefficient, constant, m_terms);
         }
         for (const dae::ReducedEvaluator::Term& term : m_terms) {
