@@ -24,7 +24,6 @@ std::vector<Column> allColumns(const dae::DaeSystem& sys) {
 Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& signals, std::size_t limit)
     : m_sys(sys) {
     std::vector<char> wanted(signals.size(), 0);
-    m_computed.resize(sys.topo.blocks.size());
     if (signals.empty()) {   // every variable: sized once (growing 200,000 columns doubled the peak)
         std::size_t total = 0;
         for (const graph::TopoBlock& tb : sys.topo.blocks) total += tb.block->recorded().size();
@@ -53,12 +52,14 @@ Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& si
             const dae::Binding& b = sys.bindings[bi];
             const int unknown = r.computed ? -1 : b.slot()[at(b.varSlot()[at(r.index)])];
             m_columns.push_back({name, Unit::si(d.unit.dimension).display(), d.label, tb.name, d.name});
-            m_sources.push_back({static_cast<int>(bi), r.computed, r.index, unknown});
+            // a computed one reads the buffer of this block, the next in m_computedBlocks
+            const int block = r.computed ? static_cast<int>(m_computedBlocks.size()) : static_cast<int>(bi);
+            m_sources.push_back({block, r.computed, r.index, unknown});
             anyComputed = anyComputed || r.computed;
         }
-        if (anyComputed) {
+        if (anyComputed) {   // one buffer per block that records a computed variable, not one per block
             m_computedBlocks.push_back(static_cast<int>(bi));
-            m_computed[bi].resize(tb.block->computed().size());
+            m_computed.emplace_back(tb.block->computed().size());
         }
     }
     for (std::size_t i = 0; i < signals.size(); ++i)
@@ -72,9 +73,10 @@ Recorder::Recorder(const dae::DaeSystem& sys, const std::vector<std::string>& si
 }
 
 void Recorder::sample(dae::Evaluator& ev, const dae::State& s, std::vector<double>& out) {
-    for (int bi : m_computedBlocks)
-        ev.withEq(bi, s,
-                  [&](const Eq<double>& eq) { m_sys.topo.blocks[at(bi)].block->record(eq, m_computed[at(bi)]); });
+    for (std::size_t k = 0; k < m_computedBlocks.size(); ++k) {
+        const int bi = m_computedBlocks[k];
+        ev.withEq(bi, s, [&](const Eq<double>& eq) { m_sys.topo.blocks[at(bi)].block->record(eq, m_computed[k]); });
+    }
     out.resize(m_sources.size());
     for (std::size_t i = 0; i < m_sources.size(); ++i) {
         const Source& src = m_sources[i];

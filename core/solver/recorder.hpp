@@ -25,7 +25,7 @@ public:
 
 private:
     struct Source {
-        int block;
+        int block;   // computed: its place in m_computedBlocks
         bool computed;
         int index;
         int unknown;
@@ -34,7 +34,7 @@ private:
     std::vector<Column> m_columns;
     std::vector<Source> m_sources;
     std::vector<int> m_computedBlocks;             // blocks to call record() on
-    std::vector<std::vector<double>> m_computed;   // per block: last record() output
+    std::vector<std::vector<double>> m_computed;   // per block of m_computedBlocks: last record() output
     std::size_t m_omitted = 0;
 };
 
