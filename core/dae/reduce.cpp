@@ -384,6 +384,11 @@ ReductionPlan planReduction(const DaeSystem& sys, bool enabled) {
     if (!enabled || sys.size() == 0) return keepAll(sys);
     ReductionPlan r = Stage(sys).run();
     if (r.size() == 0) return keepAll(sys);   // IDA needs an unknown
+    // kept for the whole run: without the slack of growing them (2.7 MB at b10000)
+    r.combinations.shrink_to_fit();
+    r.explicits.shrink_to_fit();
+    r.quadratures.shrink_to_fit();
+    r.timed.shrink_to_fit();
     return r;
 }
 

@@ -734,6 +734,9 @@ void ReducedEvaluator::compile() {
             if (r < 0) continue;
             for (const auto& [c, src] : expansion[at(u)]) m_out.push_back({m_pattern.find(r, c), k, src});
         }
+    m_chain.shrink_to_fit();   // kept for the whole run: without the slack of growing them
+    m_out.shrink_to_fit();
+    m_segments.shrink_to_fit();
 }
 
 }   // namespace endstop::core::dae

@@ -182,6 +182,10 @@ bool ReducedEvaluator::buildOperator() {
     m_op.exprConstant.assign(explicits, 0.0);
     m_op.exprFirst.assign(explicits, 0);
     m_op.exprLast.assign(explicits, 0);
+    m_op.constant.reserve(at(n));
+    m_op.first.reserve(at(n) + 1);
+    m_op.ypFirst.reserve(at(n));
+    m_op.zFirst.reserve(at(n));
     OperatorRows rows(*this);
     for (std::size_t p = 0; p < explicits; ++p)
         if (!operatorExplicit(rows, p)) return false;
@@ -195,6 +199,9 @@ bool ReducedEvaluator::buildOperator() {
         operatorRate(rows, k, m_op.rateConstant, m_op.rateColumn, m_op.rateValue, m_op.rateEvaluated);
         m_op.rateFirst.push_back(static_cast<int>(m_op.rateColumn.size()));
     }
+    // the entries grew without knowing their count; the operator stays until the sums change
+    for (std::vector<int>* v : {&m_op.column, &m_op.exprColumn, &m_op.rateColumn}) v->shrink_to_fit();
+    for (std::vector<double>* v : {&m_op.value, &m_op.exprValue, &m_op.rateValue}) v->shrink_to_fit();
     operatorReads();
     return true;
 }
