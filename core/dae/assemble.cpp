@@ -16,8 +16,8 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-// Appends index arrays to the packed storage, sized beforehand so that it never moves: each view
-// is taken as its array goes in.
+// Appends an index array to the packed storage (sized beforehand); the bindings point into it
+// once all of it is in.
 void append(std::vector<int>& index, const std::vector<int>& v) { index.insert(index.end(), v.begin(), v.end()); }
 
 std::vector<int> unknownsOf(const BindingDraft& b, const std::vector<int>& slots) {
