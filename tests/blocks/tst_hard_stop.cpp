@@ -260,16 +260,10 @@ private Q_SLOTS:
         core::simulation::SimulationOptions o = test::solverOptions(1.0, rtol, 1e-3);   // IDA's interpolant on a grid
         o.absoluteTolerance = 1e-2 * rtol;
         o.reduce = reduce;
-        o.stepOver = false;
-        const auto every = test::run(model, o);
-        o.stepOver = true;
-        const auto over = test::run(model, o);
+        const test::StepOverRuns runs = test::runStepOverPair(model, o);
+        const core::MemorySink &every = runs.every, &over = runs.over;
         const core::RunStats &se = every.stats(), &so = over.stats();
-        const QString counts = QString("%1 restarts and %2 stepped over, against %3 restarts; %4 events")
-                                   .arg(so.reinits)
-                                   .arg(so.steppedOver)
-                                   .arg(se.reinits)
-                                   .arg(eventsOf(every, "stop").size());
+        const QString counts = runs.counts + QString("; %1 events").arg(eventsOf(every, "stop").size());
         QCOMPARE(se.steppedOver, 0L);
         QVERIFY2(so.steppedOver > 0 && so.reinits + so.steppedOver == se.reinits, qPrintable(counts));
         const auto e1 = eventsOf(every, "stop"), e2 = eventsOf(over, "stop");

@@ -35,6 +35,19 @@ core::MemorySink run(const core::model::Model& model, const core::simulation::Si
     return sink;
 }
 
+StepOverRuns runStepOverPair(const core::model::Model& model, core::simulation::SimulationOptions options) {
+    StepOverRuns r;
+    options.stepOver = false;
+    r.every = run(model, options);
+    options.stepOver = true;
+    r.over = run(model, options);
+    r.counts = QString("%1 restarts and %2 stepped over, against %3 restarts")
+                   .arg(r.over.stats().reinits)
+                   .arg(r.over.stats().steppedOver)
+                   .arg(r.every.stats().reinits);
+    return r;
+}
+
 double at(const core::MemorySink& r, const std::string& column, double t) {
     const auto& ts = r.time();
     const auto& vs = r.values(column);

@@ -28,6 +28,14 @@ QStringList buildErrors(const core::model::Model& m);
 // Runs the model to completion and keeps everything.
 core::MemorySink run(const core::model::Model& model, const core::simulation::SimulationOptions& options = {});
 
+// The same run twice: restarting at every event (every), and stepping over the continuous ones
+// (over); `counts` says how many of each, for failure messages.
+struct StepOverRuns {
+    core::MemorySink every, over;
+    QString counts;   // "R restarts and S stepped over, against E restarts"
+};
+StepOverRuns runStepOverPair(const core::model::Model& model, core::simulation::SimulationOptions options);
+
 // Linear interpolation of a result column at time t.
 double at(const core::MemorySink& r, const std::string& column, double t);
 // Times where a column crosses `level` going up (+1), down (-1) or either (0), interpolated.
