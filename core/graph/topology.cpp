@@ -8,6 +8,10 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 
+#include <functional>
+#include <unordered_map>
+#include <utility>
+
 namespace endstop::core::graph {
 
 namespace {
@@ -17,6 +21,57 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS
 Diagnostic error(std::string block, std::string port, std::string message, std::string hint = {}) {
     return Diagnostic{Severity::Error, std::move(block), std::move(port), {}, std::move(message), std::move(hint)};
 }
+
+// The blocks built so far, by type and parameter values. A block is immutable once built, and what
+// it declares, computes and reports follows from its type and parameters alone (its name lives in
+// the topology), so equal specifications share one object: a chain of 10,000 equal masses,
+// springs, dampers and stops holds four blocks, not 40,000 (docs/architecture.md, "Memory").
+// Values that compare unequal (a NaN) just build a block of their own.
+class SharedBlocks {
+public:
+    struct Built {
+        std::shared_ptr<const Block> block;
+        Diagnostics diagnostics;   // validate()'s, named by the caller
+    };
+
+    const Built& get(const Registry& registry, const std::string& type, ParamValues params) {
+        Key key{type, std::move(params)};
+        const std::size_t h = hash(key);
+        auto [first, last] = m_built.equal_range(h);
+        for (auto it = first; it != last; ++it)
+            if (it->second.first == key) return it->second.second;
+        Built b;
+        std::unique_ptr<Block> made = registry.create(key.type, key.params);   // throws ModelError
+        b.diagnostics = made->validate();
+        b.block = std::move(made);
+        return m_built.emplace(h, std::make_pair(std::move(key), std::move(b)))->second.second;
+    }
+
+private:
+    struct Key {
+        std::string type;
+        ParamValues params;
+        bool operator==(const Key&) const = default;
+    };
+
+    static std::size_t hash(const Key& k) {
+        std::size_t h = std::hash<std::string>{}(k.type);
+        const auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+        for (const auto& [name, value] : k.params) {
+            mix(std::hash<std::string>{}(name));
+            mix(value.index());
+            if (const double* d = std::get_if<double>(&value))
+                mix(std::hash<double>{}(*d));
+            else if (const auto* v = std::get_if<std::vector<double>>(&value))
+                for (double x : *v) mix(std::hash<double>{}(x));
+            else
+                mix(std::hash<std::string>{}(std::get<std::string>(value)));
+        }
+        return h;
+    }
+
+    std::unordered_multimap<std::size_t, std::pair<Key, Built>> m_built;
+};
 
 // Vertex numbering: one vertex per port of every block.
 struct PortIndex {
@@ -63,11 +118,13 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
     Diagnostics errors;
 
     topo.blocks.reserve(model.blocks().size());
+    SharedBlocks shared;
     for (const model::BlockSpec& spec : model.blocks()) {
         TopoBlock tb;
         tb.name = spec.name;
+        const SharedBlocks::Built* built = nullptr;
         try {
-            tb.block = registry.create(spec.type, model::currentParams(spec, registry));
+            built = &shared.get(registry, spec.type, model::currentParams(spec, registry));
         } catch (const ModelError& e) {
             for (Diagnostic d : e.diagnostics()) {
                 d.block = spec.name;
@@ -75,7 +132,8 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
             }
             continue;
         }
-        for (Diagnostic d : tb.block->validate()) {
+        tb.block = built->block;
+        for (Diagnostic d : built->diagnostics) {
             d.block = spec.name;
             (d.severity == Severity::Error ? errors : topo.diagnostics).push_back(d);
         }

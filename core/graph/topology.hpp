@@ -29,7 +29,9 @@ struct Node {
 
 struct TopoBlock {
     std::string name;
-    std::unique_ptr<Block> block;
+    // Blocks are immutable once built, and the blocks of one type with equal parameters share one
+    // object (buildFlatTopology): a chain of 10,000 equal masses holds one mass.
+    std::shared_ptr<const Block> block;
     std::span<int> portNode;    // per port: node index for a conserving port, else -1
     std::span<PortAt> source;   // per port: for an input, the output it reads (block, output var)
 };

@@ -240,6 +240,44 @@ private Q_SLOTS:
     }
 
     // portName and blockIndex, the names the diagnostics and later stages use.
+    // Blocks of one type with equal parameters share one block object; any difference in type or in
+    // a value gives a block of its own.
+    void equalBlocksShareOneObject() {
+        ModelBuilder b;
+        b.block("m1", "translational.mass", {{"mass", 2.0}})
+            .block("m2", "translational.mass", {{"mass", 2.0}})
+            .block("m3", "translational.mass", {{"mass", 3.0}})
+            .block("m4", "translational.mass", {{"mass", 2.0}, {"initial_velocity", 1.0}})
+            .block("i1", "rotational.inertia", {{"inertia", 2.0}});
+        const Topology t = topologyOf(b);
+        const auto blockOf = [&](const char* name) {
+            return t.blocks[static_cast<std::size_t>(t.blockIndex(name))].block.get();
+        };
+        QCOMPARE(blockOf("m1"), blockOf("m2"));
+        QVERIFY(blockOf("m3") != blockOf("m1"));
+        QVERIFY(blockOf("m4") != blockOf("m1"));
+        QVERIFY(blockOf("i1") != blockOf("m1"));
+        QCOMPARE(std::get<double>(blockOf("m3")->values().at("mass")), 3.0);
+        QCOMPARE(std::get<double>(blockOf("m4")->values().at("initial_velocity")), 1.0);
+        // each still has its own name, ports and node
+        QCOMPARE(t.portName(core::graph::PortAt{1, 0}), std::string("m2.M"));
+        QVERIFY(nodeOf(t, "m1", "M") != nodeOf(t, "m2", "M"));
+    }
+
+    // A warning of a shared block is reported for every block that shares it, under its own name.
+    void sharedBlocksReportTheirWarningsEach() {
+        ModelBuilder b;
+        const core::ParamValues high{{"kinetic_friction", 20.0}};
+        b.block("f1", "translational.stiction", high).block("f2", "translational.stiction", high);
+        const Topology t = topologyOf(b);
+        QCOMPARE(t.blocks[0].block.get(), t.blocks[1].block.get());
+        QStringList named;
+        for (const core::Diagnostic& d : t.diagnostics)
+            if (d.severity == core::Severity::Warning) named << QString::fromStdString(d.block + "." + d.param);
+        named.sort();
+        QCOMPARE(named, (QStringList{"f1.kinetic_friction", "f2.kinetic_friction"}));
+    }
+
     void namesAndIndices() {
         const Topology t = topologyOf(twoMassesOnASpring());
         QCOMPARE(t.blockIndex("k"), 1);
