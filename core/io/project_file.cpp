@@ -125,31 +125,60 @@ QByteArray readWhole(QFile& f) {
 
 }   // namespace
 
-model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
-    const std::string file = fileLabel.toStdString();
-    // A current file is read from its outline, one block and connection at a time; anything the
-    // outline does not take, and older versions (migrated as a whole), from one DOM of the file.
-    // Any failure there (a piece that does not parse, a bad value) is reported by the whole-file
-    // read below, as it always was: the error path reads twice, a good file once.
-    if (const std::optional<Outline> o = outline(bytes)) {
-        try {
-            const QJsonObject skeleton = QJsonDocument::fromJson(o->skeleton).object();
-            if (checkHeader(skeleton, file) == kFormatVersion)
-                return readProject(skeleton, *o, bytes, fileLabel, registry);
-        } catch (const Error&) {}
-    }
+namespace {
+
+// A current file read from its outline, one block and connection at a time; nullopt if the outline
+// or any piece of it fails, or the file is of an older version.
+std::optional<model::Model> readOutlined(const Outline& o, const OutlinedText& text, const QString& fileLabel,
+                                         const Registry& registry) {
+    try {
+        const QJsonObject skeleton = QJsonDocument::fromJson(o.skeleton).object();
+        if (checkHeader(skeleton, fileLabel.toStdString()) == kFormatVersion)
+            return readProject(skeleton, o, text, fileLabel, registry);
+    } catch (const Error&) {}
+    return std::nullopt;
+}
+
+// The whole text as one DOM: older versions (migrated as a whole), whatever the outline does not
+// take, and every error's message.
+model::Model readWholeText(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
     QJsonObject root = parseJsonObject(bytes, fileLabel);
-    const int version = checkHeader(root, file);
+    const int version = checkHeader(root, fileLabel.toStdString());
     if (version < kFormatVersion) root = migrateFormat(std::move(root), version, registry);
     return readProject(root, fileLabel, registry);
 }
 
+}   // namespace
+
+// A current file is read from its outline, one block and connection at a time; anything the outline
+// does not take, and older versions, from one DOM of the file. Any failure on the outlined path (a
+// piece that does not parse, a bad value) is reported by the whole-file read, as it always was: the
+// error path reads twice, a good file once.
+model::Model parseProject(const QByteArray& bytes, const QString& fileLabel, const Registry& registry) {
+    if (const std::optional<Outline> o = outline(bytes))
+        if (std::optional<model::Model> m = readOutlined(*o, OutlinedText(bytes), fileLabel, registry))
+            return std::move(*m);
+    return readWholeText(bytes, fileLabel, registry);
+}
+
+// As parseProject(), without keeping the text while the model is built: once outlined, the pieces
+// are read again from the open file a chunk at a time. If the outlined read fails (or the file
+// changed under it), the whole file is read again and parsed as one DOM.
 model::Model loadProject(const QString& path, const Registry& registry) {
     QFile f(path);
     if (!f.exists()) throw FileFormatError(path.toStdString() + ": no such file");
     if (!f.open(QIODevice::ReadOnly))
         throw FileFormatError(path.toStdString() + ": cannot read: " + f.errorString().toStdString());
-    return parseProject(readWhole(f), path, registry);
+    if (f.isSequential()) return parseProject(readWhole(f), path, registry);   // a pipe reads once
+    QByteArray bytes = readWhole(f);
+    if (const std::optional<Outline> o = outline(bytes)) {
+        bytes = QByteArray();
+        if (std::optional<model::Model> m = readOutlined(*o, OutlinedText(f), path, registry)) return std::move(*m);
+        if (!f.seek(0))
+            throw FileFormatError(path.toStdString() + ": cannot read: " + f.errorString().toStdString());
+        bytes = readWhole(f);
+    }
+    return readWholeText(bytes, path, registry);
 }
 
 QByteArray serializeProject(const model::Model& model) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/project_outline.hpp"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -159,6 +160,16 @@ std::optional<Outline> outline(QByteArrayView text) {
     }
     o.skeleton.append(text.sliced(from));
     return o;
+}
+
+QByteArray OutlinedText::read(TextRange span) const {
+    if (!m_file) return QByteArray::fromRawData(m_text.data() + span.begin, span.size);   // no copy
+    const std::lock_guard lock(m_mutex);
+    QByteArray bytes(span.size, Qt::Uninitialized);
+    if (!m_file->seek(span.begin)) return {};
+    const qint64 n = m_file->read(bytes.data(), span.size);
+    bytes.truncate(std::max<qint64>(n, 0));
+    return bytes;
 }
 
 std::optional<QJsonValue> parseElement(QByteArrayView text, TextRange r) {

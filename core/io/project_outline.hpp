@@ -3,8 +3,10 @@
 // "connections", written empty (the skeleton), and where each of their elements lies in the text.
 // A QJsonDocument of a whole file costs about three times the file: a 40,000-block project (20 MB)
 // took 60 MB of DOM on top of its text. The reader parses the skeleton and then the elements in
-// chunks (one being read, the next being parsed), so that only two chunks' DOMs are alive at once
-// (docs/architecture.md, "Memory").
+// chunks (one being read, the next being parsed), so that only two chunks' DOMs are alive at once.
+// loadProject() does not even keep the text: once outlined, the elements are read again from the
+// open file a chunk at a time (OutlinedText), so the text (20 MB) is not alive while the model
+// is built (docs/architecture.md, "Memory").
 //
 // Qt parses every piece; the outline only finds where the pieces are (strings and brackets are
 // skipped, nothing is interpreted). What it cannot split (a key spelled with escapes or given
@@ -18,8 +20,11 @@
 #include <QByteArrayView>
 #include <QJsonValue>
 
+#include <mutex>
 #include <optional>
 #include <vector>
+
+class QFile;
 
 namespace endstop::core::io {
 
@@ -34,6 +39,24 @@ struct Outline {
 };
 
 std::optional<Outline> outline(QByteArrayView text);
+
+// Where an outline's elements are read from: the outlined text itself, or the open file it was read
+// from (its ranges are the file's bytes). Safe to read from two threads (the reader parses the
+// chunk ahead on another one).
+class OutlinedText {
+public:
+    explicit OutlinedText(QByteArrayView text) : m_text(text) {}
+    explicit OutlinedText(QFile& file) : m_file(&file) {}
+    // The bytes of `span`: a view of the text, or read from the file. Shorter than the span if the
+    // file no longer has them (it changed since): its pieces then fail to parse, and the caller
+    // reads the whole file again.
+    QByteArray read(TextRange span) const;
+
+private:
+    QByteArrayView m_text;
+    QFile* m_file = nullptr;
+    mutable std::mutex m_mutex;   // the file's position
+};
 
 // One element of an outlined array, parsed as it stands in the whole file (at the depth of a
 // top-level array's element, so that Qt's nesting limit applies alike); nullopt if it does not

@@ -217,7 +217,7 @@ model::Model readProject(const QJsonObject& root, const QString& fileLabel, cons
     return detail::Reader(fileLabel, registry).read(root);
 }
 
-model::Model readProject(const QJsonObject& skeleton, const Outline& outline, QByteArrayView text,
+model::Model readProject(const QJsonObject& skeleton, const Outline& outline, const OutlinedText& text,
                          const QString& fileLabel, const Registry& registry) {
     detail::Reader reader(fileLabel, registry);
     reader.outlined(outline, text);

@@ -10,7 +10,6 @@
 #include "core/io/project_outline.hpp"
 #include "core/model/model.hpp"
 
-#include <QByteArrayView>
 #include <QJsonObject>
 #include <QString>
 
@@ -18,8 +17,8 @@ namespace endstop::core::io {
 
 model::Model readProject(const QJsonObject& root, const QString& fileLabel, const Registry& registry);
 // An outlined file (project_outline.hpp): `skeleton` is the parsed skeleton, and the top-level
-// blocks and connections are parsed from `text` one element at a time.
-model::Model readProject(const QJsonObject& skeleton, const Outline& outline, QByteArrayView text,
+// blocks and connections are parsed from `text` (the file's text, or the file) a chunk at a time.
+model::Model readProject(const QJsonObject& skeleton, const Outline& outline, const OutlinedText& text,
                          const QString& fileLabel, const Registry& registry);
 
 }   // namespace endstop::core::io

@@ -79,10 +79,19 @@ Elements::~Elements() {
     if (m_next.valid()) m_next.wait();
 }
 
-Elements::Chunk Elements::parseChunk(QByteArrayView text, const std::vector<TextRange>& ranges, qsizetype first) {
+// The chunk's text in one piece (one read of the file), each element parsed from it in place.
+Elements::Chunk Elements::parseChunk(const OutlinedText& text, const std::vector<TextRange>& ranges, qsizetype first) {
     Chunk out;
     const qsizetype last = std::min(first + kChunk, static_cast<qsizetype>(ranges.size()));
-    for (qsizetype i = first; i < last; ++i) out.push_back(parseElement(text, ranges[static_cast<std::size_t>(i)]));
+    const TextRange& a = ranges[static_cast<std::size_t>(first)];
+    const TextRange& z = ranges[static_cast<std::size_t>(last - 1)];
+    const TextRange span{a.begin, z.begin + z.size - a.begin};
+    const QByteArray piece = text.read(span);
+    for (qsizetype i = first; i < last; ++i) {
+        TextRange r = ranges[static_cast<std::size_t>(i)];
+        r.begin -= span.begin;
+        out.push_back(piece.size() == span.size ? parseElement(piece, r) : std::nullopt);
+    }
     return out;
 }
 
@@ -90,11 +99,11 @@ QJsonValue Elements::parsed(qsizetype i) const {
     const qsizetype first = i - i % kChunk;
     if (first != m_first) {
         const bool ahead = m_next.valid() && first == m_first + kChunk;
-        m_chunk = ahead ? m_next.get() : parseChunk(m_text, *m_ranges, first);
+        m_chunk = ahead ? m_next.get() : parseChunk(*m_text, *m_ranges, first);
         m_first = first;
         if (first + kChunk < size())   // the text and the ranges outlive the reader, and so this
             m_next = std::async(std::launch::async, [text = m_text, ranges = m_ranges, next = first + kChunk] {
-                return parseChunk(text, *ranges, next);
+                return parseChunk(*text, *ranges, next);
             });
     }
     const std::optional<QJsonValue>& v = m_chunk[static_cast<std::size_t>(i - first)];
@@ -108,11 +117,11 @@ QJsonValue Elements::parsed(qsizetype i) const {
 void Reader::readBody(const QJsonObject& o, const Context& ctx, model::Model& body, const model::Model& root) {
     const Outline* outline = ctx.subsystem.empty() ? m_outline : nullptr;
     if (outline && outline->blocks)
-        readBlocks(Elements(m_text, *outline->blocks), ctx, body, root);
+        readBlocks(Elements(*m_text, *outline->blocks), ctx, body, root);
     else if (const auto blocks = array(o, "blocks", ctx))
         readBlocks(*blocks, ctx, body, root);
     if (outline && outline->connections)
-        readConnections(Elements(m_text, *outline->connections), ctx, body, root);
+        readConnections(Elements(*m_text, *outline->connections), ctx, body, root);
     else if (const auto connections = array(o, "connections", ctx))
         readConnections(*connections, ctx, body, root);
 }

@@ -40,7 +40,7 @@ struct Context {
 class Elements {
 public:
     explicit Elements(QJsonArray array) : m_array(std::move(array)) {}
-    Elements(QByteArrayView text, const std::vector<TextRange>& ranges) : m_text(text), m_ranges(&ranges) {}
+    Elements(const OutlinedText& text, const std::vector<TextRange>& ranges) : m_text(&text), m_ranges(&ranges) {}
     Elements(Elements&&) = default;
     ~Elements();   // waits for a chunk still being parsed
     qsizetype size() const { return m_ranges ? static_cast<qsizetype>(m_ranges->size()) : m_array.size(); }
@@ -50,10 +50,10 @@ private:
     using Chunk = std::vector<std::optional<QJsonValue>>;
     static constexpr qsizetype kChunk = 512;
     QJsonValue parsed(qsizetype i) const;
-    static Chunk parseChunk(QByteArrayView text, const std::vector<TextRange>& ranges, qsizetype first);
+    static Chunk parseChunk(const OutlinedText& text, const std::vector<TextRange>& ranges, qsizetype first);
 
     QJsonArray m_array;
-    QByteArrayView m_text;
+    const OutlinedText* m_text = nullptr;
     const std::vector<TextRange>* m_ranges = nullptr;
     mutable qsizetype m_first = -1;   // the chunk at hand: its first element
     mutable Chunk m_chunk;
@@ -64,9 +64,9 @@ class Reader {
 public:
     Reader(QString file, const Registry& registry) : m_file(std::move(file)), m_registry(registry) {}
     // the top level's blocks and connections come from the outline's ranges of `text`
-    void outlined(const Outline& outline, QByteArrayView text) {
+    void outlined(const Outline& outline, const OutlinedText& text) {
         m_outline = &outline;
-        m_text = text;
+        m_text = &text;
     }
 
     // names and keys in a hostile file can be megabytes long: the message keeps it to a line
@@ -117,7 +117,7 @@ private:
     QString m_file;
     const Registry& m_registry;
     const Outline* m_outline = nullptr;
-    QByteArrayView m_text;
+    const OutlinedText* m_text = nullptr;
     // The ports present per block of the body whose connections are read: an index into
     // m_portLists (-1: not looked at yet). Blocks of one type and configuration share one list; a
     // list per block cost 17 MB for 40,000 blocks.

@@ -9,9 +9,11 @@
 #include "core/io/project_reader.hpp"
 #include "core/errors.hpp"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace endstop;
@@ -42,6 +44,34 @@ QString loadError(const QByteArray& text) {
         return QString::fromUtf8(e.what());
     }
     return {};
+}
+
+// The same, loaded from a file (loadProject reads the pieces from the file, not from its text).
+QString fileLoadError(const QString& path) {
+    try {
+        core::io::loadProject(path, blocks::registry());
+    } catch (const core::FileFormatError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+// A chain of n masses on springs: more blocks and connections than two of the reader's chunks.
+QByteArray chain(int n) {
+    QJsonArray blocks, connections;
+    for (int i = 0; i < n; ++i) {
+        const QString m = QString("m%1").arg(i), k = QString("k%1").arg(i);
+        blocks.append(QJsonObject{{"name", m}, {"type", "translational.mass"},
+                                  {"parameters", QJsonObject{{"mass", 1.0 + i % 7}}}});
+        blocks.append(QJsonObject{{"name", k}, {"type", "translational.spring"}});
+        connections.append(QJsonArray{m + ".M", k + ".R"});
+        if (i > 0) connections.append(QJsonArray{QString("k%1.C").arg(i - 1), m + ".M"});
+    }
+    return QJsonDocument(QJsonObject{{"format", "endstop-project"},
+                                     {"formatVersion", 2},
+                                     {"blocks", blocks},
+                                     {"connections", connections}})
+        .toJson();
 }
 
 }   // namespace
@@ -82,6 +112,7 @@ private Q_SLOTS:
         QTest::newRow("empty arrays") << QByteArray(
             R"({"format":"endstop-project","formatVersion":2,"blocks":[ ],"connections":[]})");
         QTest::newRow("example") << test::readBytes(test::sourcePath("resources/examples/gear_train_backlash.endstop"));
+        QTest::newRow("1,500 blocks") << chain(750);
     }
     void sameModelEitherWay() {
         QFETCH(QByteArray, text);
@@ -91,6 +122,38 @@ private Q_SLOTS:
             core::io::readProject(QJsonDocument::fromJson(text).object(), "t.endstop", blocks::registry());
         QCOMPARE(core::io::serializeProject(outlined), core::io::serializeProject(whole));
         QVERIFY(outlined.blocks() == whole.blocks());
+        // loaded from a file, the pieces are read again from the file, a chunk at a time
+        QTemporaryDir dir;
+        const QString path = test::writeBytes(dir.filePath("t.endstop"), text);
+        const core::model::Model loaded = core::io::loadProject(path, blocks::registry());
+        QCOMPARE(core::io::serializeProject(loaded), core::io::serializeProject(whole));
+        QVERIFY(loaded.blocks() == whole.blocks());
+        QVERIFY(loaded.connections() == whole.connections());
+    }
+
+    // The pieces of an outlined file come from the open file: the bytes of a span, or fewer if the
+    // file no longer has them (it was cut short since), and then the outlined read fails.
+    void piecesFromTheFile() {
+        const QByteArray text = kTricky;
+        QTemporaryDir dir;
+        const QString path = test::writeBytes(dir.filePath("t.endstop"), text);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const core::io::OutlinedText fromFile(f);
+        const auto o = outline(text);
+        QVERIFY(o && o->blocks);
+        for (const core::io::TextRange& r : *o->blocks) QCOMPARE(fromFile.read(r), text.sliced(r.begin, r.size));
+        QCOMPARE(fromFile.read({text.size() - 5, 10}), text.sliced(text.size() - 5));
+        const core::model::Model whole = core::io::parseProject(text, "t.endstop", blocks::registry());
+        const QJsonObject skeleton = QJsonDocument::fromJson(o->skeleton).object();
+        QCOMPARE(core::io::serializeProject(core::io::readProject(skeleton, *o, fromFile, path, blocks::registry())),
+                 core::io::serializeProject(whole));
+        // the file cut short after it was outlined: a piece is missing
+        test::writeBytes(path, text.first(o->blocks->back().begin + 3));
+        QFile cut(path);
+        QVERIFY(cut.open(QIODevice::ReadOnly));
+        QVERIFY_THROWS_EXCEPTION(core::FileFormatError, core::io::readProject(skeleton, *o, core::io::OutlinedText(cut),
+                                                                               path, blocks::registry()));
     }
 
     // Text the outline does not take is parsed whole, as before: same model, same errors. The
@@ -126,11 +189,15 @@ private Q_SLOTS:
         QFETCH(QString, error);
         QCOMPARE(outline(text).has_value(), outlined);
         const QString got = loadError(text);
+        QTemporaryDir dir;
+        const QString fromFile = fileLoadError(test::writeBytes(dir.filePath("t.endstop"), text));
         if (error.isEmpty()) {
             QVERIFY2(got.isEmpty(), qPrintable(got));
+            QVERIFY2(fromFile.isEmpty(), qPrintable(fromFile));
             return;
         }
         QVERIFY2(got.contains(error), qPrintable(got));
+        QCOMPARE(fromFile, QString(got).replace("t.endstop", dir.filePath("t.endstop")));
         QJsonParseError parse;
         QJsonDocument::fromJson(text, &parse);
         QCOMPARE(got.contains("malformed JSON"), parse.error != QJsonParseError::NoError);
