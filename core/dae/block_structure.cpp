@@ -32,7 +32,7 @@ void sortUnique(std::vector<std::pair<int, int>>& row) {
     row.erase(std::unique(row.begin(), row.end()), row.end());
 }
 
-BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
+BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling) {
     const Block& blk = *s.topo.blocks[at(bi)].block;
     const Binding& b = s.bindings[at(bi)];
     BlockStructure st;
@@ -43,7 +43,9 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
             st.radix.push_back(blk.discretes()[i].modes);
             combinations *= blk.discretes()[i].modes;
         }
-    const std::vector<double> saved = disc;
+    std::vector<double>& disc = sampling.disc;
+    const auto own = disc.begin() + b.discreteOffset;   // set per combination, restored after
+    const std::vector<double> saved(own, own + static_cast<std::ptrdiff_t>(blk.discretes().size()));
     const std::size_t nv = b.ownRow().size();
     for (int c = 0; c < combinations; ++c) {
         for (std::size_t i = 0, rest = at(c); i < st.modeDiscretes.size(); ++i) {
@@ -67,9 +69,9 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, std::vector<do
         st.perMode.push_back(std::move(inc));
         st.linear.push_back(linear ? 1 : 0);
     }
-    disc = saved;
-    st.rowForms = analyseRowForms(s, ev, bi, disc);
-    st.eventReads = analyseEventReads(s, ev, bi, disc);
+    std::copy(saved.begin(), saved.end(), own);
+    st.rowForms = analyseRowForms(s, ev, bi, sampling);
+    st.eventReads = analyseEventReads(s, ev, bi, sampling);
     for (auto& row : st.all) sortUnique(row);
     auto derivatives = [](const LocalIncidence& inc) {
         std::vector<std::pair<int, int>> d;
@@ -122,13 +124,13 @@ int BlockStructure::combination(std::span<const double> discrete) const {
 
 void analyseBlocks(DaeSystem& s) {
     Evaluator ev(s);
-    std::vector<double> disc = s.discrete0;
+    Sampling sampling(s);
     std::map<std::string, int> known;
     s.structureOf.assign(s.topo.blocks.size(), -1);
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
         const auto [it, fresh] =
             known.emplace(signature(s, static_cast<int>(bi)), static_cast<int>(s.structures.size()));
-        if (fresh) s.structures.push_back(analyse(s, ev, static_cast<int>(bi), disc));
+        if (fresh) s.structures.push_back(analyse(s, ev, static_cast<int>(bi), sampling));
         s.structureOf[bi] = it->second;
     }
 }

@@ -61,7 +61,7 @@ bool same(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std:
 
 // Calls f(state) at kSamples pseudo-random states in every combination of the block's modes;
 // false if there are too many combinations to try.
-template <class F> bool forEachSample(const DaeSystem& s, int bi, std::vector<double>& disc, F&& f) {
+template <class F> bool forEachSample(const DaeSystem& s, int bi, Sampling& sampling, F&& f) {
     const Binding& b = s.bindings[at(bi)];
     const Block& blk = *b.block;
     std::vector<int> modeDiscretes, radix;
@@ -73,8 +73,15 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, std::vector<do
             combinations *= blk.discretes()[i].modes;
             if (combinations > kMaxCombinations) return false;
         }
-    const std::vector<double> saved = disc;
-    std::vector<double> y(at(s.size()), 0.0), yp(at(s.size()), 0.0);
+    std::vector<double>& disc = sampling.disc;
+    std::vector<double>& y = sampling.y;
+    std::vector<double>& yp = sampling.yp;
+    const auto own = disc.begin() + b.discreteOffset;
+    const std::vector<double> saved(own, own + static_cast<std::ptrdiff_t>(blk.discretes().size()));
+    const auto restore = [&] {   // the block's discretes as they were, its slots zero again
+        std::copy(saved.begin(), saved.end(), own);
+        for (int u : b.slot()) y[at(u)] = yp[at(u)] = 0.0;
+    };
     std::mt19937 rng(12345u + static_cast<unsigned>(b.slot().size()));   // reproducible
     std::uniform_real_distribution<double> magnitude(0.25, 1.25);
     auto draw = [&] { return (rng() & 1u ? 1.0 : -1.0) * magnitude(rng); };
@@ -93,16 +100,18 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, std::vector<do
                 f(State{0.5 + 0.25 * draw(), y.data(), yp.data(), disc.data()}, y, draw);
             }
     } catch (...) {
-        disc = saved;
+        restore();
         return false;   // a block that cannot be evaluated anywhere
     }
-    disc = saved;
+    restore();
     return true;
 }
 
 }   // namespace
 
-std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
+Sampling::Sampling(const DaeSystem& s) : disc(s.discrete0), y(at(s.size()), 0.0), yp(at(s.size()), 0.0) {}
+
+std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling) {
     const Binding& b = s.bindings[at(bi)];
     const Block& blk = *b.block;
     std::vector<char> reads(b.slot().size(), 0);
@@ -119,7 +128,7 @@ std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, s
             [](double t) { return t; });
         blk.eventFunctions(eq, g);
     };
-    const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>& y, auto& draw) {
+    const bool sampled = forEachSample(s, bi, sampling, [&](const State& st, std::vector<double>& y, auto& draw) {
         events(st, g0);
         for (std::size_t k = 0; k < b.slot().size(); ++k) {
             const double saved = y[at(b.slot()[k])];
@@ -133,13 +142,13 @@ std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, s
     return reads;
 }
 
-std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, std::vector<double>& disc) {
+std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling) {
     const Binding& b = s.bindings[at(bi)];
     const std::size_t nv = b.ownRow().size();
     std::vector<RowForm> forms(nv);
     std::vector<Sample> samples;
     std::vector<char> timed(nv, 0);
-    const bool sampled = forEachSample(s, bi, disc, [&](const State& st, std::vector<double>&, auto&) {
+    const bool sampled = forEachSample(s, bi, sampling, [&](const State& st, std::vector<double>&, auto&) {
         samples.push_back(evaluate(s, ev, bi, st));
         const Sample later = evaluate(s, ev, bi, {st.t + 0.37, st.y, st.yp, st.discrete});
         for (std::size_t v = 0; v < nv; ++v)

@@ -655,6 +655,47 @@ private Q_SLOTS:
             QCOMPARE_NEAR(test::at(reduced, "a.v", t) + test::at(reduced, "b.v", t), 1.0, 1e-6);
     }
 
+    // Analysing a block samples it in the network-sized state and gives that state back as it was
+    // (core/dae/row_forms.hpp, Sampling): its own discretes restored, its slots zero again. So the
+    // blocks can be analysed one after the other in one state, each at the cost of its own size,
+    // and what the build found for each structure is what the block gives analysed on its own.
+    void analysisLeavesTheSamplingState() {
+        const core::dae::DaeSystem sys =
+            core::dae::assemble(core::graph::buildTopology(gearTrain(3, "smooth"), blocks::registry()));
+        core::dae::Evaluator ev(sys);
+        core::dae::Sampling sampling(sys);
+        const auto zero = [](const std::vector<double>& v) {
+            return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; });
+        };
+        const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+        for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
+            const std::vector<core::dae::RowForm> forms =
+                core::dae::analyseRowForms(sys, ev, static_cast<int>(bi), sampling);
+            const std::vector<char> reads = core::dae::analyseEventReads(sys, ev, static_cast<int>(bi), sampling);
+            QVERIFY(zero(sampling.y) && zero(sampling.yp));
+            QVERIFY(sampling.disc == sys.discrete0);
+            const core::dae::BlockStructure& st = sys.structures[static_cast<std::size_t>(sys.structureOf[bi])];
+            QCOMPARE(reads, st.eventReads);
+            QCOMPARE(forms.size(), st.rowForms.size());
+            for (std::size_t v = 0; v < forms.size(); ++v) {
+                const core::dae::RowForm &a = forms[v], &b = st.rowForms[v];
+                QCOMPARE(a.linear, b.linear);
+                QCOMPARE(a.timed, b.timed);
+                QVERIFY(a.terms == b.terms);
+                QVERIFY(same(a.self0, b.self0) && same(a.self1, b.self1));
+                QCOMPARE(a.in.size(), b.in.size());
+                for (std::size_t k = 0; k < a.in.size(); ++k) QVERIFY(same(a.in[k], b.in[k]));
+            }
+        }
+        // a stop with its modes set elsewhere in the state: analysed there, given back there
+        std::vector<double> contact = sys.discrete0;
+        const int lash = sys.topo.blockIndex("lash1");
+        contact[static_cast<std::size_t>(sys.bindings[static_cast<std::size_t>(lash)].discreteOffset)] = 1.0;
+        sampling.disc = contact;
+        core::dae::analyseRowForms(sys, ev, lash, sampling);
+        QVERIFY(sampling.disc == contact);
+    }
+
     void nothingToReduce() {
         const Planned p = plan(damped());
         QCOMPARE(p.plan.eliminated(), 0);
