@@ -22,42 +22,43 @@ Diagnostic error(std::string block, std::string port, std::string message, std::
     return Diagnostic{Severity::Error, std::move(block), std::move(port), {}, std::move(message), std::move(hint)};
 }
 
-// The blocks built so far, by type and parameter values. A block is immutable once built, and what
-// it declares, computes and reports follows from its type and parameters alone (its name lives in
-// the topology), so equal specifications share one object: a chain of 10,000 equal masses,
-// springs, dampers and stops holds four blocks, not 40,000 (docs/architecture.md, "Memory").
-// Values that compare unequal (a NaN) just build a block of their own.
+// The blocks built so far, by specification (type, its version and the parameters as written). A
+// block is immutable once built, and what it declares, computes and reports follows from its type
+// and parameters alone (its name lives in the topology), so equal specifications share one object:
+// a chain of 10,000 equal masses, springs, dampers and stops holds four blocks, not 40,000
+// (docs/architecture.md, "Memory"). Values that compare unequal (a NaN) build a block of their own.
+// The specifications stay in the model, which outlives the build: nothing is copied.
 class SharedBlocks {
 public:
     struct Built {
-        std::shared_ptr<const Block> block;
+        const Block* block = nullptr;
         Diagnostics diagnostics;   // validate()'s, named by the caller
     };
 
-    const Built& get(const Registry& registry, const std::string& type, ParamValues params) {
-        Key key{type, std::move(params)};
-        const std::size_t h = hash(key);
+    explicit SharedBlocks(std::vector<std::unique_ptr<const Block>>& owner) : m_owner(owner) {}
+
+    const Built& get(const Registry& registry, const model::BlockSpec& spec) {
+        const std::size_t h = hash(spec);
         auto [first, last] = m_built.equal_range(h);
-        for (auto it = first; it != last; ++it)
-            if (it->second.first == key) return it->second.second;
+        for (auto it = first; it != last; ++it) {
+            const model::BlockSpec& seen = *it->second.first;
+            if (seen.type == spec.type && seen.typeVersion == spec.typeVersion && seen.params == spec.params)
+                return it->second.second;
+        }
         Built b;
-        std::unique_ptr<Block> made = registry.create(key.type, key.params);   // throws ModelError
+        std::unique_ptr<Block> made = registry.create(spec.type, model::currentParams(spec, registry));   // throws
         b.diagnostics = made->validate();
-        b.block = std::move(made);
-        return m_built.emplace(h, std::make_pair(std::move(key), std::move(b)))->second.second;
+        b.block = made.get();
+        m_owner.push_back(std::move(made));
+        return m_built.emplace(h, std::make_pair(&spec, std::move(b)))->second.second;
     }
 
 private:
-    struct Key {
-        std::string type;
-        ParamValues params;
-        bool operator==(const Key&) const = default;
-    };
-
-    static std::size_t hash(const Key& k) {
-        std::size_t h = std::hash<std::string>{}(k.type);
+    static std::size_t hash(const model::BlockSpec& spec) {
+        std::size_t h = std::hash<std::string>{}(spec.type);
         const auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-        for (const auto& [name, value] : k.params) {
+        mix(static_cast<std::size_t>(spec.typeVersion));
+        for (const auto& [name, value] : spec.params) {
             mix(std::hash<std::string>{}(name));
             mix(value.index());
             if (const double* d = std::get_if<double>(&value))
@@ -70,7 +71,8 @@ private:
         return h;
     }
 
-    std::unordered_multimap<std::size_t, std::pair<Key, Built>> m_built;
+    std::vector<std::unique_ptr<const Block>>& m_owner;
+    std::unordered_multimap<std::size_t, std::pair<const model::BlockSpec*, Built>> m_built;
 };
 
 // Vertex numbering: one vertex per port of every block.
@@ -118,13 +120,13 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
     Diagnostics errors;
 
     topo.blocks.reserve(model.blocks().size());
-    SharedBlocks shared;
+    SharedBlocks shared(topo.owned);
     for (const model::BlockSpec& spec : model.blocks()) {
         TopoBlock tb;
         tb.name = spec.name;
         const SharedBlocks::Built* built = nullptr;
         try {
-            built = &shared.get(registry, spec.type, model::currentParams(spec, registry));
+            built = &shared.get(registry, spec);
         } catch (const ModelError& e) {
             for (Diagnostic d : e.diagnostics()) {
                 d.block = spec.name;

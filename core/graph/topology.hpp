@@ -30,14 +30,16 @@ struct Node {
 struct TopoBlock {
     std::string name;
     // Blocks are immutable once built, and the blocks of one type with equal parameters share one
-    // object (buildFlatTopology): a chain of 10,000 equal masses holds one mass.
-    std::shared_ptr<const Block> block;
+    // object (buildFlatTopology), owned by Topology::owned: a chain of 10,000 equal masses holds one
+    // mass.
+    const Block* block = nullptr;
     std::span<int> portNode;    // per port: node index for a conserving port, else -1
     std::span<PortAt> source;   // per port: for an input, the output it reads (block, output var)
 };
 
 struct Topology {
     std::vector<TopoBlock> blocks;
+    std::vector<std::unique_ptr<const Block>> owned;   // the distinct blocks (a move keeps them where they are)
     std::vector<Node> nodes;
     Diagnostics diagnostics;   // infos and warnings that did not stop the build
     // what the blocks' portNode and source view: two allocations, not two per block (2 MB at

@@ -251,12 +251,13 @@ private Q_SLOTS:
             .block("i1", "rotational.inertia", {{"inertia", 2.0}});
         const Topology t = topologyOf(b);
         const auto blockOf = [&](const char* name) {
-            return t.blocks[static_cast<std::size_t>(t.blockIndex(name))].block.get();
+            return t.blocks[static_cast<std::size_t>(t.blockIndex(name))].block;
         };
         QCOMPARE(blockOf("m1"), blockOf("m2"));
         QVERIFY(blockOf("m3") != blockOf("m1"));
         QVERIFY(blockOf("m4") != blockOf("m1"));
         QVERIFY(blockOf("i1") != blockOf("m1"));
+        QCOMPARE(t.owned.size(), std::size_t{4});
         QCOMPARE(std::get<double>(blockOf("m3")->values().at("mass")), 3.0);
         QCOMPARE(std::get<double>(blockOf("m4")->values().at("initial_velocity")), 1.0);
         // each still has its own name, ports and node
@@ -270,7 +271,8 @@ private Q_SLOTS:
         const core::ParamValues high{{"kinetic_friction", 20.0}};
         b.block("f1", "translational.stiction", high).block("f2", "translational.stiction", high);
         const Topology t = topologyOf(b);
-        QCOMPARE(t.blocks[0].block.get(), t.blocks[1].block.get());
+        QCOMPARE(t.blocks[0].block, t.blocks[1].block);
+        QCOMPARE(t.owned.size(), std::size_t{1});
         QStringList named;
         for (const core::Diagnostic& d : t.diagnostics)
             if (d.severity == core::Severity::Warning) named << QString::fromStdString(d.block + "." + d.param);
