@@ -174,8 +174,7 @@ model::Model loadProject(const QString& path, const Registry& registry) {
     if (const std::optional<Outline> o = outline(bytes)) {
         bytes = QByteArray();
         if (std::optional<model::Model> m = readOutlined(*o, OutlinedText(f), path, registry)) return std::move(*m);
-        if (!f.seek(0))
-            throw FileFormatError(path.toStdString() + ": cannot read: " + f.errorString().toStdString());
+        if (!f.seek(0)) throw FileFormatError(path.toStdString() + ": cannot read: " + f.errorString().toStdString());
         bytes = readWhole(f);
     }
     return readWholeText(bytes, path, registry);

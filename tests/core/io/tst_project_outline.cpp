@@ -61,8 +61,8 @@ QByteArray chain(int n) {
     QJsonArray blocks, connections;
     for (int i = 0; i < n; ++i) {
         const QString m = QString("m%1").arg(i), k = QString("k%1").arg(i);
-        blocks.append(QJsonObject{{"name", m}, {"type", "translational.mass"},
-                                  {"parameters", QJsonObject{{"mass", 1.0 + i % 7}}}});
+        blocks.append(QJsonObject{
+            {"name", m}, {"type", "translational.mass"}, {"parameters", QJsonObject{{"mass", 1.0 + i % 7}}}});
         blocks.append(QJsonObject{{"name", k}, {"type", "translational.spring"}});
         connections.append(QJsonArray{m + ".M", k + ".R"});
         if (i > 0) connections.append(QJsonArray{QString("k%1.C").arg(i - 1), m + ".M"});
@@ -153,7 +153,7 @@ private Q_SLOTS:
         QFile cut(path);
         QVERIFY(cut.open(QIODevice::ReadOnly));
         QVERIFY_THROWS_EXCEPTION(core::FileFormatError, core::io::readProject(skeleton, *o, core::io::OutlinedText(cut),
-                                                                               path, blocks::registry()));
+                                                                              path, blocks::registry()));
     }
 
     // Text the outline does not take is parsed whole, as before: same model, same errors. The
