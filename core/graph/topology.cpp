@@ -8,6 +8,9 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <functional>
 #include <unordered_map>
 #include <utility>
@@ -26,8 +29,8 @@ Diagnostic error(std::string block, std::string port, std::string message, std::
 // block is immutable once built, and what it declares, computes and reports follows from its type
 // and parameters alone (its name lives in the topology), so equal specifications share one object:
 // a chain of 10,000 equal masses, springs, dampers and stops holds four blocks, not 40,000
-// (docs/architecture.md, "Memory"). Values that compare unequal (a NaN) build a block of their own.
-// The specifications stay in the model, which outlives the build: nothing is copied.
+// (docs/architecture.md, "Memory"). Values are compared to the bit. The specifications stay in the
+// model, which outlives the build: nothing is copied.
 class SharedBlocks {
 public:
     struct Built {
@@ -42,7 +45,7 @@ public:
         auto [first, last] = m_built.equal_range(h);
         for (auto it = first; it != last; ++it) {
             const model::BlockSpec& seen = *it->second.first;
-            if (seen.type == spec.type && seen.typeVersion == spec.typeVersion && seen.params == spec.params)
+            if (seen.type == spec.type && seen.typeVersion == spec.typeVersion && sameValues(seen.params, spec.params))
                 return it->second.second;
         }
         Built b;
@@ -54,6 +57,23 @@ public:
     }
 
 private:
+    // Equal to the bit: -0 and 0 are two specifications (a block may read a sign), and so are two
+    // NaNs of different bits.
+    static bool sameBits(double a, double b) {
+        return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+    }
+    static bool sameValues(const ParamValues& a, const ParamValues& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+            if (x.first != y.first || x.second.index() != y.second.index()) return false;
+            if (const double* d = std::get_if<double>(&x.second)) return sameBits(*d, std::get<double>(y.second));
+            if (const auto* v = std::get_if<std::vector<double>>(&x.second)) {
+                const auto& w = std::get<std::vector<double>>(y.second);
+                return std::equal(v->begin(), v->end(), w.begin(), w.end(), sameBits);
+            }
+            return x.second == y.second;
+        });
+    }
+
     static std::size_t hash(const model::BlockSpec& spec) {
         std::size_t h = std::hash<std::string>{}(spec.type);
         const auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
@@ -62,9 +82,9 @@ private:
             mix(std::hash<std::string>{}(name));
             mix(value.index());
             if (const double* d = std::get_if<double>(&value))
-                mix(std::hash<double>{}(*d));
+                mix(std::hash<std::uint64_t>{}(std::bit_cast<std::uint64_t>(*d)));
             else if (const auto* v = std::get_if<std::vector<double>>(&value))
-                for (double x : *v) mix(std::hash<double>{}(x));
+                for (double x : *v) mix(std::hash<std::uint64_t>{}(std::bit_cast<std::uint64_t>(x)));
             else
                 mix(std::hash<std::string>{}(std::get<std::string>(value)));
         }

@@ -241,14 +241,17 @@ private Q_SLOTS:
 
     // portName and blockIndex, the names the diagnostics and later stages use.
     // Blocks of one type with equal parameters share one block object; any difference in type or in
-    // a value gives a block of its own.
+    // a value, to the bit, gives a block of its own.
     void equalBlocksShareOneObject() {
         ModelBuilder b;
         b.block("m1", "translational.mass", {{"mass", 2.0}})
             .block("m2", "translational.mass", {{"mass", 2.0}})
             .block("m3", "translational.mass", {{"mass", 3.0}})
             .block("m4", "translational.mass", {{"mass", 2.0}, {"initial_velocity", 1.0}})
-            .block("i1", "rotational.inertia", {{"inertia", 2.0}});
+            .block("i1", "rotational.inertia", {{"inertia", 2.0}})
+            .block("m5", "translational.mass", {{"mass", 2.0}, {"initial_velocity", -0.0}})
+            .block("m6", "translational.mass", {{"mass", 2.0}, {"initial_velocity", 0.0}})
+            .block("m7", "translational.mass", {{"mass", 2.0}, {"initial_velocity", 0.0}});
         const Topology t = topologyOf(b);
         const auto blockOf = [&](const char* name) {
             return t.blocks[static_cast<std::size_t>(t.blockIndex(name))].block;
@@ -257,7 +260,11 @@ private Q_SLOTS:
         QVERIFY(blockOf("m3") != blockOf("m1"));
         QVERIFY(blockOf("m4") != blockOf("m1"));
         QVERIFY(blockOf("i1") != blockOf("m1"));
-        QCOMPARE(t.owned.size(), std::size_t{4});
+        // compared to the bit, and as written: -0 is not 0, and a default written out is a value
+        QVERIFY(blockOf("m5") != blockOf("m6"));
+        QCOMPARE(blockOf("m6"), blockOf("m7"));
+        QVERIFY(blockOf("m6") != blockOf("m1"));
+        QCOMPARE(t.owned.size(), std::size_t{6});
         QCOMPARE(std::get<double>(blockOf("m3")->values().at("mass")), 3.0);
         QCOMPARE(std::get<double>(blockOf("m4")->values().at("initial_velocity")), 1.0);
         // each still has its own name, ports and node
