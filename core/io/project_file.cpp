@@ -123,10 +123,6 @@ QByteArray readWhole(QFile& f) {
     return bytes;
 }
 
-}   // namespace
-
-namespace {
-
 // A current file read from its outline, one block and connection at a time; nullopt if the outline
 // or any piece of it fails, or the file is of an older version.
 std::optional<model::Model> readOutlined(const Outline& o, const OutlinedText& text, const QString& fileLabel,
