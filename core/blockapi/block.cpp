@@ -22,16 +22,39 @@ public:
         const auto it = m_shapes.find(key);
         return it == m_shapes.end() ? nullptr : std::static_pointer_cast<Shape>(it->second);
     }
-    void insert(const std::string& key, std::shared_ptr<void> shape) {
+    // A shape just declared, under its key: or, if a shape of its type already published declares
+    // the same (blocks whose real parameters differ mostly do), that one instead, so that a chain
+    // of 10,000 springs of 10,000 stiffnesses holds one set of descriptors, not 10,000.
+    template <class Shape> std::shared_ptr<Shape> publish(std::shared_ptr<Shape> fresh) {
         std::lock_guard lock(m_mutex);
-        if (m_shapes.size() >= kMax) m_shapes.clear();
-        m_shapes.emplace(key, std::move(shape));
+        if (m_shapes.size() >= kMax) m_shapes.clear(), m_families.clear();
+        std::vector<std::shared_ptr<void>>& family =
+            m_families[fresh->info.typeId + '#' + std::to_string(fresh->info.typeVersion)];
+        for (const std::shared_ptr<void>& c : family) {
+            std::shared_ptr<Shape> known = std::static_pointer_cast<Shape>(c);
+            if (sameDeclarations(*known, *fresh)) {
+                m_shapes.emplace(fresh->key, known);
+                return known;
+            }
+        }
+        if (family.size() >= kFamily) family.erase(family.begin());   // declarations that follow a real
+        family.push_back(fresh);
+        m_shapes.emplace(fresh->key, fresh);
+        return fresh;
     }
 
 private:
+    template <class Shape> static bool sameDeclarations(const Shape& a, const Shape& b) {
+        return a.info == b.info && a.params == b.params && a.ports == b.ports && a.portPresent == b.portPresent &&
+               a.outputVar == b.outputVar && a.conserving == b.conserving && a.vars == b.vars &&
+               a.computed == b.computed && a.discretes == b.discretes && a.recorded == b.recorded &&
+               a.grounds == b.grounds;
+    }
     static constexpr std::size_t kMax = 4096;
+    static constexpr std::size_t kFamily = 8;   // shapes compared per type
     std::mutex m_mutex;
     std::unordered_map<std::string, std::shared_ptr<void>> m_shapes;
+    std::unordered_map<std::string, std::vector<std::shared_ptr<void>>> m_families;   // by type and version
 };
 
 ShapeCache& shapes() {
@@ -75,7 +98,7 @@ void Block::publishShape() {
     }
     if (m_shared) return;
     m_shared = true;
-    shapes().insert(m_shape->key, m_shape);
+    m_shape = shapes().publish(std::move(m_shape));
 }
 
 // ---- descriptors ---------------------------------------------------------------------------------
@@ -93,7 +116,6 @@ const std::vector<RecordedVar>& Block::recorded() const { return m_shape->record
 const std::vector<InitialAcross>& Block::initialAcross() const { return m_i->initialAcross; }
 double Block::initialValue(int var) const { return m_i->initial[at(var)]; }
 bool Block::grounds() const { return m_shape->grounds; }
-const std::string& Block::shapeKey() const { return m_shape->key; }
 
 const VarDesc& Block::describe(const RecordedVar& r) const {
     return r.computed ? m_shape->computed[at(r.index)] : m_shape->vars[at(r.index)];

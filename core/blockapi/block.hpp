@@ -34,6 +34,7 @@ using Jet = ad::Grad<8>;   // directions per Jacobian pass; larger blocks take s
 struct RecordedVar {         // a recorded variable in declaration order
     bool computed = false;   // true: Block::record() fills it; false: an own variable
     int index = -1;          // into computed() or vars()
+    bool operator==(const RecordedVar&) const = default;
 };
 
 struct InitialAcross {   // a block's wish for the initial across value of a node
@@ -104,9 +105,6 @@ public:
     const std::vector<InitialAcross>& initialAcross() const;
     double initialValue(int var) const;
     bool grounds() const;   // a reference: its node has across value 0
-    // Blocks of one type built from the same parameters share their descriptors; this names them.
-    const std::string& shapeKey() const;
-
     // ---- parameter values, read by the equations at every residual: inline -------------------
     double real(Param p) const {
         const auto i = static_cast<std::size_t>(p.index);
@@ -121,7 +119,9 @@ public:
     // Range checks of visible parameters, construction errors, then validateMore().
     Diagnostics validate() const;
     // Called by the registry once the block is constructed: shares its descriptors with the next
-    // block of the same shape key and frees what only the construction needed.
+    // block of the same type and parameters, takes those of an earlier block of its type that
+    // declared the same (different values, same descriptors), and frees what only the
+    // construction needed.
     void publishShape();
 
     // ---- what a block implements ---------------------------------------------------------------

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // How a Block stores what it declares. Private to core/blockapi: block authors see only
 // block.hpp. A block's descriptors live in a Shape shared by every block of the same type and
-// parameters (built by the first, counted through by the others); what differs between blocks
-// of one shape lives in its Instance. The hot values (parameter values) are members of Block.
+// parameters (built by the first, counted through by the others) and by every block of its type
+// whose declarations came out equal; what differs between blocks of one shape lives in its
+// Instance. The hot values (parameter values) are members of Block.
 #pragma once
 
 #include "core/blockapi/block.hpp"
@@ -14,7 +15,7 @@
 namespace endstop::core {
 
 struct Block::Shape {
-    std::string key;   // type id and the given parameters
+    std::string key;   // type id and the given parameters of the block that declared it
     BlockInfo info;
     std::vector<ParamDesc> params;
     std::vector<PortDesc> ports;

@@ -33,11 +33,13 @@ struct BlockInfo {
     std::string title;      // "Translational Hard Stop"
     std::string category;   // "Translational", "Rotational", "Signals", ...
     std::string help;       // one paragraph; equations in the block's header comment
+    bool operator==(const BlockInfo&) const = default;
 };
 
 struct Visibility {
     std::string param;                 // key of a choice parameter
     std::vector<std::string> values;   // visible when that parameter has one of these values
+    bool operator==(const Visibility&) const = default;
 };
 
 struct PortDesc {
@@ -48,6 +50,7 @@ struct PortDesc {
     Unit unit;               // signals: the SI unit carried; conserving: the across unit
     bool optional = false;   // an input that reads 0 when left open
     std::optional<Visibility> visibleWhen;
+    bool operator==(const PortDesc&) const = default;
 };
 
 enum class ParamType { Real, Vector, Choice, Text };
@@ -55,6 +58,7 @@ enum class ParamType { Real, Vector, Choice, Text };
 struct ChoiceOption {
     std::string key;     // file format
     std::string label;   // shown in the drop-down
+    bool operator==(const ChoiceOption&) const = default;
 };
 
 struct ParamDesc {
@@ -79,6 +83,7 @@ struct ParamDesc {
     // What is wrong with a value for this parameter: "must be a finite number", a range error,
     // or "every element ..." for a vector; empty if it is fine. Block validation, --set and --vary.
     std::string valueError(const ParamValue& v) const;
+    bool operator==(const ParamDesc&) const = default;
 };
 
 enum class VarKind {
@@ -94,12 +99,14 @@ struct VarDesc {
     VarKind kind = VarKind::Algebraic;
     bool recorded = false;
     bool quadrature = false;   // a running integral (energy): follows the solution, steers no step size
+    bool operator==(const VarDesc&) const = default;
 };
 
 struct DiscreteDesc {
     std::string name;   // "mode", "impacts"
     double initial = 0.0;
     int modes = 0;   // > 0: equations branch on it and it takes the values 0..modes-1
+    bool operator==(const DiscreteDesc&) const = default;
 };
 
 // Can a wire join two ports? Conserving ports of one domain, or two signal ports (an input and

@@ -5,6 +5,7 @@
 #include "core/dae/evaluator.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -14,10 +15,15 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
+// structures of one type and layout compared with a new one before it is kept
+constexpr std::size_t kAlike = 8;
+
 std::string signature(const DaeSystem& s, int bi) {
     const Block& blk = *s.topo.blocks[at(bi)].block;
     const Binding& b = s.bindings[at(bi)];
-    std::string sig = blk.shapeKey();   // type id and parameters
+    // the block itself: a topology builds one block per distinct type and parameters
+    // (graph/topology.hpp), and blocks of different parameters may share their descriptors
+    std::string sig = std::to_string(reinterpret_cast<std::uintptr_t>(&blk));
     sig += '|';
     for (int k : b.portSlot()) sig += std::to_string(k) + ',';
     sig += '|';
@@ -70,7 +76,6 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, Sampling& samp
         st.linear.push_back(linear ? 1 : 0);
     }
     std::copy(saved.begin(), saved.end(), own);
-    st.rowForms = analyseRowForms(s, ev, bi, sampling);
     st.eventReads = analyseEventReads(s, ev, bi, sampling);
     for (auto& row : st.all) sortUnique(row);
     auto derivatives = [](const LocalIncidence& inc) {
@@ -125,13 +130,30 @@ int BlockStructure::combination(std::span<const double> discrete) const {
 void analyseBlocks(DaeSystem& s) {
     Evaluator ev(s);
     Sampling sampling(s);
-    std::map<std::string, int> known;
+    std::map<std::string, std::pair<int, int>> known;   // signature -> (structure, row forms)
+    std::map<std::string, std::vector<int>> alike;      // type and layout -> structures to compare with
     s.structureOf.assign(s.topo.blocks.size(), -1);
+    s.rowFormsOf.assign(s.topo.blocks.size(), -1);
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
-        const auto [it, fresh] =
-            known.emplace(signature(s, static_cast<int>(bi)), static_cast<int>(s.structures.size()));
-        if (fresh) s.structures.push_back(analyse(s, ev, static_cast<int>(bi), sampling));
-        s.structureOf[bi] = it->second;
+        const int b = static_cast<int>(bi);
+        const std::string sig = signature(s, b);
+        auto it = known.find(sig);
+        if (it == known.end()) {
+            BlockStructure st = analyse(s, ev, b, sampling);
+            std::vector<int>& candidates = alike[s.topo.blocks[bi].block->info().typeId + sig.substr(sig.find('|'))];
+            int found = -1;
+            for (const int c : candidates)
+                if (s.structures[at(c)] == st) found = c;
+            if (found < 0) {
+                found = static_cast<int>(s.structures.size());
+                s.structures.push_back(std::move(st));
+                if (candidates.size() < kAlike) candidates.push_back(found);
+            }
+            s.rowForms.push_back(analyseRowForms(s, ev, b, sampling));
+            it = known.emplace(sig, std::pair{found, static_cast<int>(s.rowForms.size()) - 1}).first;
+        }
+        s.structureOf[bi] = it->second.first;
+        s.rowFormsOf[bi] = it->second.second;
     }
 }
 

@@ -34,14 +34,17 @@ struct BlockStructure {
     bool derivativesChange = false;   // some combination changes where y' enters
     // Whether the equations are linear in the slots in a mode (masses, springs, dampers, a full
     // stiffness stop in each region): their Jacobian is then constant while the discrete state is.
-    std::vector<char> linear;        // [combination]
-    std::vector<RowForm> rowForms;   // per own variable: its row as a linear form (row_forms.hpp)
-    std::vector<char> eventReads;    // per local slot: read by the event functions (row_forms.hpp)
+    std::vector<char> linear;       // [combination]
+    std::vector<char> eventReads;   // per local slot: read by the event functions (row_forms.hpp)
 
     int combination(std::span<const double> discrete) const;   // the block's discretes
+    bool operator==(const BlockStructure&) const = default;
 };
 
-// Fills sys.structures and sys.structureOf. Call after the layout, before dummy derivatives.
+// Fills sys.structures and sys.structureOf, sys.rowForms and sys.rowFormsOf. Call after the
+// layout, before dummy derivatives. Each distinct block is analysed in its own layout; blocks
+// whose structures come out equal (springs of different stiffnesses) share one, and only the row
+// forms, which carry the coefficients, are kept per distinct block.
 void analyseBlocks(DaeSystem& sys);
 
 // Global incidence in the modes of `discrete` (pre-reduction rows only, before dummies).

@@ -116,7 +116,16 @@ struct DaeSystem {
     std::vector<int> impulsiveBlocks;         // blocks with constraint forces that may carry impulses
     std::vector<BlockStructure> structures;   // distinct block structures (block_structure.hpp)
     std::vector<int> structureOf;             // per block: its structure
+    std::vector<std::vector<RowForm>> rowForms;   // per distinct block: per own variable, its row's form
+    std::vector<int> rowFormsOf;                  // per block: its forms
     std::vector<int> eventBlocks;             // blocks with event functions
+
+    const BlockStructure& structureOfBlock(int block) const {
+        return structures[static_cast<std::size_t>(structureOf[static_cast<std::size_t>(block)])];
+    }
+    const std::vector<RowForm>& rowFormsOfBlock(int block) const {
+        return rowForms[static_cast<std::size_t>(rowFormsOf[static_cast<std::size_t>(block)])];
+    }
 
     // The bindings view index: moving keeps them valid, a copy would not.
     DaeSystem() = default;

@@ -78,11 +78,11 @@ private:
         for (std::size_t bi = 0; bi < m_s.bindings.size(); ++bi) {
             const Binding& b = m_s.bindings[bi];
             if (b.tangent || static_cast<int>(b.slot().size()) != b.baseSlots) continue;
-            const BlockStructure& st = m_s.structures[at(m_s.structureOf[bi])];
+            const std::vector<RowForm>& forms = m_s.rowFormsOfBlock(static_cast<int>(bi));
             for (std::size_t v = 0; v < b.varSlot().size(); ++v) {
                 const int u = b.slot()[at(b.varSlot()[v])];
-                if (m_s.dummyOf[at(u)] >= 0 || m_occ[at(u)].differentiated || v >= st.rowForms.size()) continue;
-                m_candidates.push_back({u, static_cast<int>(bi), static_cast<int>(v), &st.rowForms[v]});
+                if (m_s.dummyOf[at(u)] >= 0 || m_occ[at(u)].differentiated || v >= forms.size()) continue;
+                m_candidates.push_back({u, static_cast<int>(bi), static_cast<int>(v), &forms[v]});
             }
         }
     }

@@ -651,13 +651,13 @@ void ReducedEvaluator::fuse() {
             m_beforeResidual.push_back(static_cast<int>(i));
             continue;
         }
-        const RowForm& form = m_sys.structures[at(m_sys.structureOf[at(e.block)])].rowForms[at(e.var)];
+        const RowForm& form = m_sys.rowFormsOfBlock(e.block)[at(e.var)];
         const bool linear = std::all_of(form.in.begin(), form.in.end(), [](double c) { return std::isfinite(c); });
         std::vector<FusedExplicit>& mine = perBlock[at(e.block)];
         // the block's rows of the variables fused so far must not contain this one, nor theirs it
         bool independent = true;
         for (const FusedExplicit& f : mine) {
-            const RowForm& other = m_sys.structures[at(m_sys.structureOf[at(e.block)])].rowForms[at(f.var)];
+            const RowForm& other = m_sys.rowFormsOfBlock(e.block)[at(f.var)];
             independent = independent && form.in[at(f.var)] == 0.0 && other.in[at(e.var)] == 0.0;
         }
         if (users[at(e.unknown)] != 1 || readByExplicit[at(e.unknown)] || !linear || form.in.empty() || !independent) {

@@ -58,6 +58,7 @@ struct Unit {
     double toSI(double value) const { return value * scale; }
     double fromSI(double value) const { return value / scale; }
     std::string display() const { return symbol.empty() ? std::string("1") : symbol; }
+    bool operator==(const Unit&) const = default;
 };
 
 // A number with an optional unit, as a user types it: "10 mm", "-0.1", "300 rpm", "1e6 N*m/deg".

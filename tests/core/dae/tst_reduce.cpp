@@ -676,9 +676,10 @@ private Q_SLOTS:
             QVERIFY(sampling.disc == sys.discrete0);
             const core::dae::BlockStructure& st = sys.structures[static_cast<std::size_t>(sys.structureOf[bi])];
             QCOMPARE(reads, st.eventReads);
-            QCOMPARE(forms.size(), st.rowForms.size());
+            const std::vector<core::dae::RowForm>& kept = sys.rowFormsOfBlock(static_cast<int>(bi));
+            QCOMPARE(forms.size(), kept.size());
             for (std::size_t v = 0; v < forms.size(); ++v) {
-                const core::dae::RowForm &a = forms[v], &b = st.rowForms[v];
+                const core::dae::RowForm &a = forms[v], &b = kept[v];
                 QCOMPARE(a.linear, b.linear);
                 QCOMPARE(a.timed, b.timed);
                 QVERIFY(a.terms == b.terms);
@@ -694,6 +695,56 @@ private Q_SLOTS:
         sampling.disc = contact;
         core::dae::analyseRowForms(sys, ev, lash, sampling);
         QVERIFY(sampling.disc == contact);
+    }
+
+    // Blocks whose parameters differ are distinct blocks, but masses of different masses (and
+    // springs of different stiffnesses) have one structure: it is analysed for each and kept
+    // once, while each keeps its own row forms, which carry its coefficients. Stops of another
+    // law have another structure.
+    void blocksThatDifferInValueShareTheirStructure() {
+        test::ModelBuilder b;
+        b.block("g", "translational.reference");
+        const auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
+        for (int i = 0; i < 4; ++i) {
+            b.block(name("m", i), "translational.mass", {{"mass", 1.0 + i}, {"initial_velocity", i == 0 ? 1.0 : 0.0}})
+                .block(name("st", i), "translational.hard_stop",
+                       {{"model", i == 3 ? "smooth" : "full_damped"}, {"upper_bound", 0.01 * (i + 1)}})
+                .connect(name("m", i) + ".M", name("st", i) + ".R")
+                .connect(name("st", i) + ".C", "g.R");
+            if (i > 0)
+                b.block(name("k", i), "translational.spring", {{"stiffness", 1e3 * i}})
+                    .connect(name("m", i - 1) + ".M", name("k", i) + ".R")
+                    .connect(name("k", i) + ".C", name("m", i) + ".M");
+        }
+        const core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(b.build(), blocks::registry()));
+        const auto index = [&](const std::string& n) { return sys.topo.blockIndex(n); };
+        const auto structure = [&](const std::string& n) { return &sys.structureOfBlock(index(n)); };
+        const auto forms = [&](const std::string& n) { return &sys.rowFormsOfBlock(index(n)); };
+        for (const char* kind : {"m", "st"}) {
+            const auto block = [&](int i) {
+                return sys.topo.blocks[static_cast<std::size_t>(index(name(kind, i)))].block;
+            };
+            QVERIFY(block(0) != block(1));
+            QCOMPARE(structure(name(kind, 1)), structure(name(kind, 0)));
+            QCOMPARE(structure(name(kind, 2)), structure(name(kind, 0)));
+            QVERIFY(forms(name(kind, 1)) != forms(name(kind, 0)));
+        }
+        QCOMPARE(structure("k2"), structure("k1"));
+        QVERIFY(structure("st3") != structure("st0"));
+        QVERIFY(structure("k1") != structure("m0"));
+        // the springs' deformations enter the balances at their nodes with their stiffnesses
+        const core::dae::RowForm &k1 = sys.rowFormsOfBlock(index("k1"))[0], &k2 = sys.rowFormsOfBlock(index("k2"))[0];
+        QVERIFY(k1.terms == k2.terms);
+        QCOMPARE(k1.in.size(), std::size_t{3});   // its own row, then the balances at R and C
+        QCOMPARE(k1.in[1], 1000.0);
+        QCOMPARE(k2.in[1], 2000.0);
+        QCOMPARE(k2.in[2], -2000.0);
+        // and runs the same reduced and as drawn
+        const auto reduced = runWith(b.build(), true, 0.5, 1e-9), full = runWith(b.build(), false, 0.5, 1e-9);
+        QVERIFY(test::last(full, "st0.impacts") >= 1);
+        for (const char* stop : {"st0.impacts", "st1.impacts", "st3.impacts"})
+            QCOMPARE(test::last(reduced, stop), test::last(full, stop));
+        compareColumns(reduced, full, {"m0.v", "m1.v", "m3.v", "st0.x"}, 1e-5);
     }
 
     void nothingToReduce() {

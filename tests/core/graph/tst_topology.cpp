@@ -265,6 +265,10 @@ private Q_SLOTS:
         QCOMPARE(blockOf("m6"), blockOf("m7"));
         QVERIFY(blockOf("m6") != blockOf("m1"));
         QCOMPARE(t.owned.size(), std::size_t{6});
+        // distinct blocks whose declarations are equal share them: one mass's descriptors, not five
+        QCOMPARE(&blockOf("m3")->params(), &blockOf("m1")->params());
+        QCOMPARE(&blockOf("m5")->vars(), &blockOf("m1")->vars());
+        QVERIFY(&blockOf("i1")->params() != &blockOf("m1")->params());
         QCOMPARE(std::get<double>(blockOf("m3")->values().at("mass")), 3.0);
         QCOMPARE(std::get<double>(blockOf("m4")->values().at("initial_velocity")), 1.0);
         // each still has its own name, ports and node
