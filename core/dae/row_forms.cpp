@@ -20,9 +20,12 @@ constexpr int kMaxCombinations = 256;
 // One evaluation: per own row, its value and its derivative along every (slot, order).
 struct Sample {
     std::vector<double> value;   // per own row
-    std::vector<std::vector<double>>
-        grad;                    // per local row (own, then ports): 2 * slots entries, (k, 0) at 2k, (k, 1) at 2k + 1
+    // per local row (own, then ports), one after the other: 2 * slots entries, (k, 0) at 2k,
+    // (k, 1) at 2k + 1
+    std::vector<double> grads;
     std::vector<double> point;   // 2 * slots: the slot values and rates
+    std::size_t rows = 0;
+    const double* grad(std::size_t row) const { return grads.data() + row * point.size(); }
 };
 
 Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
@@ -32,8 +35,10 @@ Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
     const int np = static_cast<int>(b.portRow().size());
     Sample out;
     out.value.assign(at(nv), 0.0);
-    out.grad.assign(at(nv + np), std::vector<double>(at(2 * ns), 0.0));
+    out.rows = at(nv + np);
+    out.grads.assign(out.rows * at(2 * ns), 0.0);
     out.point.assign(at(2 * ns), 0.0);
+    const auto grad = [&](int row, int dir) -> double& { return out.grads[at(row) * at(2 * ns) + at(dir)]; };
     // two directions per slot: its value at 2k, its rate at 2k + 1
     forEachJetPass(2 * ns, [&](const JetPass& pass) {
         Workspace<Jet>& w = ev.jets();
@@ -49,13 +54,31 @@ Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
         blk.eval(eq);
         for (int v = 0; v < nv; ++v) {
             out.value[at(v)] = w.res[at(v)].v;
-            pass.derivatives(w.res[at(v)], [&](int dir, double g) { out.grad[at(v)][at(dir)] = g; });
+            pass.derivatives(w.res[at(v)], [&](int dir, double g) { grad(v, dir) = g; });
         }
         for (int p = 0; p < np; ++p)
-            pass.derivatives(w.thr[at(p)], [&](int dir, double g) { out.grad[at(nv + p)][at(dir)] = g; });
+            pass.derivatives(w.thr[at(p)], [&](int dir, double g) { grad(nv + p, dir) = g; });
     });
     return out;
 }
+
+// A generator that replays a stream's draws, drawing more only past its end: the same numbers
+// as a generator seeded afresh.
+class Replay {
+public:
+    using result_type = std::mt19937::result_type;
+    explicit Replay(Sampling::Stream& stream) : m_stream(stream) {}
+    static constexpr result_type min() { return std::mt19937::min(); }
+    static constexpr result_type max() { return std::mt19937::max(); }
+    result_type operator()() {
+        if (m_next == m_stream.drawn.size()) m_stream.drawn.push_back(m_stream.generator());
+        return m_stream.drawn[m_next++];
+    }
+
+private:
+    Sampling::Stream& m_stream;
+    std::size_t m_next = 0;
+};
 
 bool same(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
 
@@ -82,7 +105,8 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, Sampling& samp
         std::copy(saved.begin(), saved.end(), own);
         for (int u : b.slot()) y[at(u)] = yp[at(u)] = 0.0;
     };
-    std::mt19937 rng(12345u + static_cast<unsigned>(b.slot().size()));   // reproducible
+    const unsigned seed = 12345u + static_cast<unsigned>(b.slot().size());   // reproducible
+    Replay rng(sampling.streams.try_emplace(seed, seed).first->second);
     std::uniform_real_distribution<double> magnitude(0.25, 1.25);
     auto draw = [&] { return (rng() & 1u ? 1.0 : -1.0) * magnitude(rng); };
     try {
@@ -148,11 +172,26 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
     std::vector<RowForm> forms(nv);
     std::vector<Sample> samples;
     std::vector<char> timed(nv, 0);
+    std::vector<double> now(nv), later(nv);
+    // the own rows' values alone, in doubles: whether they change with the time
+    const auto values = [&](const State& st, std::vector<double>& out) {
+        Workspace<double>& w = ev.doubles();
+        Eq<double> eq = ev.prepare(
+            w, bi, st,
+            [](int, double y, double d, double& yo, double& dout) {
+                yo = y;
+                dout = d;
+            },
+            [](double t) { return t; });
+        b.block->eval(eq);
+        for (std::size_t v = 0; v < nv; ++v) out[v] = w.res[v];
+    };
     const bool sampled = forEachSample(s, bi, sampling, [&](const State& st, std::vector<double>&, auto&) {
         samples.push_back(evaluate(s, ev, bi, st));
-        const Sample later = evaluate(s, ev, bi, {st.t + 0.37, st.y, st.yp, st.discrete});
+        values(st, now);
+        values({st.t + 0.37, st.y, st.yp, st.discrete}, later);
         for (std::size_t v = 0; v < nv; ++v)
-            if (!same(later.value[v], samples.back().value[v])) timed[v] = 1;
+            if (!same(later[v], now[v])) timed[v] = 1;
     });
     if (!sampled || samples.empty()) return forms;   // keep everything
     const std::size_t width = 2 * b.slot().size();
@@ -161,8 +200,8 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
         const std::size_t self = at(b.varSlot()[v]);
         bool constant = true, exact = true, self0 = true, self1 = true;
         for (const Sample& smp : samples) {
-            const std::vector<double>& g = smp.grad[v];
-            const std::vector<double>& g0 = samples.front().grad[v];
+            const double* g = smp.grad(v);
+            const double* g0 = samples.front().grad(v);
             double sum = 0.0, scale = 0.0;
             for (std::size_t d = 0; d < width; ++d) {
                 constant = constant && same(g[d], g0[d]);
@@ -173,18 +212,18 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
             self0 = self0 && same(g[2 * self], g0[2 * self]);
             self1 = self1 && same(g[2 * self + 1], g0[2 * self + 1]);
         }
-        const std::vector<double>& g0 = samples.front().grad[v];
+        const double* g0 = samples.front().grad(v);
         if (self0 && std::isfinite(g0[2 * self])) f.self0 = g0[2 * self];
         if (self1 && std::isfinite(g0[2 * self + 1])) f.self1 = g0[2 * self + 1];
         f.linear = constant && exact;
         f.timed = timed[v] != 0;
-        const std::size_t rows = samples.front().grad.size();
+        const std::size_t rows = samples.front().rows;
         f.in.assign(rows, 0.0);
         for (std::size_t r = 0; r < rows; ++r) {
-            const double c = samples.front().grad[r][2 * self];
+            const double c = samples.front().grad(r)[2 * self];
             bool fixed = std::isfinite(c);
             for (const Sample& smp : samples)
-                fixed = fixed && same(smp.grad[r][2 * self], c) && smp.grad[r][2 * self + 1] == 0.0;
+                fixed = fixed && same(smp.grad(r)[2 * self], c) && smp.grad(r)[2 * self + 1] == 0.0;
             f.in[r] = fixed ? c : std::numeric_limits<double>::quiet_NaN();
         }
         if (!f.linear) continue;

@@ -13,6 +13,8 @@
 
 #include <limits>
 #include <tuple>
+#include <map>
+#include <random>
 #include <vector>
 
 namespace endstop::core::dae {
@@ -44,6 +46,14 @@ struct RowForm {
 struct Sampling {
     explicit Sampling(const DaeSystem& s);
     std::vector<double> disc, y, yp;
+    // The pseudo-random draws of each seed, made once and replayed for every block sampled with
+    // it: seeding a generator per block was a tenth of building a network whose blocks all differ.
+    struct Stream {
+        explicit Stream(unsigned seed) : generator(seed) {}
+        std::mt19937 generator;
+        std::vector<std::mt19937::result_type> drawn;
+    };
+    std::map<unsigned, Stream> streams;
 };
 
 // Per own variable of block bi. The sampling state is as it was on return.
