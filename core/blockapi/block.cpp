@@ -77,6 +77,7 @@ Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>
         m_shape->info = std::move(info);
     } else {   // sized once: what a shape declares is known
         m_i->initial.reserve(m_shape->vars.size());
+        m_i->initialDiscretes.reserve(m_shape->discretes.size());
         m_values.reserve(at(valueSlot(static_cast<int>(m_shape->params.size()))));
     }
 }
@@ -94,6 +95,7 @@ void Block::publishShape() {
         m_i->construction.reset();
         m_values.shrink_to_fit();
         m_i->initial.shrink_to_fit();
+        m_i->initialDiscretes.shrink_to_fit();
         m_i->initialAcross.shrink_to_fit();
     }
     if (m_shared) return;
@@ -115,6 +117,7 @@ const std::vector<DiscreteDesc>& Block::discretes() const { return m_shape->disc
 const std::vector<RecordedVar>& Block::recorded() const { return m_shape->recorded; }
 const std::vector<InitialAcross>& Block::initialAcross() const { return m_i->initialAcross; }
 double Block::initialValue(int var) const { return m_i->initial[at(var)]; }
+double Block::initialDiscrete(int discrete) const { return m_i->initialDiscretes[at(discrete)]; }
 bool Block::grounds() const { return m_shape->grounds; }
 
 const VarDesc& Block::describe(const RecordedVar& r) const {

@@ -104,6 +104,7 @@ public:
     const VarDesc& describe(const RecordedVar& r) const;
     const std::vector<InitialAcross>& initialAcross() const;
     double initialValue(int var) const;
+    double initialDiscrete(int discrete) const;   // per discretes() entry
     bool grounds() const;   // a reference: its node has across value 0
     // ---- parameter values, read by the equations at every residual: inline -------------------
     double real(Param p) const {

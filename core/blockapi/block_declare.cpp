@@ -150,7 +150,8 @@ Computed Block::computed(std::string_view name, std::string_view label, std::str
 
 Discrete Block::discrete(std::string_view name, double initial, int modes) {
     const int index = m_i->construction->discretes++;
-    if (building()) m_shape->discretes.push_back({std::string(name), initial, modes});
+    m_i->initialDiscretes.push_back(initial);
+    if (building()) m_shape->discretes.push_back({std::string(name), modes});
     return Discrete{index};
 }
 

@@ -40,6 +40,7 @@ struct Block::Construction {
 struct Block::Instance {
     std::unique_ptr<Construction> construction;   // null once published
     std::vector<double> initial;
+    std::vector<double> initialDiscretes;   // per discrete
     std::vector<InitialAcross> initialAcross;
     Diagnostics buildErrors;
     mutable std::unique_ptr<ParamValues> values;   // values(), built on first use

@@ -102,9 +102,10 @@ struct VarDesc {
     bool operator==(const VarDesc&) const = default;
 };
 
+// Its initial value is the block's own (Block::initialDiscrete): blocks that differ only there
+// (stops whose initial contact follows their bounds) share one description.
 struct DiscreteDesc {
     std::string name;   // "mode", "impacts"
-    double initial = 0.0;
     int modes = 0;   // > 0: equations branch on it and it takes the values 0..modes-1
     bool operator==(const DiscreteDesc&) const = default;
 };

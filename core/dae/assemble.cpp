@@ -181,7 +181,8 @@ void initialValues(DaeSystem& s) {
     for (const graph::TopoBlock& tb : s.topo.blocks) discretes += tb.block->discretes().size();
     s.discrete0.reserve(discretes);
     for (const graph::TopoBlock& tb : s.topo.blocks)
-        for (const DiscreteDesc& d : tb.block->discretes()) s.discrete0.push_back(d.initial);
+        for (std::size_t d = 0; d < tb.block->discretes().size(); ++d)
+            s.discrete0.push_back(tb.block->initialDiscrete(static_cast<int>(d)));
 }
 
 // initial values ⇒ the blocks' initial modes (their initModes on the initial state)

@@ -34,7 +34,7 @@ struct Harness {
             portSlot.push_back(hasSlot ? slots++ : -1);
         }
         for (std::size_t v = 0; v < b.vars().size(); ++v) varSlot.push_back(slots++);
-        for (const core::DiscreteDesc& d : b.discretes()) disc.push_back(d.initial);
+        for (std::size_t d = 0; d < b.discretes().size(); ++d) disc.push_back(b.initialDiscrete(static_cast<int>(d)));
     }
 
     // f(eq) on the block at y, y', t, its rows going to res and thr
@@ -83,13 +83,14 @@ struct Harness {
 
 std::vector<std::vector<double>> modeCombinations(const Block& b) {
     std::vector<std::vector<double>> out{{}};
-    for (const core::DiscreteDesc& d : b.discretes()) {
+    for (std::size_t i = 0; i < b.discretes().size(); ++i) {
+        const core::DiscreteDesc& d = b.discretes()[i];
         std::vector<std::vector<double>> next;
         const int n = d.modes > 0 ? d.modes : 1;
         for (const auto& prefix : out)
             for (int m = 0; m < n; ++m) {
                 auto v = prefix;
-                v.push_back(d.modes > 0 ? m : d.initial);
+                v.push_back(d.modes > 0 ? m : b.initialDiscrete(static_cast<int>(i)));
                 next.push_back(v);
             }
         out = next;

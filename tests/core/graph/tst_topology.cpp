@@ -251,7 +251,9 @@ private Q_SLOTS:
             .block("i1", "rotational.inertia", {{"inertia", 2.0}})
             .block("m5", "translational.mass", {{"mass", 2.0}, {"initial_velocity", -0.0}})
             .block("m6", "translational.mass", {{"mass", 2.0}, {"initial_velocity", 0.0}})
-            .block("m7", "translational.mass", {{"mass", 2.0}, {"initial_velocity", 0.0}});
+            .block("m7", "translational.mass", {{"mass", 2.0}, {"initial_velocity", 0.0}})
+            .block("s1", "translational.hard_stop", {{"upper_bound", 0.01}})
+            .block("s2", "translational.hard_stop", {{"upper_bound", 0.02}, {"lower_bound", 0.015}});
         const Topology t = topologyOf(b);
         const auto blockOf = [&](const char* name) {
             return t.blocks[static_cast<std::size_t>(t.blockIndex(name))].block;
@@ -264,11 +266,18 @@ private Q_SLOTS:
         QVERIFY(blockOf("m5") != blockOf("m6"));
         QCOMPARE(blockOf("m6"), blockOf("m7"));
         QVERIFY(blockOf("m6") != blockOf("m1"));
-        QCOMPARE(t.owned.size(), std::size_t{6});
+        QCOMPARE(t.owned.size(), std::size_t{8});
         // distinct blocks whose declarations are equal share them: one mass's descriptors, not five
         QCOMPARE(&blockOf("m3")->params(), &blockOf("m1")->params());
         QCOMPARE(&blockOf("m5")->vars(), &blockOf("m1")->vars());
         QVERIFY(&blockOf("i1")->params() != &blockOf("m1")->params());
+        // stops of other bounds, one starting in contact: the initial values are each block's own
+        QCOMPARE(&blockOf("s2")->discretes(), &blockOf("s1")->discretes());
+        bool startsElsewhere = false;
+        for (std::size_t d = 0; d < blockOf("s1")->discretes().size(); ++d)
+            startsElsewhere = startsElsewhere || blockOf("s1")->initialDiscrete(static_cast<int>(d)) !=
+                                                     blockOf("s2")->initialDiscrete(static_cast<int>(d));
+        QVERIFY(startsElsewhere);
         QCOMPARE(std::get<double>(blockOf("m3")->values().at("mass")), 3.0);
         QCOMPARE(std::get<double>(blockOf("m4")->values().at("initial_velocity")), 1.0);
         // each still has its own name, ports and node
