@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop-bench-models DIR: writes the benchmark models a, b10 ... b10000, c and d_smooth, d_full_damped as project files.
+// endstop-bench-models DIR: writes the benchmark models a, b10 ... b10000, b1000_varied, b10000_varied, c and d_smooth,
+// d_full_damped as project files.
 #include "bench/models.hpp"
 #include "core/io/project_file.hpp"
 #include "core/errors.hpp"
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
         core::io::saveProject(bench::modelA(), dir.filePath("a.endstop"));
         for (int n : {10, 100, 1000, 10000})
             core::io::saveProject(bench::modelB(n), dir.filePath(QString("b%1.endstop").arg(n)));
+        for (int n : {1000, 10000})
+            core::io::saveProject(bench::modelBVaried(n), dir.filePath(QString("b%1_varied.endstop").arg(n)));
         core::io::saveProject(bench::modelC(), dir.filePath("c.endstop"));
         for (const char* law : {"smooth", "full_damped"})
             core::io::saveProject(bench::modelD(law), dir.filePath(QString("d_%1.endstop").arg(law)));

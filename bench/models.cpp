@@ -2,6 +2,7 @@
 #include "bench/models.hpp"
 
 #include <string>
+#include <variant>
 
 namespace endstop::bench {
 
@@ -59,7 +60,16 @@ core::model::Model modelA() {
     return m;
 }
 
-core::model::Model modelB(int n) {
+namespace {
+
+// the i-th block's real parameters times 1 + spread i / n
+ParamValues scaled(ParamValues p, int i, int n, double spread) {
+    for (auto& [key, value] : p)
+        if (double* x = std::get_if<double>(&value)) *x *= 1.0 + spread * i / n;
+    return p;
+}
+
+core::model::Model chainB(int n, double spread) {
     core::model::Model m;
     settings(m, 1.0);
     add(m, "drive", "signal.sine", {{"amplitude", 100.0}, {"frequency", 5.0}}, -320);
@@ -70,14 +80,14 @@ core::model::Model modelB(int n) {
     for (int i = 1; i <= n; ++i) {
         const std::string s = std::to_string(i);
         const double x = 200.0 * i;
-        add(m, "m" + s, "translational.mass", {{"mass", 1.0}}, x);
-        add(m, "stop" + s, "translational.hard_stop", stop(0.01, 1e6, 10.0), x, 100);
+        add(m, "m" + s, "translational.mass", scaled({{"mass", 1.0}}, i, n, spread), x);
+        add(m, "stop" + s, "translational.hard_stop", scaled(stop(0.01, 1e6, 10.0), i, n, spread), x, 100);
         wire(m, "m" + s + ".M", "stop" + s + ".R");
         wire(m, "stop" + s + ".C", "ground.R");
         if (i == 1) continue;
         const std::string prev = std::to_string(i - 1);
-        add(m, "k" + prev, "translational.spring", {{"stiffness", 1e4}}, x - 100, -50);
-        add(m, "d" + prev, "translational.damper", {{"damping", 1.0}}, x - 100, 50);
+        add(m, "k" + prev, "translational.spring", scaled({{"stiffness", 1e4}}, i, n, spread), x - 100, -50);
+        add(m, "d" + prev, "translational.damper", scaled({{"damping", 1.0}}, i, n, spread), x - 100, 50);
         wire(m, "m" + prev + ".M", "k" + prev + ".R");
         wire(m, "k" + prev + ".C", "m" + s + ".M");
         wire(m, "m" + prev + ".M", "d" + prev + ".R");
@@ -86,6 +96,11 @@ core::model::Model modelB(int n) {
     wire(m, "force.R", "m1.M");
     return m;
 }
+
+}   // namespace
+
+core::model::Model modelB(int n) { return chainB(n, 0.0); }
+core::model::Model modelBVaried(int n) { return chainB(n, 1e-3); }
 
 core::model::Model modelC() {
     core::model::Model m;

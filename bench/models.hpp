@@ -10,6 +10,9 @@ namespace endstop::bench {
 
 core::model::Model modelA();        // 1 kg between full_damped stops +-0.1 m, v0 = 1 m/s, 10 s
 core::model::Model modelB(int n);   // n masses, springs + dampers, every mass in a stop, sine on the first, 1 s
+// b with every mass, spring, damper and stop a little different (each real parameter of the i-th
+// times 1 + 1e-3 i / n), as in a real model: no two blocks of the chain share an object
+core::model::Model modelBVaried(int n);
 core::model::Model modelC();        // mass on a spring, stiction to a belt at 0.1 m/s, 20 s
 // a rotational gear train: 11 inertias, 10 gears each followed by a backlash stop of the given
 // law (smooth, full_damped, ...), a sine torque on the first inertia, viscous losses, 2 s
