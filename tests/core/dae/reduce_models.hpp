@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Models for tst_reduce: small networks whose unknowns the reduction stage can (or cannot) remove.
+// Models for tst_reduce and tst_block_analysis: small networks whose unknowns the reduction stage
+// can (or cannot) remove, and running one reduced and as drawn to compare the two.
 #pragma once
 
+#include "support/compare.hpp"
 #include "support/model_builder.hpp"
+#include "support/test_support.hpp"
 
+#include <QTest>
+
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -181,6 +188,26 @@ inline endstop::core::model::Model chain(int n, double amplitude = 100.0, int ki
             .connect("ks.C", "g.R");
     }
     return b.build();
+}
+
+// A run on a grid of rows (IDA interpolates), with or without the reduction.
+inline endstop::core::MemorySink runWith(const endstop::core::model::Model& model, bool reduce, double stop,
+                                         double rtol) {
+    endstop::core::simulation::SimulationOptions o = endstop::test::solverOptions(stop, rtol, 0.01);
+    o.absoluteTolerance = rtol * 1e-2;
+    o.reduce = reduce;
+    return endstop::test::run(model, o);
+}
+
+// The columns of a reduced and an unreduced run agree to tol (relative) at five times.
+inline void compareColumns(const endstop::core::MemorySink& a, const endstop::core::MemorySink& b,
+                           const std::vector<std::string>& columns, double tol) {
+    for (const std::string& c : columns)
+        for (double t : {0.1, 0.37, 0.5, 0.81, 1.0}) {
+            const double x = endstop::test::at(a, c, t), y = endstop::test::at(b, c, t);
+            QCOMPARE_NEAR(x, y, tol * (1.0 + std::abs(x)),
+                          QString("%1 at %2 s, reduced vs unreduced").arg(c.c_str()).arg(t));
+        }
 }
 
 }   // namespace

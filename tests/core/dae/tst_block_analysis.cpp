@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The analysis of each block (core/dae/block_structure.hpp, row_forms.hpp): sampling a block
+// leaves the network's state as it was and gives what the build kept, and blocks that differ only
+// in their values share one structure while keeping their own row forms.
+#include "support/model_builder.hpp"
+#include "support/test_support.hpp"
+#include "reduce_models.hpp"
+
+#include "blocks/registry.hpp"
+#include "core/dae/block_structure.hpp"
+#include "core/dae/dae_system.hpp"
+#include "core/dae/evaluator.hpp"
+#include "core/dae/row_forms.hpp"
+#include "core/graph/topology.hpp"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace endstop;
+
+class TestBlockAnalysis : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Analysing a block samples it in the network-sized state and gives that state back as it was
+    // (core/dae/row_forms.hpp, Sampling): its own discretes restored, its slots zero again. So the
+    // blocks can be analysed one after the other in one state, each at the cost of its own size,
+    // and what the build found for each structure is what the block gives analysed on its own.
+    void analysisLeavesTheSamplingState() {
+        const core::dae::DaeSystem sys =
+            core::dae::assemble(core::graph::buildTopology(gearTrain(3, "smooth"), blocks::registry()));
+        core::dae::Evaluator ev(sys);
+        core::dae::Sampling sampling(sys);
+        const auto zero = [](const std::vector<double>& v) {
+            return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; });
+        };
+        const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+        for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
+            const std::vector<core::dae::RowForm> forms =
+                core::dae::analyseRowForms(sys, ev, static_cast<int>(bi), sampling);
+            const std::vector<char> reads = core::dae::analyseEventReads(sys, ev, static_cast<int>(bi), sampling);
+            QVERIFY(zero(sampling.y) && zero(sampling.yp));
+            QVERIFY(sampling.disc == sys.discrete0);
+            const core::dae::BlockStructure& st = sys.structures[static_cast<std::size_t>(sys.structureOf[bi])];
+            QCOMPARE(reads, st.eventReads);
+            const std::vector<core::dae::RowForm>& kept = sys.rowFormsOfBlock(static_cast<int>(bi));
+            QCOMPARE(forms.size(), kept.size());
+            for (std::size_t v = 0; v < forms.size(); ++v) {
+                const core::dae::RowForm &a = forms[v], &b = kept[v];
+                QCOMPARE(a.linear, b.linear);
+                QCOMPARE(a.timed, b.timed);
+                QVERIFY(a.terms == b.terms);
+                QVERIFY(same(a.self0, b.self0) && same(a.self1, b.self1));
+                QCOMPARE(a.in.size(), b.in.size());
+                for (std::size_t k = 0; k < a.in.size(); ++k) QVERIFY(same(a.in[k], b.in[k]));
+            }
+        }
+        // a stop with its modes set elsewhere in the state: analysed there, given back there
+        std::vector<double> contact = sys.discrete0;
+        const int lash = sys.topo.blockIndex("lash1");
+        contact[static_cast<std::size_t>(sys.bindings[static_cast<std::size_t>(lash)].discreteOffset)] = 1.0;
+        sampling.disc = contact;
+        core::dae::analyseRowForms(sys, ev, lash, sampling);
+        QVERIFY(sampling.disc == contact);
+    }
+
+    // Blocks whose parameters differ are distinct blocks, but masses of different masses (and
+    // springs of different stiffnesses) have one structure: it is analysed for each and kept
+    // once, while each keeps its own row forms, which carry its coefficients. Stops of another
+    // law have another structure.
+    void blocksThatDifferInValueShareTheirStructure() {
+        test::ModelBuilder b;
+        b.block("g", "translational.reference");
+        const auto name = [](const char* prefix, int i) { return prefix + std::to_string(i); };
+        for (int i = 0; i < 4; ++i) {
+            b.block(name("m", i), "translational.mass", {{"mass", 1.0 + i}, {"initial_velocity", i == 0 ? 1.0 : 0.0}})
+                .block(name("st", i), "translational.hard_stop",
+                       {{"model", i == 3 ? "smooth" : "full_damped"}, {"upper_bound", 0.01 * (i + 1)}})
+                .connect(name("m", i) + ".M", name("st", i) + ".R")
+                .connect(name("st", i) + ".C", "g.R");
+            if (i > 0)
+                b.block(name("k", i), "translational.spring", {{"stiffness", 1e3 * i}})
+                    .connect(name("m", i - 1) + ".M", name("k", i) + ".R")
+                    .connect(name("k", i) + ".C", name("m", i) + ".M");
+        }
+        const core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(b.build(), blocks::registry()));
+        const auto index = [&](const std::string& n) { return sys.topo.blockIndex(n); };
+        const auto structure = [&](const std::string& n) { return &sys.structureOfBlock(index(n)); };
+        const auto forms = [&](const std::string& n) { return &sys.rowFormsOfBlock(index(n)); };
+        for (const char* kind : {"m", "st"}) {
+            const auto block = [&](int i) {
+                return sys.topo.blocks[static_cast<std::size_t>(index(name(kind, i)))].block;
+            };
+            QVERIFY(block(0) != block(1));
+            QCOMPARE(structure(name(kind, 1)), structure(name(kind, 0)));
+            QCOMPARE(structure(name(kind, 2)), structure(name(kind, 0)));
+            QVERIFY(forms(name(kind, 1)) != forms(name(kind, 0)));
+        }
+        QCOMPARE(structure("k2"), structure("k1"));
+        QVERIFY(structure("st3") != structure("st0"));
+        QVERIFY(structure("k1") != structure("m0"));
+        // the springs' deformations enter the balances at their nodes with their stiffnesses
+        const core::dae::RowForm &k1 = sys.rowFormsOfBlock(index("k1"))[0], &k2 = sys.rowFormsOfBlock(index("k2"))[0];
+        QVERIFY(k1.terms == k2.terms);
+        QCOMPARE(k1.in.size(), std::size_t{3});   // its own row, then the balances at R and C
+        QCOMPARE(k1.in[1], 1000.0);
+        QCOMPARE(k2.in[1], 2000.0);
+        QCOMPARE(k2.in[2], -2000.0);
+        // and runs the same reduced and as drawn
+        const auto reduced = runWith(b.build(), true, 0.5, 1e-9), full = runWith(b.build(), false, 0.5, 1e-9);
+        QVERIFY(test::last(full, "st0.impacts") >= 1);
+        for (const char* stop : {"st0.impacts", "st1.impacts", "st3.impacts"})
+            QCOMPARE(test::last(reduced, stop), test::last(full, stop));
+        compareColumns(reduced, full, {"m0.v", "m1.v", "m3.v", "st0.x"}, 1e-5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBlockAnalysis)
+#include "tst_block_analysis.moc"
