@@ -106,6 +106,7 @@ public:
     double initialValue(int var) const;
     double initialDiscrete(int discrete) const;   // per discretes() entry
     bool grounds() const;   // a reference: its node has across value 0
+
     // ---- parameter values, read by the equations at every residual: inline -------------------
     double real(Param p) const {
         const auto i = static_cast<std::size_t>(p.index);

@@ -12,9 +12,9 @@
 #pragma once
 
 #include <limits>
-#include <tuple>
 #include <map>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace endstop::core::dae {
