@@ -122,10 +122,11 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         b.slots = static_cast<int>(d.slot.size());
         b.baseSlots = d.baseSlots;
         b.mapped = !d.jac.empty();
+        b.tangent = d.tangent;
         // the lengths Binding derives from these
         if (d.ownRow.size() != d.varSlot.size() || d.ownDiff.size() != d.varSlot.size() ||
             d.portDiff.size() != d.portRow.size() || d.derSlot.size() != static_cast<std::size_t>(d.baseSlots) ||
-            (!d.jac.empty() && d.jac.size() != static_cast<std::size_t>(b.localRows() * b.slots)))
+            (!d.jac.empty() && d.jac.size() != static_cast<std::size_t>(b.jacRows() * b.slots)))
             throw std::logic_error("pack: block " + s.topo.blocks[bi].name + "'s index arrays disagree in length");
         hot[bi] = s.index.size();
         append(s.index, unknownsOf(d, d.portSlot));

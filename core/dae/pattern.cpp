@@ -53,8 +53,9 @@ void buildPattern(DaeSystem& s, std::vector<BindingDraft>& drafts) {
     s.pattern = Pattern::fromColumns(colRows);
     for (BindingDraft& b : drafts) {
         const int ns = static_cast<int>(b.slot.size());
-        const int localRows =
-            static_cast<int>(b.ownRow.size() + b.portRow.size() + b.ownDiff.size() + b.portDiff.size());
+        // the rows' derivatives only where some row is differentiated (Binding::jacRows)
+        const int localRows = static_cast<int>(b.ownRow.size() + b.portRow.size() +
+                                               (b.tangent ? b.ownDiff.size() + b.portDiff.size() : 0));
         b.jac.assign(at(localRows * ns), -1);
         for (int lr = 0; lr < localRows; ++lr) {
             const int row = globalRow(b, lr);
