@@ -9,6 +9,7 @@
 #include "core/ad/scalar.hpp"
 #include "core/blockapi/handles.hpp"
 
+#include <cstdint>
 #include <span>
 
 namespace endstop::core {
@@ -22,6 +23,9 @@ template <class S> struct EqData {
     std::span<S> residual;              // per own variable: its row
     std::span<S> through;               // per conserving port: flow into the block
     S time{};
+    // when set, bit i is set as the block reads discrete i (bit 63: some discrete from the 63rd on):
+    // the engine learns which discretes a block's equations depend on (Evaluator::linearAt)
+    std::uint64_t* discreteReads = nullptr;
 };
 
 template <class S> class Eq {
@@ -38,8 +42,14 @@ public:
     S operator[](Var v) const { return m_d.y[idx(m_d.varSlot[idx(v.index)])]; }
     S der(Var v) const { return m_d.yp[idx(m_d.varSlot[idx(v.index)])]; }
     S time() const { return m_d.time; }
-    double discrete(Discrete d) const { return m_d.discrete[idx(d.index)]; }
-    int mode(Discrete d) const { return static_cast<int>(m_d.discrete[idx(d.index)]); }
+    double discrete(Discrete d) const {
+        noteRead(d);
+        return m_d.discrete[idx(d.index)];
+    }
+    int mode(Discrete d) const {
+        noteRead(d);
+        return static_cast<int>(m_d.discrete[idx(d.index)]);
+    }
 
     S& residual(Var v) { return m_d.residual[idx(v.index)]; }
     void through(Port p, const S& f) { m_d.through[idx(p.conserving)] += f; }
@@ -51,6 +61,9 @@ public:
 
 private:
     static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
+    void noteRead(Discrete d) const {
+        if (m_d.discreteReads) *m_d.discreteReads |= std::uint64_t(1) << (d.index < 63 ? d.index : 63);
+    }
     S slotValue(std::span<const S> values, Port p) const {
         const int s = m_d.portSlot[idx(p.index)];
         return s < 0 ? S(0.0) : values[idx(s)];

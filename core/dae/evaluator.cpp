@@ -249,13 +249,28 @@ bool Evaluator::linearAt(std::size_t bi, const double* discrete) {
     const BlockStructure& st = m_sys.structures[at(m_sys.structureOf[bi])];
     const std::span<const double> own(discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
     if (!st.linear[at(st.combination(own))]) return false;
-    auto key = std::make_pair(m_sys.structureOf[bi], std::vector<double>(own.begin(), own.end()));
-    if (const auto it = m_summable.find(key); it != m_summable.end()) return it->second != 0;
+    m_summable.resize(m_sys.structures.size());
+    std::vector<Summable>& known = m_summable[at(m_sys.structureOf[bi])];
+    // the equations take the same path wherever the discretes they read are the same
+    const auto same = [&](const Summable& e) {
+        for (std::size_t i = 0; i < own.size(); ++i)
+            if ((e.reads >> std::min<std::size_t>(i, 63) & 1) != 0 && own[i] != e.values[i]) return false;
+        return true;
+    };
+    if (const auto it = std::find_if(known.begin(), known.end(), same); it != known.end()) return it->summed;
     bool linear = false, timed = false;
-    blockIncidence(static_cast<int>(bi), State{0.0, m_sys.y0.data(), nullptr, discrete}, &linear, &timed);
-    const bool summed = linear && !timed;
-    m_summable.emplace(std::move(key), summed ? 1 : 0);
-    return summed;
+    std::uint64_t reads = 0;
+    m_s.data.discreteReads = &reads;
+    try {
+        blockIncidence(static_cast<int>(bi), State{0.0, m_sys.y0.data(), nullptr, discrete}, &linear, &timed);
+    } catch (...) {
+        m_s.data.discreteReads = nullptr;
+        throw;
+    }
+    m_s.data.discreteReads = nullptr;
+    if (known.size() == kSummableKept) known.clear();
+    known.push_back({reads, std::vector<double>(own.begin(), own.end()), linear && !timed});
+    return known.back().summed;
 }
 
 // sign * (dF/dy, dF/dy') of one block into A and B, sign * its rows at y = y' = 0 into c

@@ -12,8 +12,8 @@
 #include "core/dae/discrete_changes.hpp"
 #include "core/dae/structure.hpp"
 
+#include <cstdint>
 #include <functional>
-#include <map>
 #include <span>
 #include <vector>
 
@@ -165,7 +165,15 @@ private:
     std::vector<int> m_copied;   // updateLinear(): the blocks whose discretes it copies
     std::vector<char> m_isLinear;                                     // per block, in m_linearDiscrete's modes
     std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;             // the pattern by rows, for solveSummedRow()
-    std::map<std::pair<int, std::vector<double>>, char> m_summable;   // (structure, its discretes) -> summed
+    // linearAt()'s answers per structure, each for the discrete values its equations read there
+    // (a friction lock's event time and a stop's impact count are not read, and change at every event)
+    struct Summable {
+        std::uint64_t reads = 0;      // Eq's discreteReads
+        std::vector<double> values;   // the block's discretes, compared where read
+        bool summed = false;
+    };
+    std::vector<std::vector<Summable>> m_summable;
+    static constexpr std::size_t kSummableKept = 64;                  // per structure; more and the list starts again
     DiscreteChanges m_changes{m_sys};                                 // which blocks updateLinear() visits
     std::vector<int> m_changedBlocks;                                 // since the last takeChanges(), with their flags
     std::vector<char> m_changedFlag;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The analysis of each block (core/dae/block_structure.hpp, row_forms.hpp): sampling a block
 // leaves the network's state as it was and gives what the build kept, and blocks that differ only
-// in their values share one structure while keeping their own row forms.
+// in their values share one structure while keeping their own row forms; whether a block is
+// summed follows the discretes its equations read.
 #include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 #include "reduce_models.hpp"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 using namespace endstop;
 
@@ -113,6 +115,57 @@ private Q_SLOTS:
         for (const char* stop : {"st0.impacts", "st1.impacts", "st3.impacts"})
             QCOMPARE(test::last(reduced, stop), test::last(full, stop));
         compareColumns(reduced, full, {"m0.v", "m1.v", "m3.v", "st0.x"}, 1e-5);
+    }
+    // Whether a block is summed (linear and free of the time) is asked again whenever its
+    // discretes change, and answered from what its equations read (Evaluator::linearAt): a
+    // friction lock's equations read its mode and direction, not the event time, velocity and
+    // flags it keeps for its events, and a stop's not its impact count and loss. Those change at
+    // every event, and each change used to cost a symbolic evaluation of the block.
+    void equationsReadTheDiscretesTheyNeed() {
+        test::ModelBuilder b;
+        b.block("m", "translational.mass")
+            .block("k", "translational.spring", {{"stiffness", 100.0}})
+            .block("f", "translational.stiction",
+                   {{"breakaway_positive", 10.0}, {"breakaway_negative", -10.0}, {"kinetic_friction", 8.0}})
+            .block("speed", "signal.constant", {{"value", 0.1}})
+            .block("belt", "translational.velocity_source")
+            .block("st", "translational.hard_stop", {{"model", "restitution"}, {"upper_bound", 0.01}})
+            .block("g", "translational.reference");
+        b.connect("k.R", "m.M").connect("k.C", "g.R").connect("m.M", "f.R").connect("f.C", "belt.R");
+        b.connect("speed.y", "belt.S").connect("belt.C", "g.R").connect("m.M", "st.R").connect("st.C", "g.R");
+        const core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(b.build(), blocks::registry()));
+        core::dae::Evaluator ev(sys);
+        const std::vector<double> yp(sys.y0.size(), 0.0);
+        // the discretes each mode of a block reads, as a bit mask
+        const auto reads = [&](const char* name, int modes) {
+            const int bi = sys.topo.blockIndex(name);
+            const core::dae::Binding& binding = sys.bindings[static_cast<std::size_t>(bi)];
+            std::vector<std::uint64_t> out;
+            for (int m = 0; m < modes; ++m) {
+                std::vector<double> disc = sys.discrete0;
+                disc[static_cast<std::size_t>(binding.discreteOffset)] = m;
+                std::uint64_t mask = 0;
+                core::Eq<double> eq = ev.prepare(
+                    ev.doubles(), bi, {0.0, sys.y0.data(), yp.data(), disc.data()},
+                    [](int, double y, double d, double& yo, double& dout) {
+                        yo = y;
+                        dout = d;
+                    },
+                    [](double t) { return t; });
+                ev.doubles().data.discreteReads = &mask;
+                binding.block->eval(eq);
+                ev.doubles().data.discreteReads = nullptr;
+                out.push_back(mask);
+            }
+            return out;
+        };
+        // the lock: mode, direction, since, logged, vetoed, v_event (sliding, locked, wait)
+        const std::vector<std::uint64_t> lock = reads("f", 3);
+        for (const std::uint64_t mask : lock)
+            QVERIFY2((mask & 1) != 0 && (mask & ~std::uint64_t(3)) == 0, qPrintable(QString::number(mask)));
+        QVERIFY((lock[0] & 2) != 0);   // sliding: the direction gives the friction's sign
+        // the stop: mode, branch, impacts, impact_loss, v_before, ...
+        for (const std::uint64_t mask : reads("st", 6)) QVERIFY((mask & 1) != 0 && (mask & 0b11100) == 0);
     }
 };
 
