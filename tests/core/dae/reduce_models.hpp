@@ -190,6 +190,23 @@ inline endstop::core::model::Model chain(int n, double amplitude = 100.0, int ki
     return b.build();
 }
 
+// A mass on a spring with stiction to a belt (a constant speed through a velocity source) and a
+// restitution stop: a friction lock and a stop, each with discretes beside its modes.
+inline endstop::core::model::Model beltAndStop() {
+    endstop::test::ModelBuilder b;
+    b.block("m", "translational.mass")
+        .block("k", "translational.spring", {{"stiffness", 100.0}})
+        .block("f", "translational.stiction",
+               {{"breakaway_positive", 10.0}, {"breakaway_negative", -10.0}, {"kinetic_friction", 8.0}})
+        .block("speed", "signal.constant", {{"value", 0.1}})
+        .block("belt", "translational.velocity_source")
+        .block("st", "translational.hard_stop", {{"model", "restitution"}, {"upper_bound", 0.01}})
+        .block("g", "translational.reference");
+    b.connect("k.R", "m.M").connect("k.C", "g.R").connect("m.M", "f.R").connect("f.C", "belt.R");
+    b.connect("speed.y", "belt.S").connect("belt.C", "g.R").connect("m.M", "st.R").connect("st.C", "g.R");
+    return b.build();
+}
+
 // A run on a grid of rows (IDA interpolates), with or without the reduction.
 inline endstop::core::MemorySink runWith(const endstop::core::model::Model& model, bool reduce, double stop,
                                          double rtol) {

@@ -122,18 +122,8 @@ private Q_SLOTS:
     // flags it keeps for its events, and a stop's not its impact count and loss. Those change at
     // every event, and each change used to cost a symbolic evaluation of the block.
     void equationsReadTheDiscretesTheyNeed() {
-        test::ModelBuilder b;
-        b.block("m", "translational.mass")
-            .block("k", "translational.spring", {{"stiffness", 100.0}})
-            .block("f", "translational.stiction",
-                   {{"breakaway_positive", 10.0}, {"breakaway_negative", -10.0}, {"kinetic_friction", 8.0}})
-            .block("speed", "signal.constant", {{"value", 0.1}})
-            .block("belt", "translational.velocity_source")
-            .block("st", "translational.hard_stop", {{"model", "restitution"}, {"upper_bound", 0.01}})
-            .block("g", "translational.reference");
-        b.connect("k.R", "m.M").connect("k.C", "g.R").connect("m.M", "f.R").connect("f.C", "belt.R");
-        b.connect("speed.y", "belt.S").connect("belt.C", "g.R").connect("m.M", "st.R").connect("st.C", "g.R");
-        const core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(b.build(), blocks::registry()));
+        const core::dae::DaeSystem sys =
+            core::dae::assemble(core::graph::buildTopology(beltAndStop(), blocks::registry()));
         core::dae::Evaluator ev(sys);
         const std::vector<double> yp(sys.y0.size(), 0.0);
         // the discretes each mode of a block reads, as a bit mask

@@ -489,18 +489,7 @@ private Q_SLOTS:
     // whole mask stays the same here: what is checked is that the counts end where the whole
     // computation does, mode after mode.
     void differentialMaskKeptBetweenRestarts() {
-        test::ModelBuilder b;
-        b.block("m", "translational.mass")
-            .block("k", "translational.spring", {{"stiffness", 100.0}})
-            .block("f", "translational.stiction",
-                   {{"breakaway_positive", 10.0}, {"breakaway_negative", -10.0}, {"kinetic_friction", 8.0}})
-            .block("speed", "signal.constant", {{"value", 0.1}})
-            .block("belt", "translational.velocity_source")
-            .block("st", "translational.hard_stop", {{"model", "restitution"}, {"upper_bound", 0.01}})
-            .block("g", "translational.reference");
-        b.connect("k.R", "m.M").connect("k.C", "g.R").connect("m.M", "f.R").connect("f.C", "belt.R");
-        b.connect("speed.y", "belt.S").connect("belt.C", "g.R").connect("m.M", "st.R").connect("st.C", "g.R");
-        const Planned p = plan(b.build());
+        const Planned p = plan(beltAndStop());
         int changing = 0;
         for (const core::dae::BlockStructure& st : p.sys.structures) changing += st.derivativesChange ? 1 : 0;
         QCOMPARE(changing, 2);   // the stiction's and the stop's rows take other rates per mode
