@@ -274,108 +274,7 @@ bool Evaluator::linearAt(std::size_t bi, const double* discrete) {
 }
 
 // sign * (dF/dy, dF/dy') of one block into A and B, sign * its rows at y = y' = 0 into c
-void Evaluator::addLinear(std::size_t bi, const State& s, double sign) {
-    const int block = static_cast<int>(bi);
-    blockJacobian(block, s, 0.0, m_linearA.data(), sign);    // dF/dy
-    blockJacobian(block, s, 1.0, m_linearB.data(), sign);    // + (dF/dy + dF/dy')
-    blockJacobian(block, s, 0.0, m_linearB.data(), -sign);   // - dF/dy
-    const Binding& b = m_sys.bindings[bi];
-    if (b.tangent) {   // its rows and their time derivatives (which are 0 at 0: linear, free of the time)
-        Eq<Tan<double>> eq = prepare(
-            m_t, block, s,
-            [](int, double, double, Tan<double>& yo, Tan<double>& dout) {
-                yo = {0.0, 0.0};
-                dout = {0.0, 0.0};
-            },
-            [](double t) {
-                return Tan<double>{t, 1.0};
-            });
-        b.block->eval(eq);
-        for (std::size_t v = 0; v < b.ownRow().size(); ++v) {
-            m_linearC[at(b.ownRow()[v])] += sign * m_t.res[v].v;
-            if (b.ownDiff()[v] >= 0) m_linearC[at(b.ownDiff()[v])] += sign * m_t.res[v].dt;
-        }
-        for (std::size_t p = 0; p < b.portRow().size(); ++p) {
-            if (b.portRow()[p] >= 0) m_linearC[at(b.portRow()[p])] += sign * m_t.thr[p].v;
-            if (b.portDiff()[p] >= 0) m_linearC[at(b.portDiff()[p])] += sign * m_t.thr[p].dt;
-        }
-        return;
-    }
-    Eq<double> eq = prepare(
-        m_d, block, s,
-        [](int, double, double, double& yo, double& dout) {
-            yo = 0.0;
-            dout = 0.0;
-        },
-        [](double t) { return t; });
-    b.block->eval(eq);
-    for (std::size_t v = 0; v < b.ownRow().size(); ++v) m_linearC[at(b.ownRow()[v])] += sign * m_d.res[v];
-    for (std::size_t p = 0; p < b.portRow().size(); ++p)
-        if (b.portRow()[p] >= 0) m_linearC[at(b.portRow()[p])] += sign * m_d.thr[p];
-}
-
-void Evaluator::rebuildLinear(const State& s) {
-    const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
-    m_linearA.assign(nnz, 0.0);
-    m_linearB.assign(nnz, 0.0);
-    m_linearC.assign(at(m_sys.size()), 0.0);
-    m_isLinear.assign(m_sys.bindings.size(), 0);
-    m_changedAll = true;
-    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
-        if (!linearAt(bi, s.discrete)) continue;
-        m_isLinear[bi] = 1;
-        addLinear(bi, s, 1.0);
-    }
-    listNonlinear();
-    m_linearDiscrete.assign(s.discrete, s.discrete + m_sys.discrete0.size());
-    m_linearValid = true;
-    m_linearUpdates = 0;
-    ++m_linearVersion;
-}
-
-void Evaluator::updateLinear(const State& s) {
-    // one per 16 blocks in a large network: a rebuild then costs no more than the updates it follows
-    const int every = std::max(kFullRebuildEvery, static_cast<int>(m_sys.bindings.size() / 16));
-    if (++m_linearUpdates >= every) return rebuildLinear(s);
-    const State before{s.t, s.y, s.yp, m_linearDiscrete.data()};
-    m_changedFlag.resize(m_sys.bindings.size(), 0);
-    m_changes.forEach(m_linearDiscrete.data(), s.discrete, [&](int block) {
-        const std::size_t bi = at(block);
-        m_copied.push_back(block);
-        if (!m_changedFlag[bi]) m_changedFlag[bi] = 1, m_changedBlocks.push_back(block);
-        const bool linearNow = linearAt(bi, s.discrete);
-        if (m_isLinear[bi]) addLinear(bi, before, -1.0);
-        if (linearNow) addLinear(bi, s, 1.0);
-        if ((m_isLinear[bi] != 0) != linearNow) {   // the evaluated list, kept in block order
-            const auto it = std::lower_bound(m_nonlinearBlocks.begin(), m_nonlinearBlocks.end(), block);
-            if (linearNow)
-                m_nonlinearBlocks.erase(it);
-            else
-                m_nonlinearBlocks.insert(it, block);
-        }
-        m_isLinear[bi] = linearNow ? 1 : 0;
-    });
-    m_changes.copy(m_copied, s.discrete, m_linearDiscrete.data());   // the discretes that differ, not all
-    m_copied.clear();
-    ++m_linearVersion;
-}
-
-bool Evaluator::takeChanges(std::vector<int>& out) {
-    out.clear();
-    for (const int b : m_changedBlocks) m_changedFlag[at(b)] = 0;
-    out.swap(m_changedBlocks);
-    const bool some = !m_changedAll;
-    m_changedAll = false;
-    return some;
-}
-
-void Evaluator::listNonlinear() {
-    m_nonlinearBlocks.clear();
-    for (std::size_t bi = 0; bi < m_isLinear.size(); ++bi)
-        if (!m_isLinear[bi]) m_nonlinearBlocks.push_back(static_cast<int>(bi));
-}
-
-void Evaluator::blockJacobian(int block, const State& s, double cj, double* values, double sign) {
+template <class Add> void Evaluator::blockJacobianTo(int block, const State& s, double cj, Add&& add) {
     const std::size_t bi = at(block);
     const Binding& b = m_sys.bindings[bi];
     const Block& blk = *b.block;
@@ -386,7 +285,7 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
         auto scatter = [&](int localRow, const Jet& g) {
             const int* pos = &b.jac()[at(localRow * ns)];
             pass.derivatives(g, [&](int k, double d) {
-                if (d != 0.0 && pos[k] >= 0) values[pos[k]] += sign * d;
+                if (d != 0.0 && pos[k] >= 0) add(pos[k], d);
             });
         };
         if (!b.tangent) {
@@ -423,6 +322,159 @@ void Evaluator::blockJacobian(int block, const State& s, double cj, double* valu
             if (b.portDiff()[at(p)] >= 0) scatter(2 * nv + np + p, m_tj.thr[at(p)].dt);
         }
     });
+}
+
+void Evaluator::blockJacobian(int block, const State& s, double cj, double* values, double sign) {
+    blockJacobianTo(block, s, cj, [&](int k, double d) { values[k] += sign * d; });
+}
+
+template <class Add> void Evaluator::linearContribution(std::size_t bi, const State& s, Add&& add) {
+    const int block = static_cast<int>(bi);
+    blockJacobianTo(block, s, 0.0, [&](int k, double d) { add(0, k, d); });    // dF/dy
+    blockJacobianTo(block, s, 1.0, [&](int k, double d) { add(1, k, d); });    // + (dF/dy + dF/dy')
+    blockJacobianTo(block, s, 0.0, [&](int k, double d) { add(1, k, -d); });   // - dF/dy
+    const Binding& b = m_sys.bindings[bi];
+    if (b.tangent) {   // its rows and their time derivatives (which are 0 at 0: linear, free of the time)
+        Eq<Tan<double>> eq = prepare(
+            m_t, block, s,
+            [](int, double, double, Tan<double>& yo, Tan<double>& dout) {
+                yo = {0.0, 0.0};
+                dout = {0.0, 0.0};
+            },
+            [](double t) {
+                return Tan<double>{t, 1.0};
+            });
+        b.block->eval(eq);
+        for (std::size_t v = 0; v < b.ownRow().size(); ++v) {
+            add(2, b.ownRow()[v], m_t.res[v].v);
+            if (b.ownDiff()[v] >= 0) add(2, b.ownDiff()[v], m_t.res[v].dt);
+        }
+        for (std::size_t p = 0; p < b.portRow().size(); ++p) {
+            if (b.portRow()[p] >= 0) add(2, b.portRow()[p], m_t.thr[p].v);
+            if (b.portDiff()[p] >= 0) add(2, b.portDiff()[p], m_t.thr[p].dt);
+        }
+        return;
+    }
+    Eq<double> eq = prepare(
+        m_d, block, s,
+        [](int, double, double, double& yo, double& dout) {
+            yo = 0.0;
+            dout = 0.0;
+        },
+        [](double t) { return t; });
+    b.block->eval(eq);
+    for (std::size_t v = 0; v < b.ownRow().size(); ++v) add(2, b.ownRow()[v], m_d.res[v]);
+    for (std::size_t p = 0; p < b.portRow().size(); ++p)
+        if (b.portRow()[p] >= 0) add(2, b.portRow()[p], m_d.thr[p]);
+}
+
+// sign * (dF/dy, dF/dy') of one block into A and B, sign * its rows at y = y' = 0 into c
+void Evaluator::addLinear(std::size_t bi, const State& s, double sign) {
+    double* const target[3] = {m_linearA.data(), m_linearB.data(), m_linearC.data()};
+    linearContribution(bi, s, [&](int t, int k, double v) { target[t][k] += sign * v; });
+}
+
+// The same additions in the same order (sign * -d is (-sign) * d to the bit), taken from the
+// record for the discretes the block's equations read, recorded first if there is none.
+void Evaluator::addLinearRecorded(std::size_t bi, const State& s, double sign) {
+    if (!m_recordLinear) return addLinear(bi, s, sign);
+    const Binding& b = m_sys.bindings[bi];
+    const std::span<const double> own(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
+    std::vector<Recorded>& known = m_recorded[static_cast<int>(bi)];
+    const auto same = [&](const Recorded& e) {
+        for (std::size_t i = 0; i < own.size(); ++i)
+            if ((e.reads >> std::min<std::size_t>(i, 63) & 1) != 0 && own[i] != e.values[i]) return false;
+        return true;
+    };
+    auto it = std::find_if(known.begin(), known.end(), same);
+    if (it == known.end()) {
+        Recorded r;
+        // the four workspaces note what the block reads while it is recorded
+        const auto watch = [&](std::uint64_t* reads) {
+            m_j.data.discreteReads = m_tj.data.discreteReads = reads;
+            m_d.data.discreteReads = m_t.data.discreteReads = reads;
+        };
+        watch(&r.reads);
+        try {
+            linearContribution(bi, s, [&](int t, int k, double v) { r.adds.push_back({t, k, v}); });
+        } catch (...) {
+            watch(nullptr);
+            throw;
+        }
+        watch(nullptr);
+        r.values.assign(own.begin(), own.end());
+        if (m_recordedAdds + r.adds.size() > kRecordedKept) {
+            m_recorded.clear();
+            m_recordedAdds = 0;
+        }
+        m_recordedAdds += r.adds.size();
+        std::vector<Recorded>& list = m_recorded[static_cast<int>(bi)];
+        list.push_back(std::move(r));
+        it = list.end() - 1;
+    }
+    double* const target[3] = {m_linearA.data(), m_linearB.data(), m_linearC.data()};
+    for (const LinearAdd& a : it->adds) target[a.target][a.index] += sign * a.value;
+}
+
+void Evaluator::rebuildLinear(const State& s) {
+    const std::size_t nnz = static_cast<std::size_t>(m_sys.pattern.nnz());
+    m_linearA.assign(nnz, 0.0);
+    m_linearB.assign(nnz, 0.0);
+    m_linearC.assign(at(m_sys.size()), 0.0);
+    m_isLinear.assign(m_sys.bindings.size(), 0);
+    m_changedAll = true;
+    for (std::size_t bi = 0; bi < m_sys.bindings.size(); ++bi) {
+        if (!linearAt(bi, s.discrete)) continue;
+        m_isLinear[bi] = 1;
+        addLinear(bi, s, 1.0);
+    }
+    listNonlinear();
+    m_linearDiscrete.assign(s.discrete, s.discrete + m_sys.discrete0.size());
+    m_linearValid = true;
+    m_linearUpdates = 0;
+    ++m_linearVersion;
+}
+
+void Evaluator::updateLinear(const State& s) {
+    // one per 16 blocks in a large network: a rebuild then costs no more than the updates it follows
+    const int every = std::max(kFullRebuildEvery, static_cast<int>(m_sys.bindings.size() / 16));
+    if (++m_linearUpdates >= every) return rebuildLinear(s);
+    const State before{s.t, s.y, s.yp, m_linearDiscrete.data()};
+    m_changedFlag.resize(m_sys.bindings.size(), 0);
+    m_changes.forEach(m_linearDiscrete.data(), s.discrete, [&](int block) {
+        const std::size_t bi = at(block);
+        m_copied.push_back(block);
+        if (!m_changedFlag[bi]) m_changedFlag[bi] = 1, m_changedBlocks.push_back(block);
+        const bool linearNow = linearAt(bi, s.discrete);
+        if (m_isLinear[bi]) addLinearRecorded(bi, before, -1.0);
+        if (linearNow) addLinearRecorded(bi, s, 1.0);
+        if ((m_isLinear[bi] != 0) != linearNow) {   // the evaluated list, kept in block order
+            const auto it = std::lower_bound(m_nonlinearBlocks.begin(), m_nonlinearBlocks.end(), block);
+            if (linearNow)
+                m_nonlinearBlocks.erase(it);
+            else
+                m_nonlinearBlocks.insert(it, block);
+        }
+        m_isLinear[bi] = linearNow ? 1 : 0;
+    });
+    m_changes.copy(m_copied, s.discrete, m_linearDiscrete.data());   // the discretes that differ, not all
+    m_copied.clear();
+    ++m_linearVersion;
+}
+
+bool Evaluator::takeChanges(std::vector<int>& out) {
+    out.clear();
+    for (const int b : m_changedBlocks) m_changedFlag[at(b)] = 0;
+    out.swap(m_changedBlocks);
+    const bool some = !m_changedAll;
+    m_changedAll = false;
+    return some;
+}
+
+void Evaluator::listNonlinear() {
+    m_nonlinearBlocks.clear();
+    for (std::size_t bi = 0; bi < m_isLinear.size(); ++bi)
+        if (!m_isLinear[bi]) m_nonlinearBlocks.push_back(static_cast<int>(bi));
 }
 
 double Evaluator::ownResidual(int block, const State& s, int var) {

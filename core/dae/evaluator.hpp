@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace endstop::core::dae {
@@ -58,6 +59,9 @@ public:
     void residual(const State& s, double* F, double* fusedY = nullptr, bool synced = false);
     // false: every block is evaluated in residual() (tests compare the two)
     void setLinearResidual(bool on) { m_linearResidual = on; }
+    // false: a mode change differentiates the changed blocks afresh instead of replaying their
+    // recorded contributions to the sums (tests compare the two)
+    void setRecordLinear(bool on) { m_recordLinear = on; }
     // The sums for s's discrete state; residual() and jacobian() call it, the reduced engine calls
     // it first to know which blocks are summed. s.y is the network's vector (any values).
     void syncLinear(const State& s);
@@ -132,9 +136,15 @@ private:
     void blockResidual(std::size_t block, const State& s, double* F, double* fusedY);   // adds into F
     // adds sign * (dF/dy + cj dF/dy') of one block into values
     void blockJacobian(int block, const State& s, double cj, double* values, double sign = 1.0);
+    // the same entries as add(position, derivative), the zeros and positions outside left out
+    template <class Add> void blockJacobianTo(int block, const State& s, double cj, Add&& add);
     // linear and independent of the time in the mode of `discrete`: summed, not evaluated
     bool linearAt(std::size_t block, const double* discrete);
     void addLinear(std::size_t block, const State& s, double sign);   // its Jacobian and its offset
+    // what addLinear() adds, in its order, as add(target, index, value): target 0 A, 1 B, 2 c
+    template <class Add> void linearContribution(std::size_t block, const State& s, Add&& add);
+    // addLinear() from a block's recorded contribution (updateLinear(), below)
+    void addLinearRecorded(std::size_t block, const State& s, double sign);
     void rebuildLinear(const State& s);   // the linear blocks' sums from scratch
     void updateLinear(const State& s);    // only the blocks whose discrete state changed
     void listNonlinear();
@@ -174,12 +184,30 @@ private:
     };
     std::vector<std::vector<Summable>> m_summable;
     static constexpr std::size_t kSummableKept = 64;                  // per structure; more and the list starts again
+    // updateLinear()'s blocks' contributions to the sums, each for the discrete values its equations
+    // read: a block linear in its mode adds the same values wherever those are the same (the
+    // coefficients follow modes and parameters, never values), so a mode change replays the
+    // additions instead of differentiating the block three times. Bounded in all (kRecordedKept
+    // additions; more and the records start again), so a large network keeps only its busy blocks'.
+    struct LinearAdd {
+        int target, index;   // as linearContribution() gives them
+        double value;
+    };
+    struct Recorded {
+        std::uint64_t reads = 0;
+        std::vector<double> values;   // the block's discretes, compared where read
+        std::vector<LinearAdd> adds;
+    };
+    std::unordered_map<int, std::vector<Recorded>> m_recorded;
+    std::size_t m_recordedAdds = 0;
+    static constexpr std::size_t kRecordedKept = std::size_t(1) << 15;
     DiscreteChanges m_changes{m_sys};                                 // which blocks updateLinear() visits
     std::vector<int> m_changedBlocks;                                 // since the last takeChanges(), with their flags
     std::vector<char> m_changedFlag;
     bool m_changedAll = true;
     bool m_linearValid = false;
     bool m_linearResidual = true;
+    bool m_recordLinear = true;
     int m_linearUpdates = 0;          // incremental updates since the last rebuild
     int m_linearVersion = 0;          // bumped whenever the sums change
     unsigned long m_linearSeen = 0;   // the State::discreteVersion the sums were last synced at

@@ -2,7 +2,7 @@
 // The analysis of each block (core/dae/block_structure.hpp, row_forms.hpp): sampling a block
 // leaves the network's state as it was and gives what the build kept, and blocks that differ only
 // in their values share one structure while keeping their own row forms; whether a block is
-// summed follows the discretes its equations read.
+// summed, and what it adds to the sums, follows the discretes its equations read.
 #include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 #include "reduce_models.hpp"
@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 using namespace endstop;
 
@@ -156,6 +157,50 @@ private Q_SLOTS:
         QVERIFY((lock[0] & 2) != 0);   // sliding: the direction gives the friction's sign
         // the stop: mode, branch, impacts, impact_loss, v_before, ...
         for (const std::uint64_t mask : reads("st", 6)) QVERIFY((mask & 1) != 0 && (mask & 0b11100) == 0);
+    }
+
+    // A mode change replays the changed blocks' recorded contributions to the sums, found by the
+    // discretes their equations read, instead of differentiating them again
+    // (Evaluator::setRecordLinear). Through modes that come back to ones seen before, the Jacobian
+    // and the residual are those of differentiating afresh, to the bit.
+    void modeChangesReplayWhatTheyAdded() {
+        const core::dae::DaeSystem sys =
+            core::dae::assemble(core::graph::buildTopology(beltAndStop(), blocks::registry()));
+        core::dae::Evaluator recorded(sys), afresh(sys);
+        afresh.setRecordLinear(false);
+        const auto offset = [&](const char* name) {
+            return static_cast<std::size_t>(
+                sys.bindings[static_cast<std::size_t>(sys.topo.blockIndex(name))].discreteOffset);
+        };
+        std::vector<double> y(sys.y0.size()), yp(sys.y0.size());
+        for (std::size_t i = 0; i < y.size(); ++i) {
+            y[i] = 0.1 * std::sin(1.0 + static_cast<double>(i));
+            yp[i] = 0.3 * std::cos(2.0 + static_cast<double>(i));
+        }
+        const std::size_t n = y.size(), nnz = static_cast<std::size_t>(sys.pattern.nnz());
+        // (the stop's mode, the lock's mode): free, contact, ...; sliding, locked, wait
+        const std::vector<std::pair<int, int>> modes = {{0, 0}, {1, 0}, {1, 1}, {0, 1}, {2, 2}, {1, 0},
+                                                        {0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 0}};
+        std::vector<double> previous;
+        int changed = 0;
+        for (const auto& [stop, lock] : modes) {
+            std::vector<double> disc = sys.discrete0;
+            disc[offset("st")] = stop;
+            disc[offset("f")] = lock;
+            const core::dae::State s{0.5, y.data(), yp.data(), disc.data()};
+            std::vector<double> ja(nnz), jb(nnz), ra(n), rb(n);
+            recorded.jacobian(s, 2.0, ja.data());
+            afresh.jacobian(s, 2.0, jb.data());
+            recorded.residual(s, ra.data());
+            afresh.residual(s, rb.data());
+            QVERIFY2(std::memcmp(ja.data(), jb.data(), nnz * sizeof(double)) == 0,
+                     qPrintable(QString("Jacobian, modes %1 %2").arg(stop).arg(lock)));
+            QVERIFY2(std::memcmp(ra.data(), rb.data(), n * sizeof(double)) == 0,
+                     qPrintable(QString("residual, modes %1 %2").arg(stop).arg(lock)));
+            if (!previous.empty() && previous != ja) ++changed;
+            previous = ja;
+        }
+        QVERIFY(changed >= 8);   // the modes change the sums
     }
 };
 
