@@ -47,8 +47,9 @@ public:
         selectStates(r);
         flattenCombinations(r);
         orderExplicits(r);
-        for (ReductionPlan::Derived& d : r.explicits) d.reads = explicitReads(r, d);
-        for (ReductionPlan::Derived& d : r.quadratures) d.reads = explicitReads(r, d);
+        for (ReductionPlan::Derived& d : r.explicits) explicitReads(r, d);
+        for (ReductionPlan::Derived& d : r.quadratures) explicitReads(r, d);
+        r.readList.shrink_to_fit();
         for (int u = 0; u < m_s.size(); ++u)
             if (r.fate[at(u)] == Fate::Kept) r.kept.push_back(u);
         for (const ReductionPlan::Derived& d : m_timed)
@@ -145,8 +146,8 @@ private:
                         atNode = true;
                     }
                 if (!atNode || !std::isfinite(inBalance) || inBalance == 0.0) continue;
-                ReductionPlan::Derived byRow{w, c.block, c.var, coefficient, {}, t};
-                ReductionPlan::Derived byBalance{t, -1, -1, inBalance, {}, w};
+                ReductionPlan::Derived byRow{w, c.block, c.var, coefficient, t};
+                ReductionPlan::Derived byBalance{t, -1, -1, inBalance, w};
                 m_explicit.emplace(w, byRow);
                 m_explicit.emplace(t, byBalance);
                 m_paired[w] = t;
@@ -296,7 +297,7 @@ private:
             !std::isfinite(a) || a == 0.0)
             return false;
         r.fate[at(c.unknown)] = Fate::Quadrature;
-        r.quadratures.push_back({c.unknown, c.block, c.var, a, {}, c.unknown});
+        r.quadratures.push_back({c.unknown, c.block, c.var, a, c.unknown});
         return true;
     }
 
@@ -309,10 +310,10 @@ private:
             a == 0.0)
             return;
         if (c.form->timed) {
-            m_timed.push_back({c.unknown, c.block, c.var, a, {}, c.unknown});
+            m_timed.push_back({c.unknown, c.block, c.var, a, c.unknown});
             return;
         }
-        m_explicit.emplace(c.unknown, ReductionPlan::Derived{c.unknown, c.block, c.var, a, {}, c.unknown});
+        m_explicit.emplace(c.unknown, ReductionPlan::Derived{c.unknown, c.block, c.var, a, c.unknown});
     }
 
     // Kahn's algorithm over "e's row reads e2": an explicit variable is computed after those it
@@ -346,11 +347,12 @@ private:
         }
     }
 
-    std::vector<int> explicitReads(const ReductionPlan& r, const ReductionPlan::Derived& d) const {
-        std::vector<int> out;
+    // d's reads, appended to r's list
+    void explicitReads(ReductionPlan& r, ReductionPlan::Derived& d) const {
+        d.readsFirst = static_cast<int>(r.readList.size());
         for (const auto& [w, o] : m_rows.rows[at(d.row)])
-            if (w != d.unknown && r.fate[at(w)] == Fate::Explicit) out.push_back(w);
-        return out;
+            if (w != d.unknown && r.fate[at(w)] == Fate::Explicit) r.readList.push_back(w);
+        d.readsEnd = static_cast<int>(r.readList.size());
     }
 
     const DaeSystem& m_s;

@@ -27,6 +27,7 @@
 // unknowns.
 #pragma once
 
+#include <span>
 #include <vector>
 
 namespace endstop::core::dae {
@@ -49,8 +50,8 @@ struct ReductionPlan {
         int block = -1;             // the block whose own row it is solved from; -1: a node's balance
         int var = -1;               // that row, the block's own variable
         double coefficient = 1.0;   // of the variable (explicit) or its rate (quadrature) in the row
-        std::vector<int> reads;     // the explicit variables its row reads
         int row = -1;               // the row: its own (numbered like the unknown), or its pair's
+        int readsFirst = 0, readsEnd = 0;   // the explicit variables its row reads: reads() below
         bool ownRow() const { return row == unknown; }
     };
 
@@ -64,6 +65,13 @@ struct ReductionPlan {
     // of time (a source's output): solved from those rows at a restart (ReducedEvaluator::
     // consistentRates), coefficient as for an explicit variable
     std::vector<Derived> timed;
+
+    // what each explicit variable's and quadrature's row reads, one list for all (a vector per
+    // variable cost 1 MB in a chain of 10,000 masses)
+    std::vector<int> readList;
+    std::span<const int> reads(const Derived& d) const {
+        return {readList.data() + d.readsFirst, static_cast<std::size_t>(d.readsEnd - d.readsFirst)};
+    }
 
     int size() const { return static_cast<int>(kept.size()); }
     int eliminated() const { return static_cast<int>(fate.size() - kept.size()); }

@@ -64,7 +64,10 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     std::vector<int> read;
     if (solve) {
         fuse();
-        for (const ReductionPlan::Derived& q : red.quadratures) read.insert(read.end(), q.reads.begin(), q.reads.end());
+        for (const ReductionPlan::Derived& q : red.quadratures) {
+            const std::span<const int> r = red.reads(q);
+            read.insert(read.end(), r.begin(), r.end());
+        }
         m_forQuadratures = closure(read);
         read.clear();
     }
@@ -97,7 +100,7 @@ std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) con
         if (position[at(u)] >= 0) need[at(position[at(u)])] = 1;
     for (std::size_t i = m_red.explicits.size(); i-- > 0;)   // dependencies come earlier
         if (need[i])
-            for (int w : m_red.explicits[i].reads) need[at(position[at(w)])] = 1;
+            for (int w : m_red.reads(m_red.explicits[i])) need[at(position[at(w)])] = 1;
     std::vector<int> out;
     for (std::size_t i = 0; i < need.size(); ++i)
         if (need[i]) out.push_back(static_cast<int>(i));
@@ -642,7 +645,7 @@ void ReducedEvaluator::fuse() {
         for (int u : b.slot()) ++users[at(u)];
     std::vector<char> readByExplicit(at(m_sys.size()), 0);
     for (const ReductionPlan::Derived& e : m_red.explicits)
-        for (int w : e.reads) readByExplicit[at(w)] = 1;
+        for (int w : m_red.reads(e)) readByExplicit[at(w)] = 1;
     std::vector<std::vector<FusedExplicit>> perBlock(m_sys.bindings.size());
     bool any = false;
     for (std::size_t i = 0; i < m_red.explicits.size(); ++i) {
