@@ -41,8 +41,8 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
     std::vector<std::vector<int>> ownUnknown(s.topo.blocks.size());
     for (std::size_t bi = 0; bi < s.topo.blocks.size(); ++bi) {
         const graph::TopoBlock& tb = s.topo.blocks[bi];
-        for (std::size_t p = 0; p < tb.portNode.size(); ++p) {
-            const int n = tb.portNode[p];
+        for (std::size_t p = 0; p < tb.portNode().size(); ++p) {
+            const int n = tb.portNode()[p];
             if (n < 0 || s.topo.nodes[at(n)].grounded || s.nodeUnknown[at(n)] >= 0) continue;
             s.nodeUnknown[at(n)] = s.size();
             nodeRow[at(n)] = static_cast<int>(s.rows.size());
@@ -72,10 +72,10 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
             const PortDesc& d = blk.ports()[p];
             const bool present = blk.portPresent(static_cast<int>(p));
             if (d.kind == PortKind::Conserving) {
-                const int n = present ? tb.portNode[p] : -1;
+                const int n = present ? tb.portNode()[p] : -1;
                 b.portRow.push_back(n >= 0 ? nodeRow[at(n)] : -1);
                 if (n >= 0 && s.nodeUnknown[at(n)] >= 0) b.portSlot[p] = slotOf(s.nodeUnknown[at(n)]);
-            } else if (present && d.kind == PortKind::Input && tb.source[p].block >= 0) {
+            } else if (present && d.kind == PortKind::Input && tb.source()[p].block >= 0) {
                 b.portSlot[p] = -2;   // resolved after all own unknowns exist
             }
         }
@@ -85,7 +85,7 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
         }
         for (std::size_t p = 0; p < blk.ports().size(); ++p)
             if (b.portSlot[p] == -2) {
-                const graph::PortAt src = tb.source[p];
+                const graph::PortAt src = tb.source()[p];
                 b.portSlot[p] = slotOf(ownUnknown[at(src.block)][at(src.port)]);
             }
         b.baseSlots = static_cast<int>(b.slot.size());
@@ -170,7 +170,7 @@ void initialValues(DaeSystem& s) {
         for (std::size_t v = 0; v < b.varSlot().size(); ++v)
             s.y0[at(b.slot()[at(b.varSlot()[v])])] = tb.block->initialValue(static_cast<int>(v));
         for (const InitialAcross& w : tb.block->initialAcross()) {
-            const int n = tb.portNode[at(w.port.index)];
+            const int n = tb.portNode()[at(w.port.index)];
             if (n < 0) continue;
             momentum[at(n)] += w.value * w.weight;
             weight[at(n)] += w.weight;

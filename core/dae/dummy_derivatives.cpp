@@ -157,7 +157,7 @@ void checkNodeContinuity(const DaeSystem& s) {
         derivativeUse(s, static_cast<int>(bi), st.perMode[at(combinationOf(bi))], initial);
         for (const LocalIncidence& mode : st.perMode) {
             derivativeUse(s, static_cast<int>(bi), mode, use);
-            for (const int n : tb.portNode) {
+            for (const int n : tb.portNode()) {
                 const int u = n >= 0 ? s.nodeUnknown[at(n)] : -1;
                 if (u < 0) continue;
                 int c = count[at(u)];

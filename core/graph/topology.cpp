@@ -169,8 +169,8 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
     ports = 0;
     for (TopoBlock& tb : topo.blocks) {
         const std::size_t n = tb.block->ports().size();
-        tb.portNode = std::span<int>(topo.portNodes).subspan(ports, n);
-        tb.source = std::span<PortAt>(topo.sources).subspan(ports, n);
+        tb.m_portNode = topo.portNodes.data() + ports;
+        tb.m_source = topo.sources.data() + ports;
         ports += n;
     }
 
@@ -230,7 +230,7 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
                 node.grounded = node.grounded || topo.blocks[static_cast<std::size_t>(p.block)].block->grounds();
             const int n = static_cast<int>(topo.nodes.size());
             for (PortAt p : net)
-                topo.blocks[static_cast<std::size_t>(p.block)].portNode[static_cast<std::size_t>(p.port)] = n;
+                topo.blocks[static_cast<std::size_t>(p.block)].portNode()[static_cast<std::size_t>(p.port)] = n;
             if (net.size() == 1 && !node.grounded)
                 topo.diagnostics.push_back({Severity::Info,
                                             topo.blocks[static_cast<std::size_t>(net[0].block)].name,
@@ -261,7 +261,7 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
                 continue;
             }
             const PortAt out = outputs.front();
-            tb.source[static_cast<std::size_t>(in.port)] =
+            tb.source()[static_cast<std::size_t>(in.port)] =
                 PortAt{out.block, topo.blocks[static_cast<std::size_t>(out.block)].block->outputVar(out.port)};
         }
     }

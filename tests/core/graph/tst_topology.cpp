@@ -24,7 +24,7 @@ Topology topologyOf(const ModelBuilder& b) { return core::graph::buildTopology(b
 int nodeOf(const Topology& t, const std::string& block, const std::string& port) {
     const core::graph::TopoBlock& tb = t.blocks[static_cast<std::size_t>(t.blockIndex(block))];
     const int p = tb.block->portIndex(port);
-    return p < 0 ? -1 : tb.portNode[static_cast<std::size_t>(p)];
+    return p < 0 ? -1 : tb.portNode()[static_cast<std::size_t>(p)];
 }
 
 const core::graph::Node& node(const Topology& t, const std::string& block, const std::string& port) {
@@ -159,7 +159,7 @@ private Q_SLOTS:
         b.block("hi", "signal.constant", {{"value", 10.0}}).connect("hi.y", "f.FSr");
         const Topology t = topologyOf(b);
         const core::graph::TopoBlock& f = t.blocks[static_cast<std::size_t>(t.blockIndex("f"))];
-        const core::graph::PortAt source = f.source[static_cast<std::size_t>(f.block->portIndex("FK"))];
+        const core::graph::PortAt source = f.source()[static_cast<std::size_t>(f.block->portIndex("FK"))];
         QCOMPARE(source.block, t.blockIndex("fk"));
         QCOMPARE(source.port, t.blocks[static_cast<std::size_t>(source.block)].block->outputVar(0));
         QCOMPARE(nodeOf(t, "f", "FK"), -1);   // a signal port belongs to no node
