@@ -273,7 +273,7 @@ bool Evaluator::linearAt(std::size_t bi, const double* discrete) {
     return known.back().summed;
 }
 
-// sign * (dF/dy, dF/dy') of one block into A and B, sign * its rows at y = y' = 0 into c
+// dF/dy + cj dF/dy' of one block by entries: add(position in the pattern's values, derivative)
 template <class Add> void Evaluator::blockJacobianTo(int block, const State& s, double cj, Add&& add) {
     const std::size_t bi = at(block);
     const Binding& b = m_sys.bindings[bi];
