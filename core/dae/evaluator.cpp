@@ -6,6 +6,7 @@
 #include "core/dae/seeding.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace endstop::core::dae {
@@ -16,6 +17,23 @@ using ad::Sym;
 using ad::Tan;
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+// Points workspaces' EqData::discreteReads at one mask while it lives (also when an evaluation
+// throws), so that the blocks evaluated meanwhile note the discretes they read.
+template <std::size_t N> class WatchReads {
+public:
+    WatchReads(std::uint64_t* mask, const std::array<std::uint64_t**, N>& pointers) : m_pointers(pointers) {
+        for (std::uint64_t** p : m_pointers) *p = mask;
+    }
+    ~WatchReads() {
+        for (std::uint64_t** p : m_pointers) *p = nullptr;
+    }
+    WatchReads(const WatchReads&) = delete;
+    WatchReads& operator=(const WatchReads&) = delete;
+
+private:
+    std::array<std::uint64_t**, N> m_pointers;
+};
 
 // The Jet of local slot k in a Jacobian pass: d/dy_k = 1, and d/dy'_k = cj unless y'_k is a
 // dummy unknown, whose own direction then carries 1.
@@ -251,26 +269,25 @@ bool Evaluator::linearAt(std::size_t bi, const double* discrete) {
     if (!st.linear[at(st.combination(own))]) return false;
     m_summable.resize(m_sys.structures.size());
     std::vector<Summable>& known = m_summable[at(m_sys.structureOf[bi])];
-    // the equations take the same path wherever the discretes they read are the same
-    const auto same = [&](const Summable& e) {
-        for (std::size_t i = 0; i < own.size(); ++i)
-            if ((e.reads >> std::min<std::size_t>(i, 63) & 1) != 0 && own[i] != e.values[i]) return false;
-        return true;
-    };
+    const auto same = [&](const Summable& e) { return e.key.matches(own); };
     if (const auto it = std::find_if(known.begin(), known.end(), same); it != known.end()) return it->summed;
     bool linear = false, timed = false;
-    std::uint64_t reads = 0;
-    m_s.data.discreteReads = &reads;
-    try {
+    Summable entry;
+    {
+        const WatchReads<1> watch(&entry.key.reads, {&m_s.data.discreteReads});
         blockIncidence(static_cast<int>(bi), State{0.0, m_sys.y0.data(), nullptr, discrete}, &linear, &timed);
-    } catch (...) {
-        m_s.data.discreteReads = nullptr;
-        throw;
     }
-    m_s.data.discreteReads = nullptr;
+    entry.key.values.assign(own.begin(), own.end());
+    entry.summed = linear && !timed;
     if (known.size() == kSummableKept) known.clear();
-    known.push_back({reads, std::vector<double>(own.begin(), own.end()), linear && !timed});
+    known.push_back(std::move(entry));
     return known.back().summed;
+}
+
+bool Evaluator::ReadDiscretes::matches(std::span<const double> own) const {
+    for (std::size_t i = 0; i < own.size(); ++i)
+        if ((reads >> std::min<std::size_t>(i, 63) & 1) != 0 && own[i] != values[i]) return false;
+    return true;
 }
 
 // dF/dy + cj dF/dy' of one block by entries: add(position in the pattern's values, derivative)
@@ -381,28 +398,15 @@ void Evaluator::addLinearRecorded(std::size_t bi, const State& s, double sign) {
     const Binding& b = m_sys.bindings[bi];
     const std::span<const double> own(s.discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount));
     std::vector<Recorded>& known = m_recorded[static_cast<int>(bi)];
-    const auto same = [&](const Recorded& e) {
-        for (std::size_t i = 0; i < own.size(); ++i)
-            if ((e.reads >> std::min<std::size_t>(i, 63) & 1) != 0 && own[i] != e.values[i]) return false;
-        return true;
-    };
-    auto it = std::find_if(known.begin(), known.end(), same);
+    auto it = std::find_if(known.begin(), known.end(), [&](const Recorded& e) { return e.key.matches(own); });
     if (it == known.end()) {
         Recorded r;
-        // the four workspaces note what the block reads while it is recorded
-        const auto watch = [&](std::uint64_t* reads) {
-            m_j.data.discreteReads = m_tj.data.discreteReads = reads;
-            m_d.data.discreteReads = m_t.data.discreteReads = reads;
-        };
-        watch(&r.reads);
-        try {
+        {   // the four workspaces linearContribution() evaluates in note what the block reads
+            const WatchReads<4> watch(&r.key.reads, {&m_j.data.discreteReads, &m_tj.data.discreteReads,
+                                                  &m_d.data.discreteReads, &m_t.data.discreteReads});
             linearContribution(bi, s, [&](int t, int k, double v) { r.adds.push_back({t, k, v}); });
-        } catch (...) {
-            watch(nullptr);
-            throw;
         }
-        watch(nullptr);
-        r.values.assign(own.begin(), own.end());
+        r.key.values.assign(own.begin(), own.end());
         if (m_recordedAdds + r.adds.size() > kRecordedKept) {
             m_recorded.clear();
             m_recordedAdds = 0;

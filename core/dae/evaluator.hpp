@@ -175,11 +175,17 @@ private:
     std::vector<int> m_copied;   // updateLinear(): the blocks whose discretes it copies
     std::vector<char> m_isLinear;                                     // per block, in m_linearDiscrete's modes
     std::vector<int> m_rowFirst, m_rowColumn, m_rowValue;             // the pattern by rows, for solveSummedRow()
+    // The discretes an evaluation of a block read (Eq's discreteReads), with their values: a
+    // discrete state takes the same path through the block's equations wherever those agree.
+    struct ReadDiscretes {
+        std::uint64_t reads = 0;
+        std::vector<double> values;   // the block's discretes, compared where read
+        bool matches(std::span<const double> own) const;
+    };
     // linearAt()'s answers per structure, each for the discrete values its equations read there
     // (a friction lock's event time and a stop's impact count are not read, and change at every event)
     struct Summable {
-        std::uint64_t reads = 0;      // Eq's discreteReads
-        std::vector<double> values;   // the block's discretes, compared where read
+        ReadDiscretes key;
         bool summed = false;
     };
     std::vector<std::vector<Summable>> m_summable;
@@ -194,8 +200,7 @@ private:
         double value;
     };
     struct Recorded {
-        std::uint64_t reads = 0;
-        std::vector<double> values;   // the block's discretes, compared where read
+        ReadDiscretes key;
         std::vector<LinearAdd> adds;
     };
     std::unordered_map<int, std::vector<Recorded>> m_recorded;
