@@ -158,6 +158,23 @@ void Run::setUp() {
     m_sparse = m_opt.linearSolver == core::model::LinearSolver::Klu ||
                (m_opt.linearSolver == core::model::LinearSolver::Auto && n >= m_opt.denseLimit);
     m_stats.linearSolver = toString(m_sparse ? core::model::LinearSolver::Klu : core::model::LinearSolver::Dense);
+    startResting(0.0);   // before any IDA: a large network's whole-size IDA is never made
+    createIda(0.0);
+    m_g.assign(at(m_sys.eventCount), 1.0);
+    initRoots(0.0);
+    m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());
+    for (std::size_t b = 0; b < m_sys.topo.blocks.size(); ++b) {
+        const Block& blk = *m_sys.topo.blocks[b].block;
+        m_next[b] = blk.nextTimeEvent(0.0);
+        if (std::isfinite(m_next[b])) m_timeBlocks.push_back(static_cast<int>(b));
+        if (blk.hasSettle()) m_settleBlocks.push_back(static_cast<int>(b));
+    }
+}
+
+// The whole reduced system's matrix and linear solver, dense or KLU as setUp() chose.
+LinearSystem Run::fullSystem() {
+    if (m_A) return {m_A.get(), m_ls.get()};
+    const int n = m_rev.size();
     if (m_sparse) {
         m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_rev.pattern().nnz()), CSC_MAT, m_ctx));
         m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));
@@ -178,17 +195,7 @@ void Run::setUp() {
         if (m_A && m_ls) accelerate(m_ls.get(), m_A.get());
     }
     if (!m_A || !m_ls) throw SolverError("could not create the " + m_stats.linearSolver + " linear solver");
-    startResting(0.0);   // before any IDA: a large network's whole-size IDA is never made
-    createIda(0.0);
-    m_g.assign(at(m_sys.eventCount), 1.0);
-    initRoots(0.0);
-    m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());
-    for (std::size_t b = 0; b < m_sys.topo.blocks.size(); ++b) {
-        const Block& blk = *m_sys.topo.blocks[b].block;
-        m_next[b] = blk.nextTimeEvent(0.0);
-        if (std::isfinite(m_next[b])) m_timeBlocks.push_back(static_cast<int>(b));
-        if (blk.hasSettle()) m_settleBlocks.push_back(static_cast<int>(b));
-    }
+    return {m_A.get(), m_ls.get()};
 }
 
 // A new IDAS memory (at the start, and each time the moving part grows): the vectors, the
@@ -209,9 +216,10 @@ void Run::createIda(double t) {
     if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
     // per IDASolve call: the run's own limits (RunGuard) are checked between calls
     check(IDASetMaxNumSteps(mem, kStepsPerCall), "IDASetMaxNumSteps");
-    SUNMatrix A = m_A.get();
-    SUNLinearSolver ls = m_ls.get();
-    if (m_resting) {   // the moving part's own KLU, set up as m_ls is
+    LinearSystem sys;
+    if (!m_resting) {
+        sys = fullSystem();
+    } else {   // the moving part's own KLU, set up as m_ls is
         const int n = idaSize();
         m_lsa.reset();
         m_Aa.reset(SUNSparseMatrix(n, n, std::max<long>(1, static_cast<long>(m_subSource.size())), CSC_MAT, m_ctx));
@@ -221,10 +229,9 @@ void Run::createIda(double t) {
         SUNLinSol_KLUGetCommon(m_lsa.get())->tol = 1.0;
         keepSymbolicAnalysis(m_lsa.get());
         accelerate(m_lsa.get(), m_Aa.get());
-        A = m_Aa.get();
-        ls = m_lsa.get();
+        sys = {m_Aa.get(), m_lsa.get()};
     }
-    check(IDASetLinearSolver(mem, ls, A), "IDASetLinearSolver");
+    check(IDASetLinearSolver(mem, sys.ls, sys.A), "IDASetLinearSolver");
     check(IDASetJacFn(mem, jacobianFn), "IDASetJacFn");
 }
 

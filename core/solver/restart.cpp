@@ -137,7 +137,7 @@ void keepSymbolicAnalysis(SUNLinearSolver klu) {
 }
 
 RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, double* yp,
-                             SUNMatrix A, SUNLinearSolver ls, SUNContext ctx) {
+                             const std::function<LinearSystem()>& full, SUNContext ctx) {
     const int n = ev.size();
     RestartGuess guess;
     if (n == 0) return guess;
@@ -165,6 +165,7 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     if (!diagonal) {   // the matrix, on the scratch arrays as SUNDIALS vectors
         const NVector rhsV(N_VMake_Serial(n, rhs, ctx)), zV(N_VMake_Serial(n, z, ctx));
         if (!rhsV || !zV) throw std::bad_alloc();
+        const auto [A, ls] = full();
         if (in.factored) {
             if (SUNLinSolSolve(ls, A, zV.get(), rhsV.get(), 0.0) != 0 ||
                 !std::all_of(z, z + n, [](double v) { return std::isfinite(v); }))

@@ -18,6 +18,7 @@
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 
+#include <functional>
 #include <vector>
 
 namespace endstop::core::solver {
@@ -58,10 +59,18 @@ struct RestartInput {
     RestartScratch* scratch = nullptr;   // null: estimateRestart() allocates its own
 };
 
-// Writes y'_a into yp (y and y'_d are left as they are). A and ls are the integrator's matrix and
-// linear solver, reused (KLU keeps its symbolic analysis; IDA sets its own matrix up afterwards).
+// The integrator's full-size matrix and linear solver, reused by a restart (KLU keeps its symbolic
+// analysis; IDA sets its own matrix up afterwards).
+struct LinearSystem {
+    SUNMatrix A = nullptr;
+    SUNLinearSolver ls = nullptr;
+};
+
+// Writes y'_a into yp (y and y'_d are left as they are). `full` gives the linear system, asked for
+// only when the estimate needs the matrix: a resting network of 20,000 unknowns whose moving rows
+// are diagonal never makes one (1.4 MB).
 RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, const double* y, double* yp,
-                             SUNMatrix A, SUNLinearSolver ls, SUNContext ctx);
+                             const std::function<LinearSystem()>& full, SUNContext ctx);
 
 // A consistent restart by one Newton step with the index-1 matrix above: y_a and y'_d move by
 // -M^-1 F(t, y, y'). In a mode where the residual is affine (a stick-slip network, linear contacts)

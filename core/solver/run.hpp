@@ -51,6 +51,9 @@ private:
     // ---- set-up (ida_setup.cpp) ----------------------------------------------------------------
     void setUp();
     void createIda(double t);   // IDAS memory for idaSize() unknowns at t, its linear solver attached
+    // m_A and m_ls, made on first use: IDA's while nothing rests, and the restarts' that need the
+    // full matrix (a resting b10000 never does)
+    LinearSystem fullSystem();
     void setTolerances();
     void findAliases();
     static int weightFn(N_Vector y, N_Vector ewt, void* ud);   // IDAWFtolerances: aliases tested too
@@ -144,7 +147,7 @@ private:
     bool m_indexOneFactored = false;   // A and ls hold the index-1 matrix of the last calcIC (RestartInput)
     bool m_rateDiagonal = false;       // m_diagonal holds it after consistentRates() (RestartInput::diagonal)
     std::vector<double> m_diagonal;
-    Matrix m_A;
+    Matrix m_A;   // fullSystem()
     LinearSolver m_ls;
     IdaMemory m_mem;
     bool m_sparse = false;

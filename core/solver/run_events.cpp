@@ -72,7 +72,8 @@ void Run::chooseFirstStep(double t) {
                           m_rateDiagonal ? m_diagonal.data() : nullptr,
                           m_resting ? &m_active : nullptr,
                           &m_restartScratch};
-    const RestartGuess guess = estimateRestart(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx);
+    const RestartGuess guess = estimateRestart(
+        m_rev, in, data(m_y), data(m_yp), [this] { return fullSystem(); }, m_ctx);
     double h = m_lastStep;
     if (guess.ok) {
         accumulate();
@@ -112,7 +113,8 @@ void Run::calcIC(double t) {
     if (m_oneStepMisses < kOneStepMisses) {
         const RestartInput in{t,    &m_idValues, m_disc.data(), m_discVersion, m_opt.relativeTolerance, data(m_atol),
                               1e-3, m_sparse};
-        if (consistentByOneStep(m_rev, in, data(m_y), data(m_yp), m_A.get(), m_ls.get(), m_ctx)) {
+        const LinearSystem full = fullSystem();
+        if (consistentByOneStep(m_rev, in, data(m_y), data(m_yp), full.A, full.ls, m_ctx)) {
             m_expandAll = true;   // all of y may have moved
             m_oneStepMisses = 0;
             m_indexOneFactored = true;
@@ -244,9 +246,8 @@ bool Run::withinErrorTest() {
     const int flag = residualFn(tn, m_overY.get(), m_overYp.get(), m_overR.get(), this);
     rethrowCallbackError();
     if (flag != 0) return false;
-    SUNMatrix A = m_resting ? m_Aa.get() : m_A.get();
-    SUNLinearSolver ls = m_resting ? m_lsa.get() : m_ls.get();
-    if (SUNLinSolSolve(ls, A, m_overX.get(), m_overR.get(), 0.0) != SUNLS_SUCCESS) return false;
+    const LinearSystem sys = m_resting ? LinearSystem{m_Aa.get(), m_lsa.get()} : fullSystem();
+    if (SUNLinSolSolve(sys.ls, sys.A, m_overX.get(), m_overR.get(), 0.0) != SUNLS_SUCCESS) return false;
     return N_VWrmsNorm(m_overX.get(), m_overW.get()) <= kStepOverShare;
 }
 
