@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A seeded mutation fuzzer for everything that reads user text (docs/reliability.md): project
-// files (loader, validation, save round trip, a short bounded run), unit expressions and --set
-// assignments. Inputs start from a corpus (the bundled examples and test models, given as
-// directories) and are mutated deterministically from --seed: byte flips, insertions, deletions,
-// duplicated spans, and tokens that once broke something (deep parentheses, ^257, 1e300, 5e-324).
+// files (loader, validation, save round trip, a short bounded run, as drawn or reduced at random),
+// unit expressions and --set assignments. Inputs start from a corpus (the bundled examples and
+// test models, given as directories) and are mutated deterministically from --seed: byte flips,
+// insertions, deletions, duplicated spans, and tokens that once broke something (deep
+// parentheses, ^257, 1e300, 5e-324).
 //
 // A refused input must be refused with one of the project's errors (core::Error, UnitError); any
 // other exception, a round trip that changes the bytes, or a crash (which the sanitizer build
@@ -130,8 +131,9 @@ struct Tally {
     long findings = 0;
 };
 
-// One project-file case; returns its class, or throws a finding.
-std::string projectCase(const std::string& text) {
+// One project-file case, run as drawn or through the reduction stage (docs/engine.md,
+// "Reduction"); returns its class, or throws a finding.
+std::string projectCase(const std::string& text, bool reduce) {
     const QByteArray bytes = QByteArray::fromStdString(text);
     core::model::Model m;
     try {
@@ -147,17 +149,18 @@ std::string projectCase(const std::string& text) {
     o.stopTime = std::min(m.simulation().stopTime, 0.05);
     o.maxSteps = 20000;
     o.maxWallSeconds = 0.5;
+    o.reduce = reduce;
     core::MemorySink sink;
     try {
         core::simulation::simulate(m, blocks::registry(), o, sink);
     } catch (const core::RunLimitError&) {
-        return "ran into a run limit";
+        return reduce ? "ran into a run limit, reduced" : "ran into a run limit";
     } catch (const core::SolverError&) {
-        return "simulation failed with a message";
+        return reduce ? "simulation failed with a message, reduced" : "simulation failed with a message";
     } catch (const core::Error&) {
         return "refused before the run";
     }
-    return "simulated";
+    return reduce ? "simulated, reduced" : "simulated";
 }
 
 std::string unitCase(Mutator& mut) {
@@ -234,7 +237,7 @@ int main(int argc, char** argv) {
         try {
             if (kind < 6) {
                 input = mut.mutate(corpus[static_cast<std::size_t>(mut.pick(static_cast<int>(corpus.size())))]);
-                ++tally.classes[projectCase(input)];
+                ++tally.classes[projectCase(input, mut.pick(2) == 1)];
             } else if (kind < 9) {
                 ++tally.classes[unitCase(mut)];
             } else {
@@ -248,7 +251,7 @@ int main(int argc, char** argv) {
         ++cases;
     }
     std::printf("fuzz_inputs: %ld cases in %.0f s (seed %u, %zu corpus files)\n", cases, seconds, seed, corpus.size());
-    for (const auto& [what, n] : tally.classes) std::printf("  %-34s %ld\n", what.c_str(), n);
-    std::printf("  %-34s %ld\n", "findings", tally.findings);
+    for (const auto& [what, n] : tally.classes) std::printf("  %-42s %ld\n", what.c_str(), n);
+    std::printf("  %-42s %ld\n", "findings", tally.findings);
     return tally.findings == 0 ? 0 : 1;
 }
