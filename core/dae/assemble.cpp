@@ -20,12 +20,6 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 // once all of it is in.
 void append(std::vector<int>& index, const std::vector<int>& v) { index.insert(index.end(), v.begin(), v.end()); }
 
-std::vector<int> unknownsOf(const BindingDraft& b, const std::vector<int>& slots) {
-    std::vector<int> out;
-    for (int k : slots) out.push_back(k < 0 ? -1 : b.slot[at(k)]);
-    return out;
-}
-
 }   // namespace
 
 // topology ⇒ unknowns, rows and a draft binding per block. Numbers unknowns and rows block by
@@ -104,10 +98,27 @@ std::vector<BindingDraft> layOut(DaeSystem& s) {
 
 // drafts ⇒ the packed bindings (dae_system.hpp, Binding) and the blocks with event functions
 void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
+    const auto unknownAt = [](const BindingDraft& d, int k) { return k < 0 ? -1 : d.slot[at(k)]; };
+    const auto allNone = [](const std::vector<int>& v) {
+        return v.size() <= kNoDerivatives.size() && std::all_of(v.begin(), v.end(), [](int k) { return k == -1; });
+    };
+    // what Binding does not store: portRow where it is portUnknown's first entries, and a plain
+    // block's derivative arrays
+    std::vector<char> alike(drafts.size()), plain(drafts.size());
     std::size_t total = 0;
-    for (const BindingDraft& b : drafts)
-        total += 2 * b.portSlot.size() + 2 * b.varSlot.size() + b.ownRow.size() + b.portRow.size() + b.slot.size() +
-                 b.derSlot.size() + b.ownDiff.size() + b.portDiff.size() + b.jac.size();
+    for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
+        const BindingDraft& d = drafts[bi];
+        for (std::size_t v = 0; v < d.varSlot.size(); ++v)
+            if (v >= d.ownRow.size() || d.ownRow[v] != unknownAt(d, d.varSlot[v]))
+                throw std::logic_error("pack: block " + s.topo.blocks[bi].name +
+                                       "'s own rows are not numbered like its unknowns");
+        bool same = d.portRow.size() <= d.portSlot.size();
+        for (std::size_t c = 0; same && c < d.portRow.size(); ++c) same = d.portRow[c] == unknownAt(d, d.portSlot[c]);
+        alike[bi] = same ? 1 : 0;
+        plain[bi] = allNone(d.derSlot) && allNone(d.ownDiff) && allNone(d.portDiff) ? 1 : 0;
+        total += 2 * d.portSlot.size() + 2 * d.varSlot.size() + (same ? 0 : d.portRow.size()) + d.slot.size() +
+                 d.jac.size() + (plain[bi] != 0 ? 0 : d.derSlot.size() + d.ownDiff.size() + d.portDiff.size());
+    }
     s.index.clear();
     s.index.reserve(total);
     s.bindings.assign(drafts.size(), Binding{});
@@ -123,22 +134,24 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         b.baseSlots = d.baseSlots;
         b.mapped = !d.jac.empty();
         b.tangent = d.tangent;
+        b.rowsAlike = alike[bi] != 0;
+        b.plain = plain[bi] != 0;
         // the lengths Binding derives from these
         if (d.ownRow.size() != d.varSlot.size() || d.ownDiff.size() != d.varSlot.size() ||
             d.portDiff.size() != d.portRow.size() || d.derSlot.size() != static_cast<std::size_t>(d.baseSlots) ||
             (!d.jac.empty() && d.jac.size() != static_cast<std::size_t>(b.jacRows() * b.slots)))
             throw std::logic_error("pack: block " + s.topo.blocks[bi].name + "'s index arrays disagree in length");
         hot[bi] = s.index.size();
-        append(s.index, unknownsOf(d, d.portSlot));
-        append(s.index, unknownsOf(d, d.varSlot));
-        append(s.index, d.ownRow);
-        append(s.index, d.portRow);
+        for (const int k : d.portSlot) s.index.push_back(unknownAt(d, k));
+        for (const int k : d.varSlot) s.index.push_back(unknownAt(d, k));
+        if (!b.rowsAlike) append(s.index, d.portRow);
     }
     for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
         const BindingDraft& d = drafts[bi];
         cold[bi] = s.index.size();
-        for (const std::vector<int>* v : {&d.slot, &d.derSlot, &d.portSlot, &d.varSlot, &d.ownDiff, &d.portDiff, &d.jac})
-            append(s.index, *v);
+        for (const std::vector<int>* v : {&d.slot, &d.portSlot, &d.varSlot, &d.jac}) append(s.index, *v);
+        if (plain[bi] == 0)
+            for (const std::vector<int>* v : {&d.derSlot, &d.ownDiff, &d.portDiff}) append(s.index, *v);
     }
     s.eventBlocks.clear();
     for (std::size_t bi = 0; bi < drafts.size(); ++bi) {

@@ -17,6 +17,7 @@
 #include "core/dae/block_structure.hpp"
 #include "core/graph/topology.hpp"
 
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,52 +46,68 @@ struct Row {
 // conserving ports, then the time derivatives of both.
 //
 // The index arrays live in DaeSystem::index, packed for speed (assemble_stages.hpp builds them):
-// first the four arrays the double residual reads (portUnknown, varUnknown, ownRow, portRow) for
-// every block in model order, then the others. A residual pass thus walks the bindings and one
-// int array front to back instead of chasing per-block vectors on the heap. A binding holds where
-// each group starts and the few lengths its arrays share (80 bytes, not 224 with a view per
-// array: 5.8 MB in a chain of 10,000 stops).
+// first the arrays the double residual reads (portUnknown, varUnknown, and portRow where it is
+// not portUnknown's first entries) for every block in model order, then the others. A residual
+// pass thus walks the bindings and one int array front to back instead of chasing per-block
+// vectors on the heap. A binding holds where each group starts and the few lengths its arrays
+// share (72 bytes, not 224 with a view per array: 5.8 MB in a chain of 10,000 stops). What is
+// the same for most blocks is not stored for each: rows and unknowns are numbered alike, so
+// ownRow() is varUnknown(), and portRow() is the first portUnknown() entries when the conserving
+// ports come first; a block with no derivatives (plain) views one shared array of -1 for
+// derSlot(), ownDiff() and portDiff() (1.4 MB in a chain of 10,000 stops).
+// What a plain binding's derSlot(), ownDiff() and portDiff() view: -1 throughout, longer than any
+// of them (pack() stores the arrays of a block with more)
+inline constexpr std::array<int, 4096> kNoDerivatives = [] {
+    std::array<int, 4096> a{};
+    a.fill(-1);
+    return a;
+}();
+
 struct Binding {
     const Block* block = nullptr;         // the hot path reads these, not the block's descriptors
     const double* parameters = nullptr;   // the block's real parameters, prefetched
-    const int* hot = nullptr;             // portUnknown, varUnknown, ownRow, portRow, in a row
-    const int* cold = nullptr;            // slot, derSlot, portSlot, varSlot, ownDiff, portDiff, jac
+    const int* hot = nullptr;             // portUnknown, varUnknown, portRow unless rowsAlike, in a row
+    const int* cold = nullptr;            // slot, portSlot, varSlot, jac, then derSlot, ownDiff, portDiff unless plain
     // Without dummy derivatives a block's Eq<double> reads the global y and y' in place through
     // portUnknown and varUnknown, with no copy into scratch slots.
-    bool direct = false;
-    bool tangent = false;                        // some row is differentiated: evaluate with Tan<>
-    bool mapped = false;                         // jac() is there (from the Jacobian pattern on)
+    bool direct : 1 = false;
+    bool tangent : 1 = false;                    // some row is differentiated: evaluate with Tan<>
+    bool mapped : 1 = false;                     // jac() is there (from the Jacobian pattern on)
+    bool rowsAlike : 1 = false;                  // portRow() is portUnknown()'s first entries, not stored
+    bool plain : 1 = false;                      // derSlot(), ownDiff() and portDiff() are all -1, not stored
     int discreteOffset = 0, discreteCount = 0;   // into the discrete state vector
     int eventOffset = 0, events = 0;             // into the event function vector
     int baseSlots = 0;
     int ports = 0, vars = 0, conserving = 0, slots = 0;   // the arrays' lengths (conserving: ports with a row)
 
-    std::span<const int> portUnknown() const { return {hot, n(ports)}; }              // per port: unknown, or -1
-    std::span<const int> varUnknown() const { return {hot + ports, n(vars)}; }        // per own variable: unknown
-    std::span<const int> ownRow() const { return {hot + ports + vars, n(vars)}; }     // its row (numbered like it)
-    std::span<const int> portRow() const { return {hot + ports + 2 * vars, n(conserving)}; }   // balance row, or -1
+    std::span<const int> portUnknown() const { return {hot, n(ports)}; }         // per port: unknown, or -1
+    std::span<const int> varUnknown() const { return {hot + ports, n(vars)}; }   // per own variable: unknown
+    std::span<const int> ownRow() const { return varUnknown(); }                 // its row: numbered like the unknown
+    std::span<const int> portRow() const {   // per conserving port: its balance row, or -1
+        return {rowsAlike ? hot : hot + ports + vars, n(conserving)};
+    }
 
     std::span<const int> slot() const { return {cold, n(slots)}; }   // local slot -> unknown
-    // per base slot: local slot of its dummy derivative, or -1
-    std::span<const int> derSlot() const { return {cold + slots, n(baseSlots)}; }
     // per port: local slot, or -1 (reference node, hidden, open input)
-    std::span<const int> portSlot() const { return {cold + slots + baseSlots, n(ports)}; }
-    std::span<const int> varSlot() const { return {cold + slots + baseSlots + ports, n(vars)}; }   // per own variable
-    // per own variable: row of its derivative, or -1
-    std::span<const int> ownDiff() const { return {cold + slots + baseSlots + ports + vars, n(vars)}; }
-    // per conserving port: row of the balance's derivative, or -1
-    std::span<const int> portDiff() const { return {cold + slots + baseSlots + ports + 2 * vars, n(conserving)}; }
+    std::span<const int> portSlot() const { return {cold + slots, n(ports)}; }
+    std::span<const int> varSlot() const { return {cold + slots + ports, n(vars)}; }   // per own variable
     // [local row][slot] -> index into the CSC values, or -1; the derivatives' rows only when some
     // row is differentiated (tangent), else they would be all -1 (1.5 MB in a chain of 10,000 stops)
-    std::span<const int> jac() const {
-        return {cold + slots + baseSlots + ports + 2 * vars + conserving, mapped ? n(jacRows() * slots) : 0};
-    }
+    std::span<const int> jac() const { return {cold + slots + ports + vars, n(jacLength())}; }
+    // per base slot: local slot of its dummy derivative, or -1
+    std::span<const int> derSlot() const { return {diffs(), n(baseSlots)}; }
+    // per own variable: row of its derivative, or -1
+    std::span<const int> ownDiff() const { return {diffs() + (plain ? 0 : baseSlots), n(vars)}; }
+    // per conserving port: row of the balance's derivative, or -1
+    std::span<const int> portDiff() const { return {diffs() + (plain ? 0 : baseSlots + vars), n(conserving)}; }
 
     int localRows() const { return 2 * (vars + conserving); }   // own, balance, and the derivatives of both
     int jacRows() const { return tangent ? localRows() : vars + conserving; }   // the local rows jac() maps
 
 private:
     static std::size_t n(int k) { return static_cast<std::size_t>(k); }
+    int jacLength() const { return mapped ? jacRows() * slots : 0; }
+    const int* diffs() const { return plain ? kNoDerivatives.data() : cold + slots + ports + vars + jacLength(); }
 };
 
 struct Pattern {   // compressed sparse columns

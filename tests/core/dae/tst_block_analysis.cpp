@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 using namespace endstop;
 
@@ -117,6 +118,53 @@ private Q_SLOTS:
             QCOMPARE(test::last(reduced, stop), test::last(full, stop));
         compareColumns(reduced, full, {"m0.v", "m1.v", "m3.v", "st0.x"}, 1e-5);
     }
+    // A binding stores only what differs from what it can derive (dae_system.hpp, Binding): its
+    // own rows are its unknowns' numbers, its balance rows the first port unknowns' where the
+    // conserving ports come first, and a block without derivatives views one shared array of -1.
+    // Whatever was left out, every view says what the full arrays said.
+    void bindingsStoreOnlyWhatDiffers() {
+        for (const core::model::Model& model : {chain(20), beltAndStop(), gearTrain(3)}) {
+            const core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(model, blocks::registry()));
+            std::size_t unpacked = 0, plain = 0;
+            for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
+                const core::dae::Binding& b = sys.bindings[bi];
+                const core::graph::TopoBlock& tb = sys.topo.blocks[bi];
+                const QString name = QString::fromStdString(tb.name);
+                for (int v = 0; v < b.vars; ++v) {
+                    const core::dae::Row& row =
+                        sys.rows[static_cast<std::size_t>(b.ownRow()[static_cast<std::size_t>(v)])];
+                    QVERIFY2(
+                        row.kind == core::dae::Row::Kind::Own && row.block == static_cast<int>(bi) && row.index == v,
+                        qPrintable(name));
+                }
+                std::size_t c = 0;
+                for (std::size_t p = 0; p < tb.block->ports().size(); ++p) {
+                    if (tb.block->ports()[p].kind != core::PortKind::Conserving) continue;
+                    const int node = tb.block->portPresent(static_cast<int>(p)) ? tb.portNode()[p] : -1;
+                    const int expected = node < 0 ? -1 : sys.nodeUnknown[static_cast<std::size_t>(node)];
+                    QCOMPARE(b.portRow()[c++], expected);
+                }
+                QCOMPARE(c, static_cast<std::size_t>(b.conserving));
+                const auto none = [](std::span<const int> v) {
+                    return std::all_of(v.begin(), v.end(), [](int k) { return k == -1; });
+                };
+                const bool derivatives = !none(b.derSlot()) || !none(b.ownDiff()) || !none(b.portDiff());
+                QCOMPARE(b.plain, !derivatives);
+                plain += b.plain ? 1 : 0;
+                unpacked += 2 * static_cast<std::size_t>(b.ports + b.vars) + static_cast<std::size_t>(b.vars) +
+                            static_cast<std::size_t>(b.conserving) + b.slot().size() + b.derSlot().size() +
+                            b.ownDiff().size() + b.portDiff().size() + b.jac().size();
+            }
+            QVERIFY(plain > 0);
+            QVERIFY2(sys.index.size() < unpacked, qPrintable(QString("%1 of %2").arg(sys.index.size()).arg(unpacked)));
+        }
+        // the belt's velocity source is differentiated (its drive's rate enters the stick row)
+        const core::dae::DaeSystem belt =
+            core::dae::assemble(core::graph::buildTopology(beltAndStop(), blocks::registry()));
+        QVERIFY(std::any_of(belt.bindings.begin(), belt.bindings.end(),
+                            [](const core::dae::Binding& b) { return !b.plain && b.tangent; }));
+    }
+
     // Whether a block is summed (linear and free of the time) is asked again whenever its
     // discretes change, and answered from what its equations read (Evaluator::linearAt): a
     // friction lock's equations read its mode and direction, not the event time, velocity and
