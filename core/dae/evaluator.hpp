@@ -222,15 +222,15 @@ private:
 template <class S, class Seed, class TimeSeed>
 Eq<S> Evaluator::prepare(Workspace<S>& w, int block, const State& s, Seed&& seed, TimeSeed&& timeSeed) {
     const Binding& b = m_sys.bindings[static_cast<std::size_t>(block)];
-    const std::size_t ns = b.slot().size();
+    const std::span<const int> slot = b.slot(), der = b.derSlot();
+    const std::size_t ns = slot.size();
     w.y.resize(ns);
     w.yp.resize(ns);
     for (std::size_t k = 0; k < ns; ++k) {
-        const int u = b.slot()[k];
+        const int u = slot[k];
         const double yk = s.y[u];
         double dk = 0.0;
-        if (static_cast<int>(k) < b.baseSlots)
-            dk = b.derSlot()[k] >= 0 ? s.y[b.slot()[static_cast<std::size_t>(b.derSlot()[k])]] : (s.yp ? s.yp[u] : 0.0);
+        if (k < der.size()) dk = der[k] >= 0 ? s.y[slot[static_cast<std::size_t>(der[k])]] : (s.yp ? s.yp[u] : 0.0);
         seed(static_cast<int>(k), yk, dk, w.y[k], w.yp[k]);
     }
     w.res.assign(b.ownRow().size(), S(0.0));
