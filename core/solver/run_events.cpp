@@ -27,10 +27,13 @@ void Run::restart(double t) {
         if (iter >= kMaxModeIterations)
             failAt(t, "modes did not settle after an event", "blocks keep switching; check thresholds");
         if (m_fullStale) syncFull(t);
-        m_before = m_fy;   // CalcIC may move algebraic velocities
+        // without impulsive blocks no projection, no impulses (m_impulse stays empty: every
+        // impulse reads 0), and no copy of the state before CalcIC
+        const bool impulsive = !m_sys.impulsiveBlocks.empty();
+        if (impulsive) m_before = m_fy;   // CalcIC may move algebraic velocities
         calcIC(t);
-        m_impulse.assign(at(m_sys.size()), 0.0);
-        if (!m_sys.impulsiveBlocks.empty()) {
+        if (impulsive) {
+            m_impulse.assign(at(m_sys.size()), 0.0);
             const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx);
             for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
             if (pr.maxChange > 0.0) {
