@@ -38,6 +38,14 @@ struct Row {
     int index = -1;   // Node: node index; Own: variable index; Derivative: the row it differentiates
 };
 
+// What a plain binding's derSlot(), ownDiff() and portDiff() view: -1 throughout, longer than any
+// of them (pack() stores the arrays of a block with more)
+inline constexpr std::array<int, 4096> kNoDerivatives = [] {
+    std::array<int, 4096> a{};
+    a.fill(-1);
+    return a;
+}();
+
 // One block's window on the unknowns: the one description every evaluation reads, the double
 // residual's fast path included.
 //
@@ -55,14 +63,6 @@ struct Row {
 // ownRow() is varUnknown(), and portRow() is the first portUnknown() entries when the conserving
 // ports come first; a block with no derivatives (plain) views one shared array of -1 for
 // derSlot(), ownDiff() and portDiff() (1.4 MB in a chain of 10,000 stops).
-// What a plain binding's derSlot(), ownDiff() and portDiff() view: -1 throughout, longer than any
-// of them (pack() stores the arrays of a block with more)
-inline constexpr std::array<int, 4096> kNoDerivatives = [] {
-    std::array<int, 4096> a{};
-    a.fill(-1);
-    return a;
-}();
-
 struct Binding {
     const Block* block = nullptr;         // the hot path reads these, not the block's descriptors
     const double* parameters = nullptr;   // the block's real parameters, prefetched
