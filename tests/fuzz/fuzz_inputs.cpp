@@ -234,10 +234,13 @@ int main(int argc, char** argv) {
     while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
         const int kind = mut.pick(10);
         std::string input;
+        const char* engine = "";   // a project case's: said with a finding, so that it can be rerun so
         try {
             if (kind < 6) {
                 input = mut.mutate(corpus[static_cast<std::size_t>(mut.pick(static_cast<int>(corpus.size())))]);
-                ++tally.classes[projectCase(input, mut.pick(2) == 1)];
+                const bool reduce = mut.pick(2) == 1;
+                engine = reduce ? " (run reduced)" : " (run as drawn)";
+                ++tally.classes[projectCase(input, reduce)];
             } else if (kind < 9) {
                 ++tally.classes[unitCase(mut)];
             } else {
@@ -245,7 +248,8 @@ int main(int argc, char** argv) {
             }
         } catch (const std::exception& e) {   // not one of ours: a finding
             ++tally.findings;
-            std::fprintf(stderr, "fuzz_inputs: finding %ld (case %ld): %s\n", tally.findings, cases, e.what());
+            std::fprintf(stderr, "fuzz_inputs: finding %ld (case %ld%s): %s\n", tally.findings, cases, engine,
+                         e.what());
             saveFinding(crashes, tally.findings, input);
         }
         ++cases;
