@@ -112,9 +112,6 @@ public:
     template <class S> void velocityConstraints(core::Eq<S>& eq) const {
         eq.residual(f) = eq.across(R) - eq.across(C) - eq.discrete(target);
     }
-    // only the restitution law locks and impacts; a stiffness law's force is never a constraint
-    // force, and a restart then projects nothing for it (nor copies the state for it)
-    bool impulsive() const { return m_law == ContactLaw::Restitution; }
 
     int eventCount() const override { return kEvents; }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override;

@@ -137,8 +137,6 @@ public:
     // Acceleration-level constraints state their velocity-level form here for the momentum-
     // conserving projection at events: residual(f) = (v_R - v_C) - target, for each constraint
     // force f whose row in the current mode holds no f (docs/engine.md, "Locked constraints and impacts").
-    // BlockT: a block with velocityConstraints() has impulse rows, unless its bool impulsive()
-    // says that its parameters rule them out (a hard stop with a stiffness law never locks).
     virtual bool hasImpulseRows() const { return false; }
     virtual void impulseRows(Eq<Jet>& /*e*/) const {}
     virtual void impulseRows(Eq<ad::Sym>& /*e*/) const {}
@@ -305,7 +303,6 @@ public:
     void eval(Eq<ad::Sym>& e) const override { self().equations(e); }
 
     bool hasImpulseRows() const override {
-        if constexpr (requires(const D& d) { d.impulsive(); }) return self().impulsive();
         return requires(const D& d, Eq<Jet>& e) { d.velocityConstraints(e); };
     }
     void impulseRows(Eq<Jet>& e) const override { impulse(e); }

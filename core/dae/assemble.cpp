@@ -216,11 +216,12 @@ void initModes(DaeSystem& s) {
     }
 }
 
-// block structures ⇒ the blocks whose constraint forces may carry impulses (projection.hpp)
+// block structures ⇒ the blocks whose constraint forces may carry impulses (projection.hpp): those
+// with a constraint force in some mode, whatever their class can state (a hard stop with a
+// stiffness law has impulse rows but never a constraint force, and the projection would only ask)
 void findImpulsive(DaeSystem& s) {
     for (std::size_t bi = 0; bi < s.bindings.size(); ++bi)
-        if (s.topo.blocks[bi].block->hasImpulseRows() || s.structures[at(s.structureOf[bi])].anyConstraintForce)
-            s.impulsiveBlocks.push_back(static_cast<int>(bi));
+        if (s.structures[at(s.structureOf[bi])].anyConstraintForce) s.impulsiveBlocks.push_back(static_cast<int>(bi));
 }
 
 }   // namespace
