@@ -8,6 +8,7 @@
 #include "reduce_models.hpp"
 
 #include "blocks/registry.hpp"
+#include "core/dae/assemble_stages.hpp"
 #include "core/dae/block_structure.hpp"
 #include "core/dae/dae_system.hpp"
 #include "core/dae/evaluator.hpp"
@@ -157,6 +158,21 @@ private Q_SLOTS:
             }
             QVERIFY(plain > 0);
             QVERIFY2(sys.index.size() < unpacked, qPrintable(QString("%1 of %2").arg(sys.index.size()).arg(unpacked)));
+        }
+        // a block whose conserving ports do not come first keeps its balance rows: no block in the
+        // catalogue declares its ports so, so a spring's two ports are swapped in its draft
+        {
+            core::dae::DaeSystem sys;
+            sys.topo = core::graph::buildTopology(chain(2), blocks::registry());
+            std::vector<core::dae::BindingDraft> drafts = core::dae::layOut(sys);
+            const std::size_t spring = static_cast<std::size_t>(sys.topo.blockIndex("k0"));
+            std::swap(drafts[spring].portSlot[0], drafts[spring].portSlot[1]);
+            core::dae::pack(sys, drafts);
+            const core::dae::Binding& b = sys.bindings[spring];
+            QVERIFY(!b.rowsAlike);
+            QVERIFY(std::equal(b.portRow().begin(), b.portRow().end(), drafts[spring].portRow.begin(),
+                               drafts[spring].portRow.end()));
+            QCOMPARE(b.portUnknown()[0], b.portRow()[1]);
         }
         // the belt's velocity source is differentiated (its drive's rate enters the stick row)
         const core::dae::DaeSystem belt =
