@@ -86,6 +86,22 @@ private Q_SLOTS:
         QCOMPARE(t.describe(node(t, "k", "C")), std::string("{k.C, d.C}"));
     }
 
+    // Nodes are numbered in the order of their first port (blocks in the file's order, ports in
+    // the block's), whatever order the connections come in, and list their ports in that order:
+    // the unknowns follow the nodes, so a project gives the same bits however its wires are listed.
+    void nodesFollowTheOrderOfTheirFirstPort() {
+        ModelBuilder b;
+        b.block("m1", "translational.mass").block("k1", "translational.spring").block("m2", "translational.mass");
+        b.block("k2", "translational.spring").block("m3", "translational.mass");
+        b.connect("k2.C", "m3.M").connect("m2.M", "k2.R").connect("k1.C", "m2.M").connect("k1.R", "m1.M");
+        const Topology t = topologyOf(b);
+        QCOMPARE(t.nodes.size(), std::size_t(3));
+        QCOMPARE(nodeOf(t, "m1", "M"), 0);
+        QCOMPARE(nodeOf(t, "m2", "M"), 1);
+        QCOMPARE(nodeOf(t, "m3", "M"), 2);
+        QCOMPARE(t.describe(t.nodes[1]), std::string("{k1.C, m2.M, k2.R}"));
+    }
+
     // A reference grounds the node it is attached to, and only that one.
     void referenceGroundsItsNode() {
         ModelBuilder b = twoMassesOnASpring();
