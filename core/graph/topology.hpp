@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Topology: the model's blocks instantiated from the registry, and its wiring resolved with
-// Boost.Graph. Conserving ports joined by connections form nodes (connected components); signal
+// Topology: the model's blocks instantiated from the registry, and its wiring resolved. Conserving
+// ports joined by connections form nodes (connected components, by Boost's union-find); signal
 // ports form nets that must hold exactly one output. Every problem is a Diagnostic naming blocks and
 // ports; errors are thrown as one TopologyError holding all of them.
 #pragma once
