@@ -193,11 +193,7 @@ void differentialMask(const DaeSystem& s, const double* discrete, std::vector<do
 }
 
 DifferentialMask::DifferentialMask(const DaeSystem& sys)
-    : m_s(sys),
-      m_count(at(sys.size()), 0),
-      m_combination(sys.bindings.size(), -1),
-      m_id(at(sys.size()), 0.0),
-      m_changes(sys) {
+    : m_s(sys), m_count(at(sys.size()), 0), m_combination(sys.bindings.size(), -1), m_id(at(sys.size()), 0.0) {
     for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
         if (sys.structures[at(sys.structureOf[bi])].modeDiscretes.empty())
             count(bi, 0, 1);   // once
@@ -206,29 +202,19 @@ DifferentialMask::DifferentialMask(const DaeSystem& sys)
     }
 }
 
-const std::vector<double>& DifferentialMask::update(const double* discrete) {
-    auto recount = [&](int block) {
+const std::vector<double>& DifferentialMask::update(const double* discrete) { return update(discrete, m_moded); }
+
+const std::vector<double>& DifferentialMask::update(const double* discrete, std::span<const int> changed) {
+    for (const int block : changed) {
         const std::size_t bi = at(block);
         const Binding& b = m_s.bindings[bi];
         const BlockStructure& st = m_s.structures[at(m_s.structureOf[bi])];
-        if (st.modeDiscretes.empty()) return;   // counted once, in the constructor
+        if (st.modeDiscretes.empty()) continue;   // counted once, in the constructor
         const int c = st.combination({discrete + b.discreteOffset, static_cast<std::size_t>(b.discreteCount)});
-        if (c == m_combination[bi]) return;
+        if (c == m_combination[bi]) continue;
         if (m_combination[bi] >= 0) count(bi, m_combination[bi], -1);
         count(bi, c, 1);
         m_combination[bi] = c;
-    };
-    if (m_seen.empty()) {
-        for (const int block : m_moded) recount(block);
-        m_seen.assign(discrete, discrete + m_s.discrete0.size());
-        return m_id;
-    }
-    m_changed.clear();   // only the blocks whose discretes changed, and only theirs copied
-    m_changes.forEach(m_seen.data(), discrete, [&](int block) { m_changed.push_back(block); });
-    for (const int block : m_changed) {
-        recount(block);
-        const Binding& b = m_s.bindings[at(block)];
-        std::copy_n(discrete + b.discreteOffset, b.discreteCount, m_seen.begin() + b.discreteOffset);
     }
     return m_id;
 }

@@ -60,7 +60,11 @@ void differentialMask(const DaeSystem& sys, const double* discrete, std::vector<
 class DifferentialMask {
 public:
     explicit DifferentialMask(const DaeSystem& sys);
-    const std::vector<double>& update(const double* discrete);   // differentialMask(sys, discrete, ...)
+    // differentialMask(sys, discrete, ...): every block with modes counted again where its
+    // combination changed, or only the blocks in `changed` (those whose discretes were written
+    // since the last update, DiscreteJournal)
+    const std::vector<double>& update(const double* discrete);
+    const std::vector<double>& update(const double* discrete, std::span<const int> changed);
 
 private:
     void count(std::size_t block, int combination, int sign);
@@ -69,9 +73,6 @@ private:
     std::vector<int> m_combination;   // per block with modes: the one counted, -1 before the first
     std::vector<int> m_moded;         // the blocks with modes
     std::vector<double> m_id;
-    DiscreteChanges m_changes;
-    std::vector<double> m_seen;   // the discretes counted, empty before the first update
-    std::vector<int> m_changed;   // update(): the blocks whose discretes differ from m_seen
 };
 // The block's own variables that are constraint forces in the modes of `discrete`.
 std::vector<int> constraintForces(const DaeSystem& sys, int block, const double* discrete);

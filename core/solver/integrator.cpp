@@ -38,6 +38,7 @@ RunStats Run::execute() {
 RunStats Run::withoutUnknowns(Clock::time_point start) {
     m_stats.linearSolver = "none";
     m_disc = m_sys.discrete0;
+    m_journal.forget();
     ++m_discVersion;
     m_y = makeVector(0, m_ctx);
     m_yp = makeVector(0, m_ctx);

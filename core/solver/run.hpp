@@ -66,6 +66,7 @@ private:
     void restart(double t);
     void chooseFirstStep(double t);
     void calcIC(double t);
+    const std::vector<double>& idMask();   // the full id vector in the current modes (m_mask)
     void reInit(double t);
     void syncFull(double t);
     bool settle(double t);
@@ -136,10 +137,15 @@ private:
     SunContext m_ctx;
     NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
     std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full
-    bool m_expandAll = false;             // the next syncFull() expands everything (not only the moving part)
-    std::vector<double> m_expandedDisc;   // the discrete state at the last syncFull(), and its version
-    unsigned long m_expandedVersion = 0;
-    std::vector<int> m_changedDisc;   // syncFull(): the blocks whose discretes changed since
+    // the blocks whose discretes withCtx() wrote, for the parts that follow what changed: the
+    // expansion while resting, the id mask and the live roots each read it (discrete_changes.hpp)
+    dae::DiscreteJournal m_journal{m_sys};
+    const int m_expandReader = m_journal.addReader(), m_maskReader = m_journal.addReader(),
+              m_rootReader = m_journal.addReader();
+    bool m_expandAll = false;              // the next syncFull() expands everything (not only the moving part)
+    unsigned long m_expandedVersion = 0;   // the discretes' version at the last syncFull() while resting
+    std::vector<int> m_changedDisc;        // syncFull(): the blocks whose discretes changed since
+    std::vector<int> m_maskChanged;        // idMask(): the same since the last mask
     bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
     dae::DifferentialMask m_mask{m_sys};                            // IDA's id, full, kept between restarts
     static constexpr int kOneStepMisses = 8;   // consistentByOneStep() given up after these in a row
@@ -183,7 +189,7 @@ private:
     void addRootForm(int block, const AffineEvent* form);
     // What a block's live roots and rows are follows its discrete state alone (Block::liveEvents,
     // affineEvent), so initRoots() evaluates only the blocks whose discretes changed since the
-    // last call (m_rootDisc), in place (run_roots.cpp); m_old holds the last call's arrays while
+    // last call (m_discChanged, from m_journal), in place (run_roots.cpp); m_old holds the last call's arrays while
     // buildRoots() copies the others.
     struct RootArrays {
         std::vector<int> live, block, rootRows, rowFirst, column, blockFirst, blockCount;
@@ -202,10 +208,8 @@ private:
     // between them may lie dead ones, m_deadRoots in all (rootsInPlace)
     std::vector<int> m_blockFirst, m_blockCount;
     int m_deadRoots = 0;
-    std::vector<double> m_rootDisc;
     std::vector<char> m_rootChanged;   // per block, while initRoots() runs
-    std::vector<int> m_discChanged;    // the blocks rootsInPlace() found changed, all of them
-    dae::DiscreteChanges m_changes{m_sys};
+    std::vector<int> m_discChanged;    // the blocks whose discretes changed since the last initRoots()
     std::vector<EventRecord> m_log;
     double m_lastStep = 0.0;
     double m_largestStep = 0.0;

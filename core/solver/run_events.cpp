@@ -91,11 +91,19 @@ void Run::chooseFirstStep(double t) {
     check(IDASetInitStep(mem, std::max(h, 0.0)), "IDASetInitStep");   // 0: IDA's own guess
 }
 
+const std::vector<double>& Run::idMask() {
+    const std::vector<double>& id = m_journal.changes(m_maskReader, m_disc.data(), m_maskChanged)
+                                        ? m_mask.update(m_disc.data(), m_maskChanged)
+                                        : m_mask.update(m_disc.data());
+    m_journal.seen(m_maskReader);
+    return id;
+}
+
 void Run::calcIC(double t) {
     void* mem = m_mem.get();
     m_indexOneFactored = false;
     m_rateDiagonal = false;
-    const std::vector<double>& idFull = m_mask.update(m_disc.data());
+    const std::vector<double>& idFull = idMask();
     m_idValues.resize(at(m_rev.size()));
     m_rev.gather(idFull.data(), nullptr, m_idValues.data(), nullptr);
     std::copy(m_idValues.begin(), m_idValues.end(), data(m_id));
@@ -158,15 +166,13 @@ void Run::syncFull(double t) {
     const dae::State st{t, data(m_y), data(m_yp), m_disc.data(), m_discVersion};
     const double* q = m_q ? data(m_q) : nullptr;
     bool moving = false;
-    if (m_resting) {   // m_expandedDisc follows the discretes while resting (a diff of whatever it held)
-        const bool sameSize = m_expandedDisc.size() == m_disc.size();
-        moving = !m_expandAll && sameSize;
+    if (m_resting) {   // the journal's reader follows the discretes while resting
         m_changedDisc.clear();
-        if (sameSize && m_expandedVersion != m_discVersion)
-            m_changes.forEach(m_expandedDisc.data(), m_disc.data(), [&](int b) { m_changedDisc.push_back(b); });
+        bool known = true;
+        if (m_expandedVersion != m_discVersion) known = m_journal.changes(m_expandReader, m_disc.data(), m_changedDisc);
+        moving = !m_expandAll && known;
         for (const int b : m_changedDisc) moving = moving && !m_rev.definesResting(b);
-        m_changes.copy(m_changedDisc, m_disc.data(), m_expandedDisc.data());   // the copy follows what changed
-        if (!sameSize) m_expandedDisc = m_disc;
+        m_journal.seen(m_expandReader);
         m_expandedVersion = m_discVersion;
     }
     if (!moving || !m_rev.expandMoving(st, q, m_fy.data(), m_fyp.data()))
@@ -188,6 +194,7 @@ template <class F> bool Run::withCtx(int b, double t, F&& f) {
     m_blockImpulse.assign(m_impulse.empty() ? 0 : blk.vars().size(), 0.0);
     for (std::size_t v = 0; v < m_blockImpulse.size(); ++v)
         m_blockImpulse[v] = m_impulse[at(ownUnknown(b, static_cast<int>(v)))];
+    m_journal.beforeWrite(b, m_disc.data());   // the one place a run writes its discretes
     m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
         EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
                      m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
@@ -265,7 +272,7 @@ bool Run::stepOver(double t) {
         if (!settle(t)) break;
         if (m_jumped) return false;
     }
-    const std::vector<double>& idFull = m_mask.update(m_disc.data());
+    const std::vector<double>& idFull = idMask();
     m_idScratch.resize(at(m_rev.size()));
     m_rev.gather(idFull.data(), nullptr, m_idScratch.data(), nullptr);
     if (m_idScratch != m_idValues || !withinErrorTest()) return false;

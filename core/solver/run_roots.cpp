@@ -15,14 +15,13 @@ namespace endstop::core::solver::detail {
 // would otherwise have IDA scan all of them at every step. A live function that is affine in this state
 // (Block::affineEvent) becomes a row over IDA's unknowns: no expansion, no call into its block.
 void Run::initRoots(double t) {
-    const bool incremental = !m_rootDisc.empty() && m_rootDisc.size() == m_disc.size();
+    // the blocks whose discretes differ from the last call's: a journal, not a copy of the
+    // discretes to compare with (800 kB in a chain of 10,000 stops)
+    const bool incremental = m_journal.changes(m_rootReader, m_disc.data(), m_discChanged);
     std::vector<int> changed;
     const bool inPlace = incremental && rootsInPlace(t, changed);
     if (!inPlace) buildRoots(t, incremental);
-    if (inPlace)   // what differs is what changed: 800 kB of discretes in a chain of 10,000 stops
-        m_changes.copy(m_discChanged, m_disc.data(), m_rootDisc.data());
-    else
-        m_rootDisc = m_disc;
+    m_journal.seen(m_rootReader);
     // which live roots read a moving unknown: those of the blocks that changed, or all of them
     // after the roots were built again or the moving part changed
     m_rootMoves.resize(m_liveRoots.size(), 1);
@@ -127,7 +126,7 @@ bool Run::appendRoots(const RootArrays& from, int k0, int k1, int b) {
 void Run::buildRoots(double t, bool incremental) {
     if (incremental) {
         m_rootChanged.assign(m_sys.bindings.size(), 0);
-        m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) { m_rootChanged[at(b)] = 1; });
+        for (const int b : m_discChanged) m_rootChanged[at(b)] = 1;
     }
     swapRoots(m_old);
     std::swap(m_old.blockFirst, m_blockFirst);
@@ -162,11 +161,8 @@ bool Run::rootsInPlace(double t, std::vector<int>& changed) {
             m_eventIndex[at(m_sys.eventBlocks[e])] = static_cast<int>(e);
     }
     changed.clear();   // event blocks
-    m_discChanged.clear();
-    m_changes.forEach(m_rootDisc.data(), m_disc.data(), [&](int b) {
-        m_discChanged.push_back(b);
+    for (const int b : m_discChanged)
         if (m_eventIndex[at(b)] >= 0) changed.push_back(b);
-    });
     RootArrays fresh;
     swapRoots(fresh);
     clearRoots();

@@ -11,6 +11,7 @@
 #include "core/dae/assemble_stages.hpp"
 #include "core/dae/block_structure.hpp"
 #include "core/dae/dae_system.hpp"
+#include "core/dae/discrete_changes.hpp"
 #include "core/dae/evaluator.hpp"
 #include "core/dae/row_forms.hpp"
 #include "core/graph/topology.hpp"
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <span>
 
 using namespace endstop;
@@ -179,6 +181,83 @@ private Q_SLOTS:
             core::dae::assemble(core::graph::buildTopology(beltAndStop(), blocks::registry()));
         QVERIFY(std::any_of(belt.bindings.begin(), belt.bindings.end(),
                             [](const core::dae::Binding& b) { return !b.plain && b.tangent; }));
+    }
+
+    // The journal of discrete writes tells each reader exactly the blocks whose discretes differ
+    // from what it last saw, as comparing with a copy of the vector taken then does
+    // (DiscreteChanges): a block written and written back is not listed, a -0 for a 0 is. Three
+    // readers look at different times, through random writes, some of them writing values
+    // back; one reader stays away long enough that the log would outgrow a copy, and then
+    // starts again (false) while the others keep their answers.
+    void journalListsWhatDiffersForEachReader() {
+        const core::dae::DaeSystem sys = core::dae::assemble(core::graph::buildTopology(chain(30), blocks::registry()));
+        std::vector<int> withDiscretes;
+        for (std::size_t b = 0; b < sys.bindings.size(); ++b)
+            if (sys.bindings[b].discreteCount > 0) withDiscretes.push_back(static_cast<int>(b));
+        QVERIFY(withDiscretes.size() >= 30);
+        core::dae::DiscreteJournal journal(sys);
+        const core::dae::DiscreteChanges diff(sys);
+        std::vector<double> disc = sys.discrete0;
+        const int readers = 3;
+        std::vector<int> id;
+        std::vector<std::vector<double>> seenCopy(readers);
+        for (int r = 0; r < readers; ++r) id.push_back(journal.addReader());
+        std::vector<int> listed;
+        QVERIFY(!journal.changes(id[0], disc.data(), listed));   // nothing seen yet
+        // written and written back: not listed; a -0 for a 0: listed
+        const int first = withDiscretes.front();
+        const auto at = static_cast<std::size_t>(sys.bindings[static_cast<std::size_t>(first)].discreteOffset);
+        journal.seen(id[0]);
+        const double was = disc[at];
+        journal.beforeWrite(first, disc.data());
+        disc[at] = was + 1.0;
+        journal.beforeWrite(first, disc.data());
+        disc[at] = was;
+        QVERIFY(journal.changes(id[0], disc.data(), listed));
+        QVERIFY(listed.empty());
+        journal.beforeWrite(first, disc.data());
+        disc[at] = was == 0.0 && !std::signbit(was) ? -0.0 : 0.0;
+        QVERIFY(journal.changes(id[0], disc.data(), listed));
+        QCOMPARE(listed, std::vector<int>{first});
+        disc[at] = was;
+        journal.forget();
+        std::mt19937 rng(5);
+        int checked = 0, restarted = 0;
+        for (int round = 0; round < 400; ++round) {
+            const int b = withDiscretes[rng() % withDiscretes.size()];
+            const core::dae::Binding& bind = sys.bindings[static_cast<std::size_t>(b)];
+            journal.beforeWrite(b, disc.data());
+            double& v =
+                disc[static_cast<std::size_t>(bind.discreteOffset) + rng() % static_cast<unsigned>(bind.discreteCount)];
+            const unsigned kind = rng() % 4;
+            v = kind == 0   ? sys.discrete0[static_cast<std::size_t>(&v - disc.data())]   // back as it began
+                : kind == 1 ? -0.0
+                            : static_cast<double>(rng() % 3);
+            // reader 2 looks only in the first and last rounds: its log outgrows the vector
+            for (int r = 0; r < readers; ++r) {
+                if (r == 2 ? (round > 5 && round < 390) : rng() % (r == 0 ? 2 : 3) != 0) continue;
+                const bool known = journal.changes(id[static_cast<std::size_t>(r)], disc.data(), listed);
+                std::vector<double>& copy = seenCopy[static_cast<std::size_t>(r)];
+                if (copy.empty()) {
+                    QVERIFY(!known);
+                } else if (!known) {
+                    QCOMPARE(r, 2);
+                    ++restarted;
+                } else {
+                    std::vector<int> expected;
+                    diff.forEach(copy.data(), disc.data(), [&](int block) { expected.push_back(block); });
+                    QCOMPARE(listed, expected);
+                    ++checked;
+                }
+                copy = disc;
+                journal.seen(id[static_cast<std::size_t>(r)]);
+            }
+        }
+        QVERIFY(checked > 100);
+        QCOMPARE(restarted, 1);
+        // forgetting: every reader starts again
+        journal.forget();
+        for (const int r : id) QVERIFY(!journal.changes(r, disc.data(), listed));
     }
 
     // Only a block with a constraint force in some mode is among those a restart projects

@@ -10,6 +10,7 @@
 #include "blocks/registry.hpp"
 #include "core/dae/block_structure.hpp"
 #include "core/dae/dae_system.hpp"
+#include "core/dae/discrete_changes.hpp"
 #include "core/dae/evaluator.hpp"
 #include "core/dae/reduce.hpp"
 #include "core/dae/reduced_evaluator.hpp"
@@ -500,19 +501,26 @@ private Q_SLOTS:
         for (const core::dae::BlockStructure& st : p.sys.structures) changing += st.derivativesChange ? 1 : 0;
         QCOMPARE(changing, 2);   // the stiction's and the stop's rows take other rates per mode
         core::dae::DifferentialMask kept(p.sys);
+        core::dae::DiscreteJournal journal(p.sys);   // as a run tells the mask what it wrote
+        const int reader = journal.addReader();
         std::vector<double> modes = p.sys.discrete0, whole;
+        std::vector<int> written;
         std::mt19937 rng(11);
         for (int round = 0; round < 200; ++round) {
             for (std::size_t bi = 0; bi < p.sys.bindings.size(); ++bi) {
                 const core::dae::BlockStructure& st = p.sys.structures[static_cast<std::size_t>(p.sys.structureOf[bi])];
                 const auto& bind = p.sys.bindings[bi];
+                if (!st.modeDiscretes.empty()) journal.beforeWrite(static_cast<int>(bi), modes.data());
                 for (std::size_t m = 0; m < st.modeDiscretes.size(); ++m)
                     if (rng() % 3 == 0)
                         modes[static_cast<std::size_t>(bind.discreteOffset + st.modeDiscretes[m])] =
                             static_cast<double>(rng() % static_cast<unsigned>(st.radix[m]));
             }
             core::dae::differentialMask(p.sys, modes.data(), whole);
-            QCOMPARE(kept.update(modes.data()), whole);
+            const bool known = journal.changes(reader, modes.data(), written);
+            QCOMPARE(known, round > 0);
+            QCOMPARE(known ? kept.update(modes.data(), written) : kept.update(modes.data()), whole);
+            journal.seen(reader);
         }
     }
 
