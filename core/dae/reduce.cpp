@@ -212,7 +212,7 @@ private:
             return false;
         }
         r.fate[at(c.unknown)] = Fate::Combination;
-        r.combinations.push_back(std::move(comb));
+        m_combinations.push_back(std::move(comb));
         return true;
     }
 
@@ -240,7 +240,7 @@ private:
                     terms[t.unknown] += t.coefficient;
                     continue;
                 }
-                const ReductionPlan::Combination& p = r.combinations[e->second];
+                const ReductionPlan::Combination& p = m_combinations[e->second];
                 offset += t.coefficient * p.offset;
                 for (const ReductionPlan::Term& pt : p.terms) terms[pt.unknown] += t.coefficient * pt.coefficient;
             }
@@ -255,22 +255,22 @@ private:
             for (const auto& [u, c] : terms)
                 if (u != k && c != 0.0) p.terms.push_back({u, -c / ck});
             r.fate[at(k)] = Fate::Combination;
-            exchanged[k] = r.combinations.size();
-            r.combinations.push_back(std::move(p));
+            exchanged[k] = m_combinations.size();
+            m_combinations.push_back(std::move(p));
         }
     }
 
     // Combinations read only kept unknowns: a position that selectStates() exchanged is replaced
     // by its own combination wherever it is a term (those refer to positions exchanged later, or
     // to none, so this ends).
-    void flattenCombinations(ReductionPlan& r) const {
+    void flattenCombinations(ReductionPlan& r) {
         std::map<int, std::size_t> index;   // combination unknown -> its place in r
-        for (std::size_t i = 0; i < r.combinations.size(); ++i) index[r.combinations[i].unknown] = i;
-        std::vector<char> done(r.combinations.size(), 0);
+        for (std::size_t i = 0; i < m_combinations.size(); ++i) index[m_combinations[i].unknown] = i;
+        std::vector<char> done(m_combinations.size(), 0);
         auto flatten = [&](auto& self, std::size_t i) -> void {
             if (done[i]) return;
             done[i] = 1;
-            ReductionPlan::Combination& c = r.combinations[i];
+            ReductionPlan::Combination& c = m_combinations[i];
             std::map<int, double> terms;
             for (const ReductionPlan::Term& t : c.terms) {
                 const auto e = index.find(t.unknown);
@@ -279,7 +279,7 @@ private:
                     continue;
                 }
                 self(self, e->second);
-                const ReductionPlan::Combination& p = r.combinations[e->second];
+                const ReductionPlan::Combination& p = m_combinations[e->second];
                 c.offset += t.coefficient * p.offset;
                 for (const ReductionPlan::Term& pt : p.terms) terms[pt.unknown] += t.coefficient * pt.coefficient;
             }
@@ -287,7 +287,9 @@ private:
             for (const auto& [u, w] : terms)
                 if (w != 0.0) c.terms.push_back({u, w});
         };
-        for (std::size_t i = 0; i < r.combinations.size(); ++i) flatten(flatten, i);
+        for (std::size_t i = 0; i < m_combinations.size(); ++i) flatten(flatten, i);
+        for (const ReductionPlan::Combination& c : m_combinations) r.combinations.add(c);
+        m_combinations = {};
     }
 
     bool quadrature(const Candidate& c, ReductionPlan& r) const {
@@ -366,6 +368,7 @@ private:
     std::map<int, int> m_paired;                                  // a pair's halves, each to the other
     std::map<int, std::vector<std::pair<int, double>>> m_alias;   // paired node -> the velocities it is
     std::vector<ReductionPlan::Combination> m_relative;           // kept for events (selectStates)
+    std::vector<ReductionPlan::Combination> m_combinations;       // as built; into the plan, flat
     static constexpr std::size_t kMaxTerms = 32;   // an exchange whose combination would hold more is not made
 };
 
@@ -382,12 +385,24 @@ ReductionPlan keepAll(const DaeSystem& s) {
 
 }   // namespace
 
+void ReductionPlan::Combinations::add(const Combination& c) {
+    unknown.push_back(c.unknown);
+    offset.push_back(c.offset);
+    for (const Term& t : c.terms) {
+        termUnknown.push_back(t.unknown);
+        termCoefficient.push_back(t.coefficient);
+    }
+    first.push_back(static_cast<int>(termUnknown.size()));
+}
+
 ReductionPlan planReduction(const DaeSystem& sys, bool enabled) {
     if (!enabled || sys.size() == 0) return keepAll(sys);
     ReductionPlan r = Stage(sys).run();
     if (r.size() == 0) return keepAll(sys);   // IDA needs an unknown
     // kept for the whole run: without the slack of growing them (2.7 MB at b10000)
-    r.combinations.shrink_to_fit();
+    for (auto* v : {&r.combinations.unknown, &r.combinations.first, &r.combinations.termUnknown}) v->shrink_to_fit();
+    r.combinations.offset.shrink_to_fit();
+    r.combinations.termCoefficient.shrink_to_fit();
     r.explicits.shrink_to_fit();
     r.quadratures.shrink_to_fit();
     r.timed.shrink_to_fit();

@@ -37,16 +37,6 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
         compile();
     }
     for (std::size_t i = 0; i < red.explicits.size(); ++i) m_all.push_back(static_cast<int>(i));
-    for (const ReductionPlan::Combination& c : red.combinations) {
-        m_combUnknown.push_back(c.unknown);
-        m_combOffset.push_back(c.offset);
-        m_combFirst.push_back(static_cast<int>(m_termUnknown.size()));
-        for (const ReductionPlan::Term& t : c.terms) {
-            m_termUnknown.push_back(t.unknown);
-            m_termCoefficient.push_back(t.coefficient);
-        }
-    }
-    m_combFirst.push_back(static_cast<int>(m_termUnknown.size()));
     if (solve) {
         m_explicitAt.assign(at(sys.size()), -1);
         m_combinationAt.assign(at(sys.size()), -1);
@@ -685,11 +675,11 @@ void ReducedEvaluator::compile() {
     const int one = nnz;
     for (int u = 0; u < m_sys.size(); ++u)
         if (m_red.fate[at(u)] == Fate::Kept) expansion[at(u)].emplace_back(m_red.reducedIndex[at(u)], one);
-    for (const ReductionPlan::Combination& c : m_red.combinations)
-        for (const ReductionPlan::Term& t : c.terms) {
-            expansion[at(c.unknown)].emplace_back(m_red.reducedIndex[at(t.unknown)],
-                                                  nnz + static_cast<int>(constants.size()));
-            constants.push_back(t.coefficient);
+    for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
+        for (int k = m_combFirst[c]; k < m_combFirst[c + 1]; ++k) {
+            expansion[at(m_combUnknown[c])].emplace_back(m_red.reducedIndex[at(m_termUnknown[at(k)])],
+                                                         nnz + static_cast<int>(constants.size()));
+            constants.push_back(m_termCoefficient[at(k)]);
         }
     // the entries of every explicit row and of every kept row, from the column-major pattern
     std::map<int, std::vector<std::pair<int, int>>> explicitRow;   // row -> (value index, column)

@@ -216,8 +216,12 @@ private:
     std::vector<int> m_fused;                                // those fused: solved before it when their block is summed
     bool m_useSums = false;   // explicit variables of summed blocks from the sums (evaluator.hpp)
     // the combinations, flat: unknown, offset and terms [first, next first)
-    std::vector<int> m_combUnknown, m_combFirst, m_termUnknown;
-    std::vector<double> m_combOffset, m_termCoefficient;
+    // the plan's combinations (ReductionPlan::Combinations)
+    const std::vector<int>& m_combUnknown = m_red.combinations.unknown;
+    const std::vector<int>& m_combFirst = m_red.combinations.first;
+    const std::vector<int>& m_termUnknown = m_red.combinations.termUnknown;
+    const std::vector<double>& m_combOffset = m_red.combinations.offset;
+    const std::vector<double>& m_termCoefficient = m_red.combinations.termCoefficient;
     Pattern m_pattern;
     std::vector<double> m_scratch;   // full Jacobian values | 1 and the combinations' coefficients | dx/dy_k
     struct MovingExpansion {         // selectExpansion()

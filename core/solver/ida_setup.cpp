@@ -281,10 +281,12 @@ void Run::setTolerances() {
 // weights, differ from the kept unknown's.
 void Run::findAliases() {
     std::vector<std::vector<std::pair<double, double>>> of(at(m_rev.size()));
-    for (const dae::ReductionPlan::Combination& c : m_red.combinations) {
-        if (c.terms.size() != 1) continue;
-        const int k = m_red.reducedIndex[at(c.terms.front().unknown)];
-        if (k >= 0 && c.terms.front().coefficient != 0.0) of[at(k)].emplace_back(c.offset, c.terms.front().coefficient);
+    const dae::ReductionPlan::Combinations& cs = m_red.combinations;
+    for (std::size_t c = 0; c < cs.size(); ++c) {
+        if (cs.first[c + 1] - cs.first[c] != 1) continue;
+        const auto t = at(cs.first[c]);
+        const int k = m_red.reducedIndex[at(cs.termUnknown[t])];
+        if (k >= 0 && cs.termCoefficient[t] != 0.0) of[at(k)].emplace_back(cs.offset[c], cs.termCoefficient[t]);
     }
     m_aliasFirst.assign(1, 0);
     for (const auto& list : of) {
