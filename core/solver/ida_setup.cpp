@@ -163,11 +163,12 @@ void Run::setUp() {
     createIda(0.0);
     m_g.assign(at(m_sys.eventCount), 1.0);
     initRoots(0.0);
-    m_next.assign(m_sys.topo.blocks.size(), std::numeric_limits<double>::infinity());
     for (std::size_t b = 0; b < m_sys.topo.blocks.size(); ++b) {
         const Block& blk = *m_sys.topo.blocks[b].block;
-        m_next[b] = blk.nextTimeEvent(0.0);
-        if (std::isfinite(m_next[b])) m_timeBlocks.push_back(static_cast<int>(b));
+        if (const double next = blk.nextTimeEvent(0.0); std::isfinite(next)) {
+            m_timeBlocks.push_back(static_cast<int>(b));
+            m_next.push_back(next);
+        }
         if (blk.hasSettle()) m_settleBlocks.push_back(static_cast<int>(b));
     }
 }

@@ -186,7 +186,7 @@ void Run::catchUpGrid(double t, long& outputIndex) {
 
 double Run::nextTimeEvent() const {
     double tn = std::numeric_limits<double>::infinity();
-    for (int b : m_timeBlocks) tn = std::min(tn, m_next[at(b)]);
+    for (const double next : m_next) tn = std::min(tn, next);
     return tn;
 }
 

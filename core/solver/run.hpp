@@ -161,6 +161,8 @@ private:
     std::vector<double> m_disc, m_before, m_values, m_idValues, m_row, m_next;
     unsigned long m_discVersion = 1;                 // changes with m_disc (dae::State::discreteVersion)
     std::vector<double> m_impulse, m_blockImpulse;   // per unknown / per own variable of one block
+    // the blocks with scheduled time events, and each one's next (m_next, in the same order: a
+    // chain of 10,000 masses has none, and kept 0.3 MB of infinities when it was per block)
     std::vector<int> m_timeBlocks, m_settleBlocks;
     // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the
     // network's event function m_liveRoots[k], of block m_rootBlock[k]

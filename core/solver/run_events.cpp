@@ -282,14 +282,15 @@ bool Run::stepOver(double t) {
 }
 
 void Run::handleTimeEvents(double t) {
-    for (int b : m_timeBlocks) {
-        if (m_next[at(b)] > dueBy(t)) continue;
+    for (std::size_t i = 0; i < m_timeBlocks.size(); ++i) {
+        if (m_next[i] > dueBy(t)) continue;
+        const int b = m_timeBlocks[i];
         const Block& blk = *m_sys.topo.blocks[at(b)].block;
         withCtx(b, t, [&](EventCtx& ctx) {
             ctx.log(EventKind::Time, 0.0);
             blk.onTimeEvent(ctx);
         });
-        m_next[at(b)] = blk.nextTimeEvent(t);
+        m_next[i] = blk.nextTimeEvent(t);
     }
     guardChattering(t);
     restart(t);
