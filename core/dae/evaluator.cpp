@@ -165,15 +165,7 @@ void Evaluator::blockResidual(std::size_t bi, const State& s, double* F, double*
             if (b.portRow()[p] >= 0) F[b.portRow()[p]] += thr[p];
         return;
     }
-    Eq<Tan<double>> eq = prepare(
-        m_t, static_cast<int>(bi), s,
-        [](int, double y, double d, Tan<double>& yo, Tan<double>& dout) {
-            yo = {y, d};
-            dout = {d, 0.0};
-        },
-        [](double t) {
-            return Tan<double>{t, 1.0};
-        });
+    Eq<Tan<double>> eq = tangentEq(bi, s);
     b.block->eval(eq);
     for (std::size_t v = 0; v < b.ownRow().size(); ++v) {
         F[b.ownRow()[v]] = m_t.res[v].v;
@@ -486,6 +478,26 @@ double Evaluator::ownResidual(int block, const State& s, int var) {
     Eq<double> eq = doubleEq(at(block), s);
     b.block->eval(eq);
     return m_d.data.residual[at(var)];
+}
+
+// A block's values with their time derivatives (y' or the dummy standing for it), for its rows
+// and their derivative rows at once
+Eq<Tan<double>> Evaluator::tangentEq(std::size_t block, const State& s) {
+    return prepare(
+        m_t, static_cast<int>(block), s,
+        [](int, double y, double d, Tan<double>& yo, Tan<double>& dout) {
+            yo = {y, d};
+            dout = {d, 0.0};
+        },
+        [](double t) {
+            return Tan<double>{t, 1.0};
+        });
+}
+
+double Evaluator::ownDerivativeResidual(int block, const State& s, int var) {
+    Eq<Tan<double>> eq = tangentEq(at(block), s);
+    m_sys.bindings[at(block)].block->eval(eq);
+    return m_t.res[at(var)].dt;
 }
 
 double Evaluator::throughResidual(int block, const State& s, int port) {

@@ -114,6 +114,9 @@ public:
     std::vector<std::tuple<int, int, double>> blockGradient(int block, const State& s);
     // The residual of one own row of a block at s (the reduction's explicit variables and quadratures)
     double ownResidual(int block, const State& s, int var);
+    // The time derivative of that row, where index reduction differentiated it (a block with
+    // tangent rows): the value of its derivative row at s, the dummies read from s.y
+    double ownDerivativeResidual(int block, const State& s, int var);
     // What one conserving port of a block adds to its node's balance at s (a pair's balance, reduce.hpp)
     double throughResidual(int block, const State& s, int port);
     // Calls f with the block's Eq<double> at s (events, recording, settle)
@@ -133,6 +136,7 @@ private:
     // vectors in place when the block has no dummy derivatives (and s has y'), the fast path of
     // every residual; else through the scratch slots (prepare).
     Eq<double> doubleEq(std::size_t block, const State& s);
+    Eq<ad::Tan<double>> tangentEq(std::size_t block, const State& s);
     void blockResidual(std::size_t block, const State& s, double* F, double* fusedY);   // adds into F
     // adds sign * (dF/dy + cj dF/dy') of one block into values
     void blockJacobian(int block, const State& s, double cj, double* values, double sign = 1.0);

@@ -14,11 +14,12 @@ namespace {
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 using Fate = ReductionPlan::Fate;
 
-// An own variable the stage may look at: its block has no differentiated rows and no dummy
-// derivatives, and the variable is not differentiated by index reduction.
+// An own variable the stage may look at. Where index reduction differentiated its row, diffRow is
+// the derivative row; see differentiable().
 struct Candidate {
     int unknown, block, var;
     const RowForm* form;
+    int diffRow = -1;
 };
 
 struct Occurrence {
@@ -44,6 +45,7 @@ public:
             if (quadrature(c, r)) continue;
             explicitCandidate(c);
         }
+        derivativeExplicits();
         selectStates(r);
         flattenCombinations(r);
         orderExplicits(r);
@@ -64,29 +66,50 @@ private:
         std::vector<char> diffRow(m_s.rows.size(), 0);
         for (const Row& row : m_s.rows)
             if (row.kind == Row::Kind::Derivative) diffRow[at(row.index)] = 1;
-        const Incidence inc = unionIncidence(m_s);
+        Incidence inc = unionIncidence(m_s);
+        // An unknown with a dummy derivative: wherever its rate enters, and in the time derivative
+        // of every differentiated row it is in, the dummy stands for it. So neither is a rate
+        // that an elimination would have to give.
         for (std::size_t r = 0; r < inc.rows.size(); ++r)
             for (const auto& [u, o] : inc.rows[r]) {
                 Occurrence& oc = m_occ[at(u)];
+                const bool dummy = m_s.dummyOf[at(u)] >= 0;
                 oc.elsewhere = oc.elsewhere || static_cast<int>(r) != u;
-                oc.rate = oc.rate || o == 1;
-                oc.differentiated = oc.differentiated || diffRow[r] != 0;
+                oc.rate = oc.rate || (o == 1 && !dummy);
+                oc.differentiated = oc.differentiated || (diffRow[r] != 0 && !dummy);
             }
-        m_rows = inc;
+        // a derivative row reads what its row reads, and the dummies of those that have one
+        // (the incidence holds the rows before index reduction)
+        inc.rows.resize(m_s.rows.size());
+        for (std::size_t r = 0; r < m_s.rows.size(); ++r) {
+            if (m_s.rows[r].kind != Row::Kind::Derivative) continue;
+            std::vector<std::pair<int, int>> reads;
+            for (const auto& [u, o] : inc.rows[at(m_s.rows[r].index)]) {
+                reads.emplace_back(u, 0);
+                if (m_s.dummyOf[at(u)] >= 0) reads.emplace_back(m_s.dummyOf[at(u)], 0);
+            }
+            inc.rows[r] = std::move(reads);
+        }
+        m_rows = std::move(inc);
     }
 
     void findCandidates() {
         for (std::size_t bi = 0; bi < m_s.bindings.size(); ++bi) {
             const Binding& b = m_s.bindings[bi];
-            if (b.tangent || static_cast<int>(b.slot().size()) != b.baseSlots) continue;
             const std::vector<RowForm>& forms = m_s.rowFormsOfBlock(static_cast<int>(bi));
             for (std::size_t v = 0; v < b.varSlot().size(); ++v) {
                 const int u = b.slot()[at(b.varSlot()[v])];
-                if (m_s.dummyOf[at(u)] >= 0 || m_occ[at(u)].differentiated || v >= forms.size()) continue;
-                m_candidates.push_back({u, static_cast<int>(bi), static_cast<int>(v), &forms[v]});
+                if (m_occ[at(u)].differentiated || v >= forms.size()) continue;
+                m_candidates.push_back({u, static_cast<int>(bi), static_cast<int>(v), &forms[v], b.ownDiff()[v]});
             }
         }
     }
+
+    // Index reduction and a candidate solved from its own row: it has no dummy derivative and its
+    // row is not differentiated, or both, with the derivative row numbered like the dummy (rows
+    // and unknowns are numbered alike). The dummy is then solved from the derivative row
+    // (derivativeExplicits()).
+    bool differentiable(const Candidate& c) const { return m_s.dummyOf[at(c.unknown)] == c.diffRow; }
 
     // The linear form of a candidate's row in global unknowns: (unknown, order, coefficient).
     std::vector<std::tuple<int, int, double>> globalTerms(const Candidate& c) const {
@@ -102,7 +125,7 @@ private:
     // for the position of that node.
     void representatives() {
         for (const Candidate& c : m_candidates) {
-            if (!c.form->linear || c.form->terms.size() != 2) continue;
+            if (!c.form->linear || c.form->terms.size() != 2 || !differentiable(c)) continue;
             const auto terms = globalTerms(c);
             const auto& [u0, o0, w0] = terms[0];
             const auto& [u1, o1, w1] = terms[1];
@@ -130,12 +153,13 @@ private:
             const int t = c.unknown;
             if (!c.form->linear || c.form->self0 != 0.0 || c.form->self1 != 0.0 ||
                 blk.vars()[at(c.var)].kind != VarKind::Algebraic || m_occ[at(t)].rate || users[at(t)] != 1 ||
-                m_isRep.count(t))
+                m_isRep.count(t) || m_s.dummyOf[at(t)] >= 0)
                 continue;
             const auto terms = globalTerms(c);
             for (const auto& [w, o, coefficient] : terms) {
+                // where t's row is differentiated, the derivative row gives w's dummy
                 if (o != 0 || coefficient == 0.0 || !isNode(w) || m_occ[at(w)].rate || m_occ[at(w)].differentiated ||
-                    m_s.dummyOf[at(w)] >= 0 || m_paired.count(w) || m_rep.count(w))
+                    m_s.dummyOf[at(w)] != c.diffRow || m_paired.count(w) || m_rep.count(w))
                     continue;
                 double inBalance = 0.0;   // t's coefficient in w's balance, through the ports at w's node
                 bool atNode = false;
@@ -180,7 +204,7 @@ private:
     }
 
     bool combination(const Candidate& c, ReductionPlan& r) {
-        if (!c.form->linear) return false;
+        if (!c.form->linear || c.diffRow >= 0) return false;
         std::map<int, double> rates;   // representative -> coefficient
         double a = 0.0;
         for (const auto& [u, o, w] : globalTerms(c)) {
@@ -295,8 +319,8 @@ private:
     bool quadrature(const Candidate& c, ReductionPlan& r) const {
         const Block& blk = *m_s.bindings[at(c.block)].block;
         const double a = c.form->self1;
-        if (!blk.vars()[at(c.var)].quadrature || m_occ[at(c.unknown)].elsewhere || c.form->self0 != 0.0 ||
-            !std::isfinite(a) || a == 0.0)
+        if (!blk.vars()[at(c.var)].quadrature || c.diffRow >= 0 || m_occ[at(c.unknown)].elsewhere ||
+            c.form->self0 != 0.0 || !std::isfinite(a) || a == 0.0)
             return false;
         r.fate[at(c.unknown)] = Fate::Quadrature;
         r.quadratures.push_back({c.unknown, c.block, c.var, a, c.unknown});
@@ -309,13 +333,36 @@ private:
         // a function of time stays an unknown: eliminated, nothing would test how well the steps
         // resolve it (the integral of a sine source lost two digits at rtol 1e-8)
         if (blk.vars()[at(c.var)].kind != VarKind::Algebraic || m_occ[at(c.unknown)].rate || !std::isfinite(a) ||
-            a == 0.0)
+            a == 0.0 || !differentiable(c))
             return;
         if (c.form->timed) {
             m_timed.push_back({c.unknown, c.block, c.var, a, c.unknown});
             return;
         }
         m_explicit.emplace(c.unknown, ReductionPlan::Derived{c.unknown, c.block, c.var, a, c.unknown});
+    }
+
+    // The dummy derivative of an explicit variable (or of a pair's node velocity) whose row index
+    // reduction differentiated is solved from the derivative row, with the same coefficient: the
+    // row is a u + rest(...) with a constant, so its time derivative is a u' + d rest/dt, and the
+    // dummy stands for u'. The rest's derivative reads the others' dummies, or their rates where
+    // they have none: those must then be rates IDA has (kept unknowns, combinations).
+    void derivativeExplicits() {
+        std::vector<ReductionPlan::Derived> found;
+        for (const auto& [u, d] : m_explicit) {
+            if (d.block < 0) continue;
+            const Binding& b = m_s.bindings[at(d.block)];
+            const int diffRow = b.ownDiff()[at(d.var)];
+            if (diffRow < 0 || m_s.dummyOf[at(u)] != diffRow) continue;
+            const int row = b.ownRow()[at(d.var)];
+            bool rates = true;
+            for (const auto& [w, o] : m_rows.rows[at(row)])
+                rates = rates && o == 0 && (w == u || m_s.dummyOf[at(w)] >= 0 || !m_explicit.count(w));
+            if (!rates) continue;
+            found.push_back({diffRow, d.block, d.var, d.coefficient, diffRow});
+            m_derivativeOf[diffRow] = u;
+        }
+        for (const ReductionPlan::Derived& d : found) m_explicit.emplace(d.unknown, d);
     }
 
     // Kahn's algorithm over "e's row reads e2": an explicit variable is computed after those it
@@ -344,6 +391,10 @@ private:
         for (const int u : ready) {
             const auto pair = m_paired.find(u);
             if (pair != m_paired.end() && !ordered[at(pair->second)]) continue;
+            // a dummy whose variable stays: both stay (its derivative row reads the variable, so
+            // the variable came first)
+            const auto base = m_derivativeOf.find(u);
+            if (base != m_derivativeOf.end() && r.fate[at(base->second)] != Fate::Explicit) continue;
             r.fate[at(u)] = Fate::Explicit;
             r.explicits.push_back(m_explicit.at(u));
         }
@@ -366,6 +417,7 @@ private:
     std::map<int, int> m_isRep;   // state -> node
     std::map<int, ReductionPlan::Derived> m_explicit;
     std::map<int, int> m_paired;                                  // a pair's halves, each to the other
+    std::map<int, int> m_derivativeOf;                            // an explicit dummy -> its variable
     std::map<int, std::vector<std::pair<int, double>>> m_alias;   // paired node -> the velocities it is
     std::vector<ReductionPlan::Combination> m_relative;           // kept for events (selectStates)
     std::vector<ReductionPlan::Combination> m_combinations;       // as built; into the plan, flat

@@ -16,6 +16,11 @@
 //                (a gear's w_A = r w_B) holds a massless node's velocity w with a constant
 //                coefficient, where w's row (the node's balance) holds t with a constant one:
 //                w from t's row, t from w's row (the gear's torque from what the node passes on).
+//                Index reduction: where the row an explicit variable (or a pair's node velocity)
+//                is solved from was differentiated and the variable has a dummy derivative, the
+//                dummy is explicit too, solved from the derivative row with the same coefficient
+//                (a velocity source's node velocity and its acceleration, a constant and its zero
+//                rate).
 //   Quadrature   a running integral a q' = g(...) that nothing else reads (energy_dissipated):
 //                integrated by IDA's quadrature module, outside the Newton system and the error test.
 //   State selection: a relative position that must stay a state (an event function reads it, see

@@ -149,6 +149,8 @@ bool ReducedEvaluator::rowSummed(const ReductionPlan::Derived& e) const {
 }
 
 double ReducedEvaluator::rowResidual(const ReductionPlan::Derived& e, const State& full) {
+    if (e.block >= 0 && m_sys.rows[at(e.row)].kind == Row::Kind::Derivative)   // a dummy derivative
+        return m_ev.ownDerivativeResidual(e.block, full, e.var);
     if (e.block >= 0) return m_ev.ownResidual(e.block, full, e.var);
     double r = 0.0;
     for (const auto& [block, port] : m_balanceWriters.at(e.row)) r += m_ev.throughResidual(block, full, port);
@@ -640,7 +642,10 @@ void ReducedEvaluator::fuse() {
     bool any = false;
     for (std::size_t i = 0; i < m_red.explicits.size(); ++i) {
         const ReductionPlan::Derived& e = m_red.explicits[i];
-        if (!e.ownRow()) {   // a pair's half: solved from another row than its block's own
+        // a pair's half (solved from another row than its block's own), a dummy derivative (from
+        // a derivative row), or any variable of a block evaluated with its derivative rows (the
+        // pass applies no fused variable there)
+        if (!e.ownRow() || m_sys.rows[at(e.row)].kind == Row::Kind::Derivative || m_sys.bindings[at(e.block)].tangent) {
             m_beforeResidual.push_back(static_cast<int>(i));
             continue;
         }

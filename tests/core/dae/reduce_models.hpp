@@ -207,6 +207,26 @@ inline endstop::core::model::Model beltAndStop() {
     return b.build();
 }
 
+// The benchmark's model c: a mass on a spring to ground, with stiction to a belt driven by a
+// velocity source at a constant 0.1 m/s, or at a sine of 0.5 m/s and 0.5 Hz (the belt swings by
+// 0.16 m, and the spring breaks the friction loose both ways).
+inline endstop::core::model::Model stickSlip(bool sine = false) {
+    endstop::test::ModelBuilder b;
+    if (sine)
+        b.block("speed", "signal.sine", {{"amplitude", 0.5}, {"frequency", 0.5}});
+    else
+        b.block("speed", "signal.constant", {{"value", 0.1}});
+    b.block("belt", "translational.velocity_source")
+        .block("m", "translational.mass")
+        .block("k", "translational.spring", {{"stiffness", 100.0}})
+        .block("f", "translational.stiction",
+               {{"breakaway_positive", 10.0}, {"breakaway_negative", -10.0}, {"kinetic_friction", 8.0}})
+        .block("g", "translational.reference");
+    b.connect("k.R", "m.M").connect("k.C", "g.R").connect("m.M", "f.R").connect("f.C", "belt.R");
+    b.connect("speed.y", "belt.S").connect("belt.C", "g.R");
+    return b.build();
+}
+
 // A run on a grid of rows (IDA interpolates), with or without the reduction.
 inline endstop::core::MemorySink runWith(const endstop::core::model::Model& model, bool reduce, double stop,
                                          double rtol) {
