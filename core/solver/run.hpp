@@ -143,7 +143,6 @@ private:
     const int m_expandReader = m_journal.addReader(), m_maskReader = m_journal.addReader(),
               m_rootReader = m_journal.addReader();
     bool m_expandAll = false;              // the next syncFull() expands everything (not only the moving part)
-    unsigned long m_expandedVersion = 0;   // the discretes' version at the last syncFull() while resting
     std::vector<int> m_changedDisc;        // syncFull(): the blocks whose discretes changed since
     std::vector<int> m_maskChanged;        // idMask(): the same since the last mask
     bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors

@@ -167,13 +167,9 @@ void Run::syncFull(double t) {
     const double* q = m_q ? data(m_q) : nullptr;
     bool moving = false;
     if (m_resting) {   // the journal's reader follows the discretes while resting
-        m_changedDisc.clear();
-        bool known = true;
-        if (m_expandedVersion != m_discVersion) known = m_journal.changes(m_expandReader, m_disc.data(), m_changedDisc);
-        moving = !m_expandAll && known;
+        moving = m_journal.changes(m_expandReader, m_disc.data(), m_changedDisc) && !m_expandAll;
         for (const int b : m_changedDisc) moving = moving && !m_rev.definesResting(b);
         m_journal.seen(m_expandReader);
-        m_expandedVersion = m_discVersion;
     }
     if (!moving || !m_rev.expandMoving(st, q, m_fy.data(), m_fyp.data()))
         m_rev.expand(st, q, m_fy.data(), m_fyp.data());
