@@ -326,6 +326,8 @@ EditBatch expandInstance(const Model& level, const Registry& registry, const std
     std::map<std::string, std::string> renamed;
     EditBatch batch{{}, "expand subsystem"};
     batch.edits.emplace_back(RemoveBlock{instance});
+    // where the instance was, in the body's order: grouping then expanding gives the same order back
+    int at = level.indexOf(instance);
     for (const BlockSpec& b : def->body.blocks()) {
         if (isPortType(b.type)) continue;
         BlockSpec out = b;
@@ -341,8 +343,8 @@ EditBatch expandInstance(const Model& level, const Registry& registry, const std
             const auto dot = key.find('.');
             if (dot != std::string::npos && key.substr(0, dot) == b.name) out.params[key.substr(dot + 1)] = value;
         }
-        names.apply(AddBlock{out});
-        batch.edits.emplace_back(AddBlock{out});
+        names.apply(AddBlock{out, at});
+        batch.edits.emplace_back(AddBlock{out, at++});
     }
 
     // the nets through the ports: the wires outside and inside meet again, without the port

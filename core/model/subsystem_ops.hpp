@@ -8,7 +8,8 @@
 //   wires on either side: a conserving net keeps its domain; a signal net whose source is outside
 //   becomes port:signal_in, one whose source is inside port:signal_out. The flattened model is the
 //   same network as before (blocks renamed "instance.block"; plots follow), so results do not change.
-// expandInstance: the inverse. The definition's blocks come back into the level, named as they
+// expandInstance: the inverse. The definition's blocks come back into the level where the instance was
+//   (in the body's order, so grouping then expanding gives the same order back), named as they
 //   were unless a name is taken (then "instance_block"), wires through the ports rejoined, the
 //   instance's mask values substituted into the inner expressions (a mask name becomes
 //   "(value)"), per-instance overrides applied. The definition is removed if nothing else uses it.

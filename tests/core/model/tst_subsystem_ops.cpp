@@ -132,6 +132,7 @@ private Q_SLOTS:
         QCOMPARE(m.blocks().size(), flatModel().blocks().size());
         const Model original = flatModel();
         for (const core::model::BlockSpec& b : original.blocks()) QVERIFY2(m.find(b.name), b.name.c_str());
+        QVERIFY(m.blocks() == original.blocks());   // where they were, in their order, with their positions
         QCOMPARE(m.plots(), flatModel().plots());
         compareResults(test::run(m), flat, {});
     }
