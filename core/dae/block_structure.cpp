@@ -76,7 +76,7 @@ BlockStructure analyse(const DaeSystem& s, Evaluator& ev, int bi, Sampling& samp
         st.linear.push_back(linear ? 1 : 0);
     }
     std::copy(saved.begin(), saved.end(), own);
-    st.eventReads = analyseEventReads(s, ev, bi, sampling);
+    st.eventReads = analyseEventReads(s, ev, bi, sampling, st.eventRateReads);
     for (auto& row : st.all) sortUnique(row);
     auto derivatives = [](const LocalIncidence& inc) {
         std::vector<std::pair<int, int>> d;
@@ -125,6 +125,14 @@ int BlockStructure::combination(std::span<const double> discrete) const {
     for (std::size_t i = modeDiscretes.size(); i-- > 0;)
         c = c * radix[i] + static_cast<int>(discrete[at(modeDiscretes[i])]);
     return c;
+}
+
+bool BlockStructure::eventRead(const Binding& b, std::size_t k) const {
+    if (k < eventReads.size()) return eventReads[k] != 0;
+    const std::span<const int> der = b.derSlot();
+    for (std::size_t j = 0; j < der.size(); ++j)
+        if (der[j] == static_cast<int>(k)) return j >= eventRateReads.size() || eventRateReads[j] != 0;
+    return true;
 }
 
 void analyseBlocks(DaeSystem& s) {

@@ -21,6 +21,7 @@
 
 namespace endstop::core::dae {
 
+struct Binding;
 struct DaeSystem;
 
 using LocalIncidence = std::vector<std::vector<std::pair<int, int>>>;
@@ -36,7 +37,12 @@ struct BlockStructure {
     // Whether the equations are linear in the slots in a mode (masses, springs, dampers, a full
     // stiffness stop in each region): their Jacobian is then constant while the discrete state is.
     std::vector<char> linear;       // [combination]
-    std::vector<char> eventReads;   // per local slot: read by the event functions (row_forms.hpp)
+    std::vector<char> eventReads;   // per local base slot: read by the event functions (row_forms.hpp)
+    std::vector<char> eventRateReads;   // per local base slot: its rate read by them
+
+    // Whether the event functions read local slot k of b: a base slot's value, or a dummy
+    // derivative's (the rate of the base slot it differentiates)
+    bool eventRead(const Binding& b, std::size_t k) const;
 
     int combination(std::span<const double> discrete) const;   // the block's discretes
     bool operator==(const BlockStructure&) const = default;

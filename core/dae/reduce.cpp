@@ -229,9 +229,8 @@ private:
         // many times) into the contact test, and a stop held at its bound would chatter. It may
         // take the place of one of those positions instead (selectStates).
         const Binding& b = m_s.bindings[at(c.block)];
-        const std::vector<char>& reads = m_s.structures[at(m_s.structureOf[at(c.block)])].eventReads;
-        const std::size_t slot = at(b.varSlot()[at(c.var)]);
-        if (comb.terms.size() > 1 && (slot >= reads.size() || reads[slot])) {
+        const BlockStructure& st = m_s.structures[at(m_s.structureOf[at(c.block)])];
+        if (comb.terms.size() > 1 && st.eventRead(b, at(b.varSlot()[at(c.var)]))) {
             m_relative.push_back(std::move(comb));
             return false;
         }
@@ -250,9 +249,9 @@ private:
         std::vector<char> eventRead(at(m_s.size()), 0);
         for (const int bi : m_s.eventBlocks) {
             const Binding& b = m_s.bindings[at(bi)];
-            const std::vector<char>& reads = m_s.structures[at(m_s.structureOf[at(bi)])].eventReads;
+            const BlockStructure& st = m_s.structures[at(m_s.structureOf[at(bi)])];
             for (std::size_t k = 0; k < b.slot().size(); ++k)
-                if (k >= reads.size() || reads[k]) eventRead[at(b.slot()[k])] = 1;
+                if (st.eventRead(b, k)) eventRead[at(b.slot()[k])] = 1;
         }
         std::map<int, std::size_t> exchanged;   // position -> its combination in r
         for (const ReductionPlan::Combination& x : m_relative) {

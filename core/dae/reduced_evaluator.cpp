@@ -63,9 +63,9 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     }
     for (const int bi : sys.eventBlocks) {
         const Binding& b = sys.bindings[at(bi)];
-        const std::vector<char>& reads = sys.structures[at(sys.structureOf[at(bi)])].eventReads;
+        const BlockStructure& st = sys.structures[at(sys.structureOf[at(bi)])];
         for (std::size_t k = 0; k < b.slot().size(); ++k)
-            if (k >= reads.size() || reads[k]) read.push_back(b.slot()[k]);
+            if (st.eventRead(b, k)) read.push_back(b.slot()[k]);
     }
     m_forEvents = closure(read);
     // the combinations those read: the event blocks' slots, and every slot of the blocks whose

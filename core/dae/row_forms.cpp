@@ -135,10 +135,12 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, Sampling& samp
 
 Sampling::Sampling(const DaeSystem& s) : disc(s.discrete0), y(at(s.size()), 0.0), yp(at(s.size()), 0.0) {}
 
-std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling) {
+std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling,
+                                    std::vector<char>& rates) {
     const Binding& b = s.bindings[at(bi)];
     const Block& blk = *b.block;
     std::vector<char> reads(b.slot().size(), 0);
+    rates.assign(b.slot().size(), 0);
     const std::size_t ne = at(blk.eventCount());
     if (ne == 0) return reads;
     std::vector<double> g0(ne), g1(ne);
@@ -152,17 +154,24 @@ std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, S
             [](double t) { return t; });
         blk.eventFunctions(eq, g);
     };
+    std::vector<double>& yp = sampling.yp;
     const bool sampled = forEachSample(s, bi, sampling, [&](const State& st, std::vector<double>& y, auto& draw) {
         events(st, g0);
         for (std::size_t k = 0; k < b.slot().size(); ++k) {
-            const double saved = y[at(b.slot()[k])];
-            y[at(b.slot()[k])] = saved + draw();
-            events(st, g1);
-            y[at(b.slot()[k])] = saved;
-            if (g1 != g0) reads[k] = 1;
+            for (std::vector<double>* v : {&y, &yp}) {
+                double& value = (*v)[at(b.slot()[k])];
+                const double saved = value;
+                value = saved + draw();
+                events(st, g1);
+                value = saved;
+                if (g1 != g0) (v == &y ? reads : rates)[k] = 1;
+            }
         }
     });
-    if (!sampled) reads.assign(b.slot().size(), 1);
+    if (!sampled) {
+        reads.assign(b.slot().size(), 1);
+        rates.assign(b.slot().size(), 1);
+    }
     return reads;
 }
 

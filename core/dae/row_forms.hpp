@@ -60,7 +60,9 @@ struct Sampling {
 std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling);
 
 // Per local slot of block bi: 1 if its event functions read the slot's value in some sampled
-// state of some mode combination (so an explicit variable there must be up to date for them).
-std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling);
+// state of some mode combination (so an explicit variable there must be up to date for them);
+// rates: the same for the slot's rate (a dummy derivative of the slot then stands for it).
+std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, Sampling& sampling,
+                                    std::vector<char>& rates);
 
 }   // namespace endstop::core::dae

@@ -46,11 +46,14 @@ private Q_SLOTS:
         for (std::size_t bi = 0; bi < sys.bindings.size(); ++bi) {
             const std::vector<core::dae::RowForm> forms =
                 core::dae::analyseRowForms(sys, ev, static_cast<int>(bi), sampling);
-            const std::vector<char> reads = core::dae::analyseEventReads(sys, ev, static_cast<int>(bi), sampling);
+            std::vector<char> rates;
+            const std::vector<char> reads =
+                core::dae::analyseEventReads(sys, ev, static_cast<int>(bi), sampling, rates);
             QVERIFY(zero(sampling.y) && zero(sampling.yp));
             QVERIFY(sampling.disc == sys.discrete0);
             const core::dae::BlockStructure& st = sys.structures[static_cast<std::size_t>(sys.structureOf[bi])];
             QCOMPARE(reads, st.eventReads);
+            QCOMPARE(rates, st.eventRateReads);
             const std::vector<core::dae::RowForm>& kept = sys.rowFormsOfBlock(static_cast<int>(bi));
             QCOMPARE(forms.size(), kept.size());
             for (std::size_t v = 0; v < forms.size(); ++v) {

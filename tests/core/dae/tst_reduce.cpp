@@ -712,6 +712,20 @@ private Q_SLOTS:
         QCOMPARE(fateOf(p, "derivative of the y of speed"), sine ? Fate::Kept : Fate::Explicit);
         QCOMPARE(p.plan.size(), sine ? 5 : 3);
         QCOMPARE(p.sys.size(), 10);
+        // the friction's event functions read both velocities and the force, but no rate: the
+        // belt's acceleration (a dummy derivative in its slots) is no explicit variable the root
+        // function must solve
+        const core::dae::Binding& fb = p.sys.bindings[static_cast<std::size_t>(p.sys.topo.blockIndex("f"))];
+        const core::dae::BlockStructure& fs = p.sys.structures[static_cast<std::size_t>(
+            p.sys.structureOf[static_cast<std::size_t>(p.sys.topo.blockIndex("f"))])];
+        int dummies = 0;
+        for (std::size_t k = 0; k < fb.slot().size(); ++k) {
+            const std::string what = p.sys.describeUnknown(fb.slot()[k]);
+            const bool dummy = what.rfind("derivative of", 0) == 0;
+            dummies += dummy ? 1 : 0;
+            QCOMPARE(fs.eventRead(fb, k), !dummy && (what.find("velocity") != std::string::npos || what == "f of f"));
+        }
+        QCOMPARE(dummies, 1);
 
         const auto reduced = runWith(model, true, 3.0, 1e-9), full = runWith(model, false, 3.0, 1e-9);
         QCOMPARE(reduced.stats().unknowns, sine ? 5 : 3);
