@@ -65,6 +65,37 @@ struct FrictionLock {
                 g[kIdle] = 1.0;
         }
     }
+    // The same slots as affine forms (Block::affineEvent), for a joint whose v is across(R) -
+    // across(C) and whose limits are constants until the next event
+    void affineEvent(const core::Eq<double>& eq, int which, core::Port R, core::Port C, core::Var f, double upper,
+                     double lower, double vth, core::AffineEvent& out) const {
+        out = {};
+        const auto addV = [&](double scale) {
+            out.add(R, scale);
+            out.add(C, -scale);
+        };
+        const double s = sign(eq);
+        switch (eq.mode(mode)) {
+            case kLocked:
+                out.constant = which == kUpperLimit ? upper : -lower;
+                out.add(f, which == kUpperLimit ? -1.0 : 1.0);
+                break;
+            case kWait:
+                out.constant = vth;
+                addV(which == kSlides ? -s : s);
+                break;
+            default:
+                if (which == kStops)
+                    addV(s);
+                else
+                    out.constant = 1.0;
+        }
+    }
+    // sliding: the second slot is the constant 1 (Block::liveEvents)
+    void liveEvents(const core::Eq<double>& eq, std::span<char> live) const {
+        live[kStops] = 1;
+        live[kIdle] = eq.mode(mode) == kSliding ? 0 : 1;
+    }
     void onEvent(core::EventCtx& ctx, int which, int direction, double v) const {
         if (direction == core::kRising) return;
         switch (ctx.mode(mode)) {

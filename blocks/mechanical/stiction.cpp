@@ -80,8 +80,20 @@ public:
 
     int eventCount() const override { return kLockEvents; }
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
-        lock.eventFunctions(eq, relVelocity(eq), eq[f], upper(eq), lower(eq), real(vth), g);
+        if (fromSignals()) return lock.eventFunctions(eq, relVelocity(eq), eq[f], upper(eq), lower(eq), real(vth), g);
+        core::AffineEvent a;   // the forms the solver evaluates, so that both give the same bits
+        for (int i = 0; i < kLockEvents; ++i) {
+            affineEvent(eq, i, a);
+            g[static_cast<std::size_t>(i)] = a.value(eq);
+        }
     }
+    // affine while the limits are parameters; from signals they are what the inputs say
+    bool affineEvent(const core::Eq<double>& eq, int which, core::AffineEvent& out) const override {
+        if (fromSignals()) return false;
+        lock.affineEvent(eq, which, R, C, f, upper(eq), lower(eq), real(vth), out);
+        return true;
+    }
+    void liveEvents(const core::Eq<double>& eq, std::span<char> live) const override { lock.liveEvents(eq, live); }
     void onEvent(core::EventCtx& ctx, int which, int direction) const override {
         lock.onEvent(ctx, which, direction, relVelocity(ctx.eq()));
     }

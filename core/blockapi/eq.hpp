@@ -26,6 +26,8 @@ template <class S> struct EqData {
     // when set, bit i is set as the block reads discrete i (bit 63: some discrete from the 63rd on):
     // the engine learns which discretes a block's equations depend on (Evaluator::linearAt)
     std::uint64_t* discreteReads = nullptr;
+    // when set, becomes true as the block reads the time (the reduction's constants, row_forms.hpp)
+    bool* timeRead = nullptr;
 };
 
 template <class S> class Eq {
@@ -41,7 +43,10 @@ public:
 
     S operator[](Var v) const { return m_d.y[idx(m_d.varSlot[idx(v.index)])]; }
     S der(Var v) const { return m_d.yp[idx(m_d.varSlot[idx(v.index)])]; }
-    S time() const { return m_d.time; }
+    S time() const {
+        if (m_d.timeRead) *m_d.timeRead = true;
+        return m_d.time;
+    }
     double discrete(Discrete d) const {
         noteRead(d);
         return m_d.discrete[idx(d.index)];

@@ -37,6 +37,7 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
         compile();
     }
     for (std::size_t i = 0; i < red.explicits.size(); ++i) m_all.push_back(static_cast<int>(i));
+    findConstants();
     if (solve) {
         m_explicitAt.assign(at(sys.size()), -1);
         m_combinationAt.assign(at(sys.size()), -1);
@@ -132,7 +133,13 @@ void ReducedEvaluator::expandInto(const State& r, double* y, double* yp, const s
         for (const int i : explicits) y[m_red.explicits[at(i)].unknown] = 0.0;
     const State full{r.t, y, yp, r.discrete, r.discreteVersion};
     if (m_useSums) m_ev.syncLinear(full);
-    for (const int i : explicits) solveExplicit(m_red.explicits[at(i)], full, y);
+    for (const int i : explicits) {
+        const ReductionPlan::Derived& e = m_red.explicits[at(i)];
+        if (m_constant[at(i)] != 0)
+            y[e.unknown] = m_constantValue.at(i);
+        else
+            solveExplicit(e, full, y);
+    }
 }
 
 // exact either way: the row is linear in the variable. A block summed in its current mode
@@ -164,6 +171,10 @@ bool ReducedEvaluator::addAffine(int u, double scale, double& constant, std::vec
     }
     if (const int r = m_red.reducedIndex[at(u)]; r >= 0) {
         terms.push_back({r, scale});
+        return true;
+    }
+    if (const int p = m_explicitAt.empty() ? -1 : m_explicitAt[at(u)]; p >= 0 && m_constant[at(p)] != 0) {
+        constant += scale * m_constantValue.at(p);
         return true;
     }
     const int c = m_combinationAt.empty() ? -1 : m_combinationAt[at(u)];

@@ -65,8 +65,9 @@ public:
     bool expandMoving(const State& reduced, const double* q, double* y, double* yp);
 
     // A full unknown as an affine function of the reduced ones, scaled and added into constant and
-    // terms (reduced index, coefficient): kept unknowns and combinations; false for the others
-    // (explicit variables, quadratures), which only an expansion gives.
+    // terms (reduced index, coefficient): kept unknowns, combinations and the explicit variables
+    // that are constants of the run; false for the others (explicit variables, quadratures),
+    // which only an expansion gives.
     struct Term {
         int index = -1;
         double coefficient = 0.0;
@@ -202,6 +203,11 @@ private:
     void chainJacobian(const State& reduced, double cj, double* values, bool op);
     void fuse();
     std::vector<int> closure(const std::vector<int>& unknowns) const;   // explicit positions, in order
+    void findConstants();
+    // per explicit variable (plan position): 1 for a constant of the run (findConstants()); their
+    // values, by position
+    std::vector<char> m_constant;
+    std::map<int, double> m_constantValue;
 
     const DaeSystem& m_sys;
     const ReductionPlan& m_red;

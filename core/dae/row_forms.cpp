@@ -182,9 +182,15 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
     std::vector<Sample> samples;
     std::vector<char> timed(nv, 0);
     std::vector<double> now(nv), later(nv);
-    // the own rows' values alone, in doubles: whether they change with the time
+    bool readsTime = false;
+    // the own rows' values alone, in doubles: whether they change with the time, and whether the
+    // block reads it at all
     const auto values = [&](const State& st, std::vector<double>& out) {
         Workspace<double>& w = ev.doubles();
+        struct Watch {   // the workspace outlives this analysis: never left pointing at it
+            Workspace<double>& w;
+            ~Watch() { w.data.timeRead = nullptr; }
+        } watch{w};
         Eq<double> eq = ev.prepare(
             w, bi, st,
             [](int, double y, double d, double& yo, double& dout) {
@@ -192,6 +198,7 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
                 dout = d;
             },
             [](double t) { return t; });
+        w.data.timeRead = &readsTime;
         b.block->eval(eq);
         for (std::size_t v = 0; v < nv; ++v) out[v] = w.res[v];
     };
@@ -226,6 +233,7 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
         if (self1 && std::isfinite(g0[2 * self + 1])) f.self1 = g0[2 * self + 1];
         f.linear = constant && exact;
         f.timed = timed[v] != 0;
+        f.readsTime = readsTime;
         const std::size_t rows = samples.front().rows;
         f.in.assign(rows, 0.0);
         for (std::size_t r = 0; r < rows; ++r) {

@@ -36,6 +36,10 @@ struct RowForm {
     // the row's value changes with the time alone (a sine source): what it defines is a function
     // of time that only IDA's error test on it resolves
     bool timed = false;
+    // the block read the time (Eq::time) in some sampled evaluation, whether or not its value
+    // changed there: a row of a block that never does, with no discretes, reading only constants,
+    // defines a constant (ReducedEvaluator's constants)
+    bool readsTime = true;
 };
 
 // The network-sized state a block is sampled in: the discrete state vector and y, y' (zero but
