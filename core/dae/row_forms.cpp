@@ -155,17 +155,35 @@ std::vector<char> analyseEventReads(const DaeSystem& s, Evaluator& ev, int bi, S
         blk.eventFunctions(eq, g);
     };
     std::vector<double>& yp = sampling.yp;
+    // the rates all moved at once first (most event functions read none), by a fixed step so
+    // that the draws, and so the states sampled, are those of the values alone
+    std::vector<double> savedRates(b.slot().size());
+    const auto moveRates = [&](std::size_t from, std::size_t to, bool back) {
+        for (std::size_t k = from; k < to; ++k) {
+            double& rate = yp[at(b.slot()[k])];
+            if (!back) savedRates[k] = rate;
+            rate = back ? savedRates[k] : rate + 1.0;
+        }
+    };
     const bool sampled = forEachSample(s, bi, sampling, [&](const State& st, std::vector<double>& y, auto& draw) {
         events(st, g0);
         for (std::size_t k = 0; k < b.slot().size(); ++k) {
-            for (std::vector<double>* v : {&y, &yp}) {
-                double& value = (*v)[at(b.slot()[k])];
-                const double saved = value;
-                value = saved + draw();
-                events(st, g1);
-                value = saved;
-                if (g1 != g0) (v == &y ? reads : rates)[k] = 1;
-            }
+            const double saved = y[at(b.slot()[k])];
+            y[at(b.slot()[k])] = saved + draw();
+            events(st, g1);
+            y[at(b.slot()[k])] = saved;
+            if (g1 != g0) reads[k] = 1;
+        }
+        const std::size_t n = b.slot().size();
+        moveRates(0, n, false);
+        events(st, g1);
+        moveRates(0, n, true);
+        if (g1 == g0) return;
+        for (std::size_t k = 0; k < n; ++k) {
+            moveRates(k, k + 1, false);
+            events(st, g1);
+            moveRates(k, k + 1, true);
+            if (g1 != g0) rates[k] = 1;
         }
     });
     if (!sampled) {
