@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Models for tst_reduce and tst_block_analysis: small networks whose unknowns the reduction stage
+// Models for tst_reduce, tst_reduced_evaluator and tst_block_analysis: small networks whose unknowns the reduction stage
 // can (or cannot) remove, and running one reduced and as drawn to compare the two.
 #pragma once
 
 #include "support/compare.hpp"
 #include "support/model_builder.hpp"
 #include "support/test_support.hpp"
+
+#include "blocks/registry.hpp"
+#include "core/dae/dae_system.hpp"
+#include "core/dae/reduce.hpp"
+#include "core/graph/topology.hpp"
 
 #include <QTest>
 
@@ -14,6 +19,35 @@
 #include <vector>
 
 namespace {
+
+// A network assembled and the reduction stage's plan for it
+struct Planned {
+    endstop::core::dae::DaeSystem sys;
+    endstop::core::dae::ReductionPlan plan;
+};
+
+inline Planned plan(const endstop::core::model::Model& model) {
+    Planned p{endstop::core::dae::assemble(endstop::core::graph::buildTopology(model, endstop::blocks::registry())),
+              {}};
+    p.plan = endstop::core::dae::planReduction(p.sys);
+    return p;
+}
+
+// The modes at the start, with the block named "stop" in contact at its upper bound.
+inline std::vector<double> stopInContact(const endstop::core::dae::DaeSystem& sys) {
+    std::vector<double> modes = sys.discrete0;
+    const int stop = sys.topo.blockIndex("stop");
+    modes[static_cast<std::size_t>(sys.bindings[static_cast<std::size_t>(stop)].discreteOffset)] =
+        1.0;   // kContactUpper
+    return modes;
+}
+
+// The fate of the unknown described as `what` ("x of s", "f of stop"), by the engine's own names.
+inline endstop::core::dae::ReductionPlan::Fate fateOf(const Planned& p, const std::string& what) {
+    for (int u = 0; u < p.sys.size(); ++u)
+        if (p.sys.describeUnknown(u).find(what) != std::string::npos) return p.plan.fate[static_cast<std::size_t>(u)];
+    qFatal("no unknown named %s", what.c_str());
+}
 
 // A mass starting at x0 = 0.3 m on a spring to ground that starts deformed by 0.3 m: both the
 // spring's deformation and its position are integrals of the one velocity, with offsets.
