@@ -57,14 +57,14 @@ solver::SolverOptions resolveSettings(const model::SimulationSettings& model, co
 
 namespace {
 
-// The network built from a model, held by reference or released once the network stands.
+// The network built from a model, held by reference or consumed by the build, which frees the
+// blocks' specifications and the connections as it is done with them (graph::buildTopology).
 struct Source {
     const model::Model& model;
-    model::Model* owned = nullptr;   // released after buildTopology()
+    model::Model* owned = nullptr;   // consumed by build()
     graph::Topology build(const Registry& registry) const {
-        graph::Topology topo = graph::buildTopology(model, registry);
-        if (owned) *owned = model::Model();
-        return topo;
+        if (owned) return graph::buildTopology(std::move(*owned), registry);
+        return graph::buildTopology(model, registry);
     }
 };
 
