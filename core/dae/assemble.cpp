@@ -236,22 +236,26 @@ DaeSystem assemble(graph::Topology topo) {
     s.dummyOf.assign(at(s.size()), -1);
 
     analyseBlocks(s);   // bindings ⇒ block structures (block_structure.hpp)
-    const Incidence inc = currentIncidence(s, s.discrete0.data());
-    if (const auto sing = findSingularity(inc)) reportSingular(s, *sing);   // structure ⇒ or a singularity
-    const Incidence all = unionIncidence(s);
-    Reduction red;
-    try {
-        red = pantelides(all);   // structure ⇒ rows to differentiate
-    } catch (const IndexTooHigh& e) {
-        throw TopologyError(Diagnostics{
-            {Severity::Error,
-             s.blockOfRow(e.row()),
-             {},
-             {},
-             "solving the " + s.describeRow(e.row()) + " needs equations differentiated twice (index above 2)",
-             "avoid feeding an acceleration back into a velocity constraint"}});
+    // Each incidence (a list per row) lives only as long as its stage: at 40,000 blocks each is
+    // about 4 MB, and the pattern below is the assembly's largest moment.
+    if (const auto sing = findSingularity(currentIncidence(s, s.discrete0.data())))
+        reportSingular(s, *sing);   // structure ⇒ or a singularity
+    {
+        const Incidence all = unionIncidence(s);
+        Reduction red;
+        try {
+            red = pantelides(all);   // structure ⇒ rows to differentiate
+        } catch (const IndexTooHigh& e) {
+            throw TopologyError(Diagnostics{
+                {Severity::Error,
+                 s.blockOfRow(e.row()),
+                 {},
+                 {},
+                 "solving the " + s.describeRow(e.row()) + " needs equations differentiated twice (index above 2)",
+                 "avoid feeding an acceleration back into a velocity constraint"}});
+        }
+        chooseDummies(s, drafts, red, all);   // differentiated rows ⇒ dummy derivatives
     }
-    chooseDummies(s, drafts, red, all);   // differentiated rows ⇒ dummy derivatives
     pack(s, drafts);
     buildPattern(s, drafts);   // structures and dummies ⇒ Jacobian pattern
     pack(s, drafts);
