@@ -14,6 +14,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +34,6 @@ public:
           m_ctl(ctl),
           m_red(dae::planReduction(sys, opt.reduce)),
           m_rev(sys, m_red),
-          m_revRoots(sys, m_red, dae::ReducedEvaluator::Purpose::Expand),
           m_ev(m_rev.full()),
           m_guard(opt.limits, opt.stopTime) {}
 
@@ -132,11 +132,13 @@ private:
     const RunControl& m_ctl;
     const dae::ReductionPlan m_red;
     dae::ReducedEvaluator m_rev;        // IDA's residual and Jacobian
-    dae::ReducedEvaluator m_revRoots;   // event functions (IDA calls them between residuals)
+    // event functions that are not affine (IDA calls them between residuals): made at the first,
+    // with the full vectors they are evaluated at; a network of affine ones needs neither
+    std::optional<dae::ReducedEvaluator> m_revRoots;
     dae::Evaluator& m_ev;               // the full network: projections, modes, recording
     SunContext m_ctx;
     NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
-    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full
+    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full; m_rootY(p) empty until a root is not affine
     // the blocks whose discretes withCtx() wrote, for the parts that follow what changed: the
     // expansion while resting, the id mask and the live roots each read it (discrete_changes.hpp)
     dae::DiscreteJournal m_journal{m_sys};
@@ -176,7 +178,7 @@ private:
     std::vector<char> m_rootMoves;
     unsigned long m_slotVersion = 0, m_movesVersion = ~0UL;
     bool rootMoves(int k) const;
-    std::vector<double> m_g;   // every event function (rootFn)
+    std::vector<double> m_g;   // every event function (rootFn, made with m_rootY)
     std::vector<char> m_liveFlags;
     // Live roots in affine form (Block::affineEvent) are rows over IDA's y, built in initRoots:
     // root k is the smallest of its rows [m_rootRows[k], m_rootRows[k + 1]), a row r is
