@@ -132,63 +132,33 @@ Topology buildTopology(const model::Model& model, const Registry& registry) {
     return buildFlatTopology(model, registry);
 }
 
-Topology buildTopology(model::Model&& model, const Registry& registry) {
-    if (!model.hierarchical()) return buildFlatTopology(std::move(model), registry);
-    model::Model flat = model::flatten(model, registry);
-    model = model::Model();
-    return buildFlatTopology(std::move(flat), registry);
-}
-
-namespace {
-
-// What a consuming build frees as it goes (buildFlatTopology(Model&&)); a null: the model stays
-struct Consumed {
-    std::vector<model::BlockSpec> blocks;
-    std::vector<model::Connection> connections;
-};
-
-Topology build(const std::vector<model::BlockSpec>& specs, const std::vector<model::Connection>& connections,
-               const model::Model* model, Consumed* consumed, const Registry& registry) {
+Topology buildFlatTopology(const model::Model& model, const Registry& registry) {
     Topology topo;
     Diagnostics errors;
 
-    topo.blocks.reserve(specs.size());
-    {
-        SharedBlocks shared(topo.owned);   // holds the specifications it compares: gone before they are
-        for (const model::BlockSpec& spec : specs) {
-            TopoBlock tb;
-            tb.name = spec.name;
-            const SharedBlocks::Built* built = nullptr;
-            try {
-                built = &shared.get(registry, spec);
-            } catch (const ModelError& e) {
-                for (Diagnostic d : e.diagnostics()) {
-                    d.block = spec.name;
-                    errors.push_back(d);
-                }
-                continue;
-            }
-            tb.block = built->block;
-            for (Diagnostic d : built->diagnostics) {
+    topo.blocks.reserve(model.blocks().size());
+    SharedBlocks shared(topo.owned);
+    for (const model::BlockSpec& spec : model.blocks()) {
+        TopoBlock tb;
+        tb.name = spec.name;
+        const SharedBlocks::Built* built = nullptr;
+        try {
+            built = &shared.get(registry, spec);
+        } catch (const ModelError& e) {
+            for (Diagnostic d : e.diagnostics()) {
                 d.block = spec.name;
-                (d.severity == Severity::Error ? errors : topo.diagnostics).push_back(d);
+                errors.push_back(d);
             }
-            topo.blocks.push_back(std::move(tb));
+            continue;
         }
+        tb.block = built->block;
+        for (Diagnostic d : built->diagnostics) {
+            d.block = spec.name;
+            (d.severity == Severity::Error ? errors : topo.diagnostics).push_back(d);
+        }
+        topo.blocks.push_back(std::move(tb));
     }
     if (!errors.empty()) throw TopologyError(errors);
-    // every block was built: the topology's order is the model's, and its names are the model's
-    std::unordered_map<std::string_view, int> byName;
-    if (consumed) {
-        std::vector<model::BlockSpec>().swap(consumed->blocks);   // parameters, names and layout
-        byName.reserve(topo.blocks.size());
-        for (std::size_t i = 0; i < topo.blocks.size(); ++i) byName.emplace(topo.blocks[i].name, static_cast<int>(i));
-    }
-    auto indexOf = [&](const std::string& name) {
-        if (model) return model->indexOf(name);
-        const auto it = byName.find(name);
-        return it == byName.end() ? -1 : it->second;
-    };
     std::size_t ports = 0;
     for (const TopoBlock& tb : topo.blocks) ports += tb.block->ports().size();
     topo.portNodes.assign(ports, -1);
@@ -207,7 +177,7 @@ Topology build(const std::vector<model::BlockSpec>& specs, const std::vector<mod
     const PortIndex idx = indexPorts(topo.blocks);
     boost::disjoint_sets_with_storage<> joined(idx.at.size());
     auto vertexOf = [&](const model::PortRef& ref) -> int {
-        const int b = indexOf(ref.block);
+        const int b = model.indexOf(ref.block);   // every block was built: the topology's order is the model's
         if (b < 0) {
             errors.push_back(
                 error(ref.block, ref.port, "connection names block '" + ref.block + "', which does not exist"));
@@ -223,7 +193,7 @@ Topology build(const std::vector<model::BlockSpec>& specs, const std::vector<mod
         }
         return idx.first[static_cast<std::size_t>(b)] + p;
     };
-    for (const model::Connection& c : connections) {
+    for (const model::Connection& c : model.connections()) {
         const int va = vertexOf(c.a), vb = vertexOf(c.b);
         if (va < 0 || vb < 0) continue;
         const PortDesc& pa = topo.blocks[static_cast<std::size_t>(idx.at[static_cast<std::size_t>(va)].block)]
@@ -236,10 +206,6 @@ Topology build(const std::vector<model::BlockSpec>& specs, const std::vector<mod
             continue;
         }
         joined.union_set(static_cast<std::size_t>(va), static_cast<std::size_t>(vb));
-    }
-    if (consumed) {
-        std::vector<model::Connection>().swap(consumed->connections);
-        std::unordered_map<std::string_view, int>().swap(byName);
     }
 
     // components numbered in the order of their first port, as a depth-first search over the
@@ -307,18 +273,6 @@ Topology build(const std::vector<model::BlockSpec>& specs, const std::vector<mod
     }
     if (!errors.empty()) throw TopologyError(errors);
     return topo;
-}
-
-}   // namespace
-
-Topology buildFlatTopology(const model::Model& flat, const Registry& registry) {
-    return build(flat.blocks(), flat.connections(), &flat, nullptr, registry);
-}
-
-Topology buildFlatTopology(model::Model&& flat, const Registry& registry) {
-    model::Model::Parts parts = std::move(flat).release();
-    Consumed consumed{std::move(parts.blocks), std::move(parts.connections)};
-    return build(consumed.blocks, consumed.connections, nullptr, &consumed, registry);
 }
 
 }   // namespace endstop::core::graph

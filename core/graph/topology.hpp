@@ -64,10 +64,5 @@ struct Topology {
 // are then paths.
 Topology buildTopology(const model::Model& model, const Registry& registry);
 Topology buildFlatTopology(const model::Model& flat, const Registry& registry);
-// The same, consuming the model: its blocks' specifications are freed once the blocks stand, its
-// connections once the wiring is resolved, so that a large model and its network are never held
-// whole at once (a 40,000-block model takes about 37 MB; docs/architecture.md, "Memory").
-Topology buildTopology(model::Model&& model, const Registry& registry);
-Topology buildFlatTopology(model::Model&& flat, const Registry& registry);
 
 }   // namespace endstop::core::graph

@@ -95,12 +95,6 @@ bool Model::hierarchical() const {
     return false;
 }
 
-Model::Parts Model::release() && {
-    Parts parts{std::move(m_blocks), std::move(m_connections)};
-    *this = Model();   // the name index and the connection keys go now
-    return parts;
-}
-
 const BlockSpec* Model::find(std::string_view name) const {
     const int i = indexOf(name);
     return i < 0 ? nullptr : &m_blocks[static_cast<std::size_t>(i)];

@@ -188,14 +188,6 @@ public:
     // 40,000-block file keeps its vectors from doubling on the way.
     void reserve(std::size_t blocks, std::size_t connections);
 
-    // The blocks and connections handed over whole, the model left empty: a build that consumes its
-    // model (graph::buildTopology(Model&&), a batch run) frees each part once it has read it.
-    struct Parts {
-        std::vector<BlockSpec> blocks;
-        std::vector<Connection> connections;
-    };
-    Parts release() &&;
-
     // Applies the edit, returns its inverse. Throws ModelError (and changes nothing) if the edit
     // does not fit the model: duplicate or invalid name, unknown block, missing connection.
     Edit apply(const Edit& edit);

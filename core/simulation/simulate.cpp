@@ -57,14 +57,14 @@ solver::SolverOptions resolveSettings(const model::SimulationSettings& model, co
 
 namespace {
 
-// The network built from a model, held by reference or consumed by the build, which frees the
-// blocks' specifications and the connections as it is done with them (graph::buildTopology).
+// The network built from a model, held by reference or released once the network stands.
 struct Source {
     const model::Model& model;
-    model::Model* owned = nullptr;   // consumed by build()
+    model::Model* owned = nullptr;   // released after buildTopology()
     graph::Topology build(const Registry& registry) const {
-        if (owned) return graph::buildTopology(std::move(*owned), registry);
-        return graph::buildTopology(model, registry);
+        graph::Topology topo = graph::buildTopology(model, registry);
+        if (owned) *owned = model::Model();
+        return topo;
     }
 };
 
