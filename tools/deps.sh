@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages Endstop builds and tests with, if any is missing (needs root).
 set -euo pipefail
 packages=(cmake ninja-build g++ qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev libsundials-dev
-          libsuitesparse-dev libboost-graph-dev xvfb xauth imagemagick
+          libsuitesparse-dev libboost-graph-dev libsimdjson-dev xvfb xauth imagemagick
           pybind11-dev python3-dev python3-numpy python3-distributed slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do

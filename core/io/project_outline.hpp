@@ -2,18 +2,20 @@
 // A project file's outline: its top-level object with the two long arrays, "blocks" and
 // "connections", written empty (the skeleton), and where each of their elements lies in the text.
 // A QJsonDocument of a whole file costs about three times the file: a 40,000-block project (20 MB)
-// took 60 MB of DOM on top of its text. The reader parses the skeleton and then the elements in
-// chunks (one being read, the next being parsed), so that only two chunks' DOMs are alive at once.
+// took 60 MB of DOM on top of its text. The reader parses the skeleton and then the elements a
+// chunk at a time (simdjson's parse of the chunk; Qt's of an element the reader does not take in
+// from it: project_reader_impl.hpp), so that only one chunk's document is alive at once.
 // loadProject() does not even keep the text: once outlined, the elements are read again from the
 // open file a chunk at a time (OutlinedText), so the text (20 MB) is not alive while the model
 // is built (docs/architecture.md, "Memory").
 //
-// Qt parses every piece; the outline only finds where the pieces are (strings and brackets are
+// A parser reads every piece; the outline only finds where the pieces are (strings and brackets are
 // skipped, nothing is interpreted). What it cannot split (a key spelled with escapes or given
 // twice, brackets that do not close, text after the end) gives nullopt. A piece it splits may
 // still not parse: parseElement() then says so, and the reader fails. Any failure on the outlined
 // path sends parseProject() to the whole-file parse, which gives the result and the error message
-// it always gave; each piece is parsed once when the file is good.
+// it always gave. A good file's pieces are parsed once by simdjson, and again by Qt only where the
+// reader leaves an element to it.
 #pragma once
 
 #include <QByteArray>

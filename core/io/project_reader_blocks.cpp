@@ -33,13 +33,6 @@ ParamValue rawValue(const QJsonValue& v) {   // for an old typeVersion, before m
     return v.toString().toStdString();
 }
 
-// A name some scope could hold: the model's parameters or any subsystem's mask.
-bool inScope(const model::Model& root, std::string_view name) {
-    if (root.findParameter(name)) return true;
-    return std::any_of(root.subsystems().begin(), root.subsystems().end(),
-                       [&](const model::SubsystemDef& d) { return d.body.findParameter(name) != nullptr; });
-}
-
 // A real parameter may be an expression: kept as written and evaluated on flattening. A plain
 // quantity ("10 mm") is converted to SI here, as in version 1.
 ParamValue convert(const QJsonValue& v, const ParamDesc& d, const std::function<bool(std::string_view)>& known) {
@@ -75,41 +68,10 @@ ParamValue convert(const QJsonValue& v, const ParamDesc& d, const std::function<
 
 }   // namespace
 
-Elements::~Elements() {
-    if (m_next.valid()) m_next.wait();
-}
-
-// The chunk's text in one piece (one read of the file), each element parsed from it in place.
-Elements::Chunk Elements::parseChunk(const OutlinedText& text, const std::vector<TextRange>& ranges, qsizetype first) {
-    Chunk out;
-    const qsizetype last = std::min(first + kChunk, static_cast<qsizetype>(ranges.size()));
-    const TextRange& a = ranges[static_cast<std::size_t>(first)];
-    const TextRange& z = ranges[static_cast<std::size_t>(last - 1)];
-    const TextRange span{a.begin, z.begin + z.size - a.begin};
-    const QByteArray piece = text.read(span);
-    for (qsizetype i = first; i < last; ++i) {
-        TextRange r = ranges[static_cast<std::size_t>(i)];
-        r.begin -= span.begin;
-        out.push_back(piece.size() == span.size ? parseElement(piece, r) : std::nullopt);
-    }
-    return out;
-}
-
-QJsonValue Elements::parsed(qsizetype i) const {
-    const qsizetype first = i - i % kChunk;
-    if (first != m_first) {
-        const bool ahead = m_next.valid() && first == m_first + kChunk;
-        m_chunk = ahead ? m_next.get() : parseChunk(*m_text, *m_ranges, first);
-        m_first = first;
-        if (first + kChunk < size())   // the text and the ranges outlive the reader, and so this
-            m_next = std::async(std::launch::async, [text = m_text, ranges = m_ranges, next = first + kChunk] {
-                return parseChunk(*text, *ranges, next);
-            });
-    }
-    const std::optional<QJsonValue>& v = m_chunk[static_cast<std::size_t>(i - first)];
-    // parseProject() then parses the whole file, which says what is wrong and where
-    if (!v) throw FileFormatError("an outlined element does not parse");
-    return *v;
+bool inScope(const model::Model& root, std::string_view name) {
+    if (root.findParameter(name)) return true;
+    return std::any_of(root.subsystems().begin(), root.subsystems().end(),
+                       [&](const model::SubsystemDef& d) { return d.body.findParameter(name) != nullptr; });
 }
 
 // The body's blocks, then its connections; the top level of an outlined file parses them from the text
@@ -136,6 +98,7 @@ std::optional<Elements> Reader::array(const QJsonObject& o, const char* key, con
 void Reader::readBlocks(const Elements& blocks, const Context& ctx, model::Model& body, const model::Model& root) {
     body.reserve(body.blocks().size() + static_cast<std::size_t>(blocks.size()), body.connections().size());
     for (qsizetype i = 0; i < blocks.size(); ++i) {
+        if (const auto e = blocks.fast(i); e && readBlockFast(*e, body, root)) continue;
         const auto path = [&] { return ctx.path + QString("blocks[%1]").arg(i); };
         const auto at = [&](const char* key) { return [&, key] { return path() + "." + key; }; };
         const QJsonValue value = blocks[i];
@@ -304,8 +267,12 @@ void Reader::readDisplayUnits(const QJsonValue& v, const PathOf& path, model::Bl
 // inside a definition, a bare name: one of the definition's own ports.
 PortDesc Reader::port(const QJsonValue& v, const PathOf& path, const Context& ctx, const model::Model& body,
                       const model::Model& root, model::PortRef& ref) {
-    const std::string text = v.toString().toStdString();
     if (!v.isString()) fail(path(), "expected \"block.port\"");
+    return port(v.toString().toStdString(), path, ctx, body, root, ref);
+}
+
+PortDesc Reader::port(const std::string& text, const PathOf& path, const Context& ctx, const model::Model& body,
+                      const model::Model& root, model::PortRef& ref) {
     if (!ctx.subsystem.empty() && model::Model::validName(text)) {
         const model::BlockSpec* p = body.find(text);
         if (!p || !model::isPortType(p->type))
@@ -377,14 +344,19 @@ void Reader::readConnections(const Elements& cs, const Context& ctx, model::Mode
     m_portsOf.assign(body.blocks().size(), -1);   // this body's blocks
     for (qsizetype i = 0; i < cs.size(); ++i) {
         const auto path = [&] { return where + QString("[%1]").arg(i); };   // for a message only
-        const QJsonValue value = cs[i];
-        const QJsonArray pair = value.toArray();
-        if (!value.isArray() || pair.size() != 2) fail(path(), "expected [\"block.port\", \"block.port\"]");
+        const auto end = [&](int k) { return [&, k] { return path() + QString("[%1]").arg(k); }; };
         model::Connection c;
-        const PortDesc a = port(
-            pair[0], [&] { return path() + "[0]"; }, ctx, body, root, c.a);
-        const PortDesc b = port(
-            pair[1], [&] { return path() + "[1]"; }, ctx, body, root, c.b);
+        PortDesc a, b;
+        if (const auto ends = fastPair(cs.fast(i))) {   // two plain strings, as simdjson parsed them
+            a = port(ends->first, end(0), ctx, body, root, c.a);
+            b = port(ends->second, end(1), ctx, body, root, c.b);
+        } else {
+            const QJsonValue value = cs[i];
+            const QJsonArray pair = value.toArray();
+            if (!value.isArray() || pair.size() != 2) fail(path(), "expected [\"block.port\", \"block.port\"]");
+            a = port(pair[0], end(0), ctx, body, root, c.a);
+            b = port(pair[1], end(1), ctx, body, root, c.b);
+        }
         if (!connectable(a, b)) fail(path(), differentDomains(c.a.toString(), a.domain, c.b.toString(), b.domain));
         try {
             body.apply(model::Connect{c});

@@ -13,8 +13,11 @@
 #include <QJsonValue>
 #include <QString>
 
+#include <simdjson.h>
+
+#include <array>
 #include <functional>
-#include <future>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,31 +37,42 @@ struct Context {
 };
 
 // The elements of a "blocks" or "connections" array: from the DOM, or, for the top level of an
-// outlined file, parsed from the text one at a time (project_outline.hpp). Read in order, the
-// outlined ones are parsed a chunk ahead on another thread while the reader takes in the chunk
-// before (a 40,000-block file: a sixth of its load time is Qt's parse).
+// outlined file, from the text a chunk at a time (project_outline.hpp). An outlined chunk is parsed
+// by simdjson into a small document of its own: fast() gives its elements, which the reader takes
+// in directly when they have the common shapes (project_reader_fast.cpp). operator[] gives Qt's
+// parse of one element, for everything else: the reader's checks and messages are written once,
+// against Qt's values (docs/architecture.md, "Loading a large file").
 class Elements {
 public:
-    explicit Elements(QJsonArray array) : m_array(std::move(array)) {}
-    Elements(const OutlinedText& text, const std::vector<TextRange>& ranges) : m_text(&text), m_ranges(&ranges) {}
-    Elements(Elements&&) = default;
-    ~Elements();   // waits for a chunk still being parsed
+    explicit Elements(QJsonArray array);
+    Elements(const OutlinedText& text, const std::vector<TextRange>& ranges);
+    Elements(Elements&&) noexcept;
+    ~Elements();
     qsizetype size() const { return m_ranges ? static_cast<qsizetype>(m_ranges->size()) : m_array.size(); }
-    QJsonValue operator[](qsizetype i) const { return m_ranges ? parsed(i) : m_array[i]; }
+    QJsonValue operator[](qsizetype i) const;
+    // simdjson's parse of an outlined element; nullopt for a DOM array's, or if its chunk does not
+    // parse so (Qt's parse then decides)
+    std::optional<simdjson::dom::element> fast(qsizetype i) const;
 
 private:
-    using Chunk = std::vector<std::optional<QJsonValue>>;
     static constexpr qsizetype kChunk = 512;
-    QJsonValue parsed(qsizetype i) const;
-    static Chunk parseChunk(const OutlinedText& text, const std::vector<TextRange>& ranges, qsizetype first);
+    void load(qsizetype i) const;   // makes i's chunk the one at hand
 
     QJsonArray m_array;
     const OutlinedText* m_text = nullptr;
     const std::vector<TextRange>* m_ranges = nullptr;
-    mutable qsizetype m_first = -1;   // the chunk at hand: its first element
-    mutable Chunk m_chunk;
-    mutable std::future<Chunk> m_next;   // the one after it, being parsed
+    mutable qsizetype m_first = -1;            // the chunk at hand: its first element
+    mutable bool m_whole = false;              // all of its text was read
+    mutable simdjson::padded_string m_piece;   // its text, as "[" elements "]"
+    mutable std::unique_ptr<simdjson::dom::parser> m_parser;
+    mutable std::vector<simdjson::dom::element> m_fast;   // empty if the chunk does not parse so
 };
+
+// A name some scope could hold: the model's parameters or any subsystem's mask.
+bool inScope(const model::Model& root, std::string_view name);
+
+// A connection as simdjson parsed it, if it is two strings: its ends (project_reader_fast.cpp)
+std::optional<std::pair<std::string, std::string>> fastPair(const std::optional<simdjson::dom::element>& e);
 
 class Reader {
 public:
@@ -97,6 +111,9 @@ private:
     void readBody(const QJsonObject& o, const Context& ctx, model::Model& body, const model::Model& root);
     std::optional<Elements> array(const QJsonObject& o, const char* key, const Context& ctx) const;
     void readBlocks(const Elements& blocks, const Context& ctx, model::Model& body, const model::Model& root);
+    // project_reader_fast.cpp: a top-level block as simdjson parsed it, if it has the common shape
+    // and passes every check; false (nothing added) sends it to the checks against Qt's parse
+    bool readBlockFast(simdjson::dom::element e, model::Model& body, const model::Model& root) const;
     // A JSON path, built only for a message: a 40,000-block file spent a tenth of its load time
     // putting together paths that no message used.
     using PathOf = std::function<QString()>;
@@ -108,6 +125,8 @@ private:
     void readDisplayUnits(const QJsonValue& v, const PathOf& path, model::BlockSpec& spec,
                           const BlockDescription* proto) const;
     PortDesc port(const QJsonValue& v, const PathOf& path, const Context& ctx, const model::Model& body,
+                  const model::Model& root, model::PortRef& ref);
+    PortDesc port(const std::string& text, const PathOf& path, const Context& ctx, const model::Model& body,
                   const model::Model& root, model::PortRef& ref);
     void readConnections(const Elements& cs, const Context& ctx, model::Model& body, const model::Model& root);
     int presentPorts(const model::BlockSpec& spec);

@@ -14,6 +14,7 @@
 #include "blocks/registry.hpp"
 #include "core/io/overrides.hpp"
 #include "core/io/project_file.hpp"
+#include "core/io/project_reader.hpp"
 #include "core/errors.hpp"
 #include "core/simulation/simulate.hpp"
 #include "core/units/unit.hpp"
@@ -22,10 +23,14 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
 
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,14 +138,44 @@ struct Tally {
 
 // One project-file case, run as drawn or through the reduction stage (docs/engine.md,
 // "Reduction"); returns its class, or throws a finding.
+// A current file read from one Qt DOM of it, as the loader reads what its outline does not take
+// (core/io/project_file.cpp): the model's bytes, or the error's message.
+std::optional<std::string> wholeRead(const QByteArray& bytes, std::string& message) {
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject() ||
+        doc.object().value("format") != QJsonValue("endstop-project") ||
+        doc.object().value("formatVersion") != QJsonValue(core::io::kFormatVersion))
+        return std::nullopt;   // not a current file: the loader reads it whole anyway
+    try {
+        return core::io::serializeProject(core::io::readProject(doc.object(), "fuzz.endstop", blocks::registry()))
+            .toStdString();
+    } catch (const core::Error& e) {
+        message = e.what();
+        return std::string();
+    }
+}
+
 std::string projectCase(const std::string& text, bool reduce) {
     const QByteArray bytes = QByteArray::fromStdString(text);
     core::model::Model m;
+    std::string message, wholeMessage;
     try {
         m = core::io::parseProject(bytes, "fuzz.endstop", blocks::registry());
-    } catch (const core::Error&) {
-        return "refused by the loader";
+    } catch (const core::Error& e) {
+        message = e.what();
     }
+    // the outlined read (simdjson's parse, the common shapes taken in directly) must give what the
+    // whole file's DOM gives: the same model, or the same message
+    if (const std::optional<std::string> whole = wholeRead(bytes, wholeMessage)) {
+        if (message != wholeMessage)
+            throw std::logic_error(
+                "the loader and the whole-file read disagree: " + (message.empty() ? "loaded" : message) + " / " +
+                (wholeMessage.empty() ? "loaded" : wholeMessage));
+        if (message.empty() && core::io::serializeProject(m).toStdString() != *whole)
+            throw std::logic_error("the loader and the whole-file read give different models");
+    }
+    if (!message.empty()) return "refused by the loader";
     const QByteArray saved = core::io::serializeProject(m);
     if (core::io::serializeProject(core::io::parseProject(saved, "fuzz.endstop", blocks::registry())) != saved)
         throw std::logic_error("save, load and save again changed the bytes");

@@ -113,6 +113,33 @@ private Q_SLOTS:
             R"({"format":"endstop-project","formatVersion":2,"blocks":[ ],"connections":[]})");
         QTest::newRow("example") << test::readBytes(test::sourcePath("resources/examples/gear_train_backlash.endstop"));
         QTest::newRow("1,500 blocks") << chain(750);
+        // What simdjson's parse takes in directly, and what it leaves to Qt's: numbers Qt reads
+        // its own way (-0.0 as +0), keys given twice (Qt keeps one), escapes, display units, a
+        // string in a vector, flip as a number, rotations to wrap; a string quantity, an expression,
+        // a choice and vectors.
+        const QByteArray head = R"({"format":"endstop-project","formatVersion":2,)";
+        QTest::newRow("numbers") << head + R"("blocks":[
+            {"name":"a","type":"translational.mass","parameters":{"mass":-0.0},"ui":{"pos":[-0.0,1e2]}},
+            {"name":"b","type":"translational.mass","parameters":{"mass":1e-310}},
+            {"name":"c","type":"translational.mass","parameters":{"mass":9007199254740993},"typeVersion":1.0},
+            {"name":"d","type":"translational.mass","parameters":{"mass":18446744073709551615}},
+            {"name":"e","type":"translational.mass","parameters":{"mass":0.1},"ui":{"rotation":-90,"flip":1}},
+            {"name":"f","type":"translational.mass","parameters":{"mass":-0},"ui":{"rotation":450,"flip":true}}]})";
+        QTest::newRow("keys twice") << head + R"("blocks":[
+            {"name":"a","type":"translational.mass","parameters":{"mass":1,"mass":2}},
+            {"name":"b","type":"translational.mass","ui":{"pos":[1,2],"pos":[3,4]}},
+            {"name":"c","type":"translational.mass","ui":{"x":1,"x":2}}]})";
+        QTest::newRow("escapes and units") << head + R"("blocks":[
+            {"name":"m\u0031","type":"translational.ma\u0073s","parameters":{"ma\u0073s":"2 kg"}},
+            {"name":"m2","type":"translational.mass","parameters":{"mass":2},"ui":{"units":{"mass":"g"}}}],
+            "connections":[["m\u0031.M","m2.M"]]})";
+        QTest::newRow("values of every kind") << head + R"("parameters":[{"name":"m0","value":"3 kg"}],"blocks":[
+            {"name":"m","type":"translational.mass","parameters":{"mass":"2*m0"}},
+            {"name":"n","type":"translational.mass","parameters":{"mass":"10 g"}},
+            {"name":"s","type":"translational.hard_stop","parameters":{"model":"full_damped","upper_bound":"1 mm"}},
+            {"name":"t","type":"signal.table","parameters":{"times":[0,0.5,1],"values":"[0 1 2]"}},
+            {"name":"u","type":"signal.table","parameters":{"times":[0,"0.5",1],"values":[1,2,3]}}],
+            "connections":[["m.M","s.R"],["n.M","s.C"]]})";
     }
     void sameModelEitherWay() {
         QFETCH(QByteArray, text);
