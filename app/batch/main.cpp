@@ -39,12 +39,13 @@ int main(int argc, char** argv) {
     // instructions (docs/batch.md, "Start-up"), and the C library keeps the "C" locale.
     using namespace endstop::batch;
 #ifdef __GLIBC__
-    // Blocks of 128 kB and more are mapped on their own and given back when freed. glibc starts
-    // there but raises the threshold to the size of each such block freed, so which large arrays
-    // come from the heap instead would follow the order the loader's parse threads and the main
-    // thread free theirs in: b10000's peak came out 60.3 or 62.5 MB from one run to the next.
-    // Fixed, it is the same every run, and lower (docs/architecture.md, "Memory").
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    // glibc maps a large block on its own and gives it back when freed, and raises that threshold
+    // to the size of each such block freed: which arrays came from the heap followed the order
+    // blocks were freed in, and b10000's peak came out 60.3 or 62.5 MB from one run to the next.
+    // Fixed, it is the same every run. At 32 MB (glibc's own ceiling for it) the solver's arrays
+    // come from the heap and stay there: a third of the page faults of a 128 kB threshold, for
+    // about 1 MB more at b10000's peak (docs/architecture.md, "Memory").
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
 #endif
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);

@@ -7,6 +7,7 @@
 #include <QJsonParseError>
 
 #include <algorithm>
+#include <array>
 
 namespace endstop::core::io {
 
@@ -51,6 +52,8 @@ public:
         if (*m_p == '{' || *m_p == '[') {
             long depth = 0;
             while (m_p < m_end) {
+                while (m_p < m_end && kPlain[static_cast<unsigned char>(*m_p)]) ++m_p;   // most of the text
+                if (m_p == m_end) break;
                 const char c = *m_p;
                 if (c == '"') {
                     if (!string()) return false;
@@ -59,7 +62,7 @@ public:
                 ++m_p;
                 if (c == '{' || c == '[')
                     ++depth;
-                else if ((c == '}' || c == ']') && --depth == 0)
+                else if (--depth == 0)
                     return true;
             }
             return false;
@@ -73,6 +76,14 @@ private:
     static bool delimiter(char c) {
         return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
     }
+    // the bytes a container's scan passes over: all but quotes and brackets
+    static constexpr std::array<bool, 256> kPlain = [] {
+        std::array<bool, 256> plain{};
+        plain.fill(true);
+        for (const char c : {'"', '{', '}', '[', ']'}) plain[static_cast<unsigned char>(c)] = false;
+        return plain;
+    }();
+
     bool string() {
         ++m_p;   // the opening quote
         while (m_p < m_end) {
