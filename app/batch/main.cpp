@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <iostream>
 #ifdef __GLIBC__
-#include <malloc.h>
 #endif
 
 namespace {
@@ -38,15 +37,6 @@ int main(int argc, char** argv) {
     // (QSaveFile, QFile) need none. Without it the process starts with fewer page faults and
     // instructions (docs/batch.md, "Start-up"), and the C library keeps the "C" locale.
     using namespace endstop::batch;
-#ifdef __GLIBC__
-    // glibc maps a large block on its own and gives it back when freed, and raises that threshold
-    // to the size of each such block freed: which arrays came from the heap followed the order
-    // blocks were freed in, and b10000's peak came out 60.3 or 62.5 MB from one run to the next.
-    // Fixed, it is the same every run. At 32 MB (glibc's own ceiling for it) the solver's arrays
-    // come from the heap and stay there: a third of the page faults of a 128 kB threshold, for
-    // about 1 MB more at b10000's peak (docs/architecture.md, "Memory").
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-#endif
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? kBadInput : kOk;

@@ -175,7 +175,6 @@ std::optional<Outline> outline(QByteArrayView text) {
 
 QByteArray OutlinedText::read(TextRange span) const {
     if (!m_file) return QByteArray::fromRawData(m_text.data() + span.begin, span.size);   // no copy
-    const std::lock_guard lock(m_mutex);
     QByteArray bytes(span.size, Qt::Uninitialized);
     if (!m_file->seek(span.begin)) return {};
     const qint64 n = m_file->read(bytes.data(), span.size);

@@ -22,7 +22,6 @@
 #include <QByteArrayView>
 #include <QJsonValue>
 
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -43,8 +42,7 @@ struct Outline {
 std::optional<Outline> outline(QByteArrayView text);
 
 // Where an outline's elements are read from: the outlined text itself, or the open file it was read
-// from (its ranges are the file's bytes). Safe to read from two threads (the reader parses the
-// chunk ahead on another one).
+// from (its ranges are the file's bytes).
 class OutlinedText {
 public:
     explicit OutlinedText(QByteArrayView text) : m_text(text) {}
@@ -57,7 +55,6 @@ public:
 private:
     QByteArrayView m_text;
     QFile* m_file = nullptr;
-    mutable std::mutex m_mutex;   // the file's position
 };
 
 // One element of an outlined array, parsed as it stands in the whole file (at the depth of a
