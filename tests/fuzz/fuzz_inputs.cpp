@@ -7,8 +7,10 @@
 // parentheses, ^257, 1e300, 5e-324).
 //
 // A refused input must be refused with one of the project's errors (core::Error, UnitError); any
-// other exception, a round trip that changes the bytes, or a crash (which the sanitizer build
-// turns into a report) is a finding: the input is written to --crashes and the exit code is 1.
+// other exception, a round trip that changes the bytes, a current file that the loader reads
+// otherwise than one Qt DOM of the whole file does (another model or message), or a crash (which
+// the sanitizer build turns into a report) is a finding: the input is written to --crashes and
+// the exit code is 1.
 // Built in every configuration; CI runs it under ASan/UBSan for a fixed time.
 //   fuzz_inputs --seconds 60 --seed 1 --crashes DIR CORPUS_DIR...
 #include "blocks/registry.hpp"
