@@ -6,8 +6,6 @@
 
 #include <cstdio>
 #include <iostream>
-#ifdef __GLIBC__
-#endif
 
 namespace {
 

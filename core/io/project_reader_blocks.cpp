@@ -225,10 +225,9 @@ void Reader::readUi(const QJsonValue& v, const PathOf& path, model::BlockSpec& s
             spec.ui.x = pos[0].toDouble();
             spec.ui.y = pos[1].toDouble();
         } else if (key == u"rotation") {
-            const double r = number(it.value(), p());
-            if (r != std::floor(r) || std::fmod(r, 90.0) != 0.0 || std::abs(r) > 1e6)
-                fail(p(), "expected a multiple of 90 degrees");
-            spec.ui.rotation = ((static_cast<int>(r) % 360) + 360) % 360;
+            const std::optional<int> turns = quarterTurns(number(it.value(), p()));
+            if (!turns) fail(p(), "expected a multiple of 90 degrees");
+            spec.ui.rotation = *turns;
         } else if (key == u"flip") {
             spec.ui.flipped = it.value().toBool();
         } else if (key == u"units") {

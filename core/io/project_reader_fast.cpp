@@ -10,6 +10,7 @@
 #include "core/io/project_reader_impl.hpp"
 #include "core/model/flatten.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -48,16 +49,23 @@ std::optional<std::string_view> text(element e) {
     return std::string_view(e);
 }
 
-// an object's fields, if no key is given twice (Qt keeps one of them; which is Qt's business)
-template <std::size_t N> bool fields(simdjson::dom::object o, std::array<std::string_view, N>& keys, std::size_t& n,
-                                     std::array<element, N>& values) {
-    n = 0;
-    for (const simdjson::dom::key_value_pair field : o) {
-        if (n == N) return false;
-        for (std::size_t k = 0; k < n; ++k)
-            if (keys[k] == field.key) return false;
-        keys[n] = field.key;
-        values[n++] = field.value;
+// An object's fields, at most N of them.
+template <std::size_t N> struct Fields {
+    std::array<std::string_view, N> keys;
+    std::array<element, N> values;
+    std::size_t size = 0;
+};
+
+// false if e is no object, a key is given twice (Qt keeps one of them; which is Qt's business) or
+// there are more than N (filled in place: 64 parameters are 2 kB, once per block)
+template <std::size_t N> bool fields(element e, Fields<N>& f) {
+    if (e.type() != element_type::OBJECT) return false;
+    f.size = 0;
+    for (const simdjson::dom::key_value_pair field : simdjson::dom::object(e)) {
+        if (f.size == N || std::find(f.keys.begin(), f.keys.begin() + f.size, field.key) != f.keys.begin() + f.size)
+            return false;
+        f.keys[f.size] = field.key;
+        f.values[f.size++] = field.value;
     }
     return true;
 }
@@ -92,14 +100,12 @@ std::optional<ParamValue> convertFast(element v, const ParamDesc& d,
 
 // "ui" as readUi() reads it, without display units; false for anything it would refuse
 bool uiFast(element v, model::BlockUi& ui) {
-    if (v.type() != element_type::OBJECT) return false;
-    std::array<std::string_view, 8> keys;
-    std::array<element, 8> values;
-    std::size_t n = 0;
-    if (!fields(simdjson::dom::object(v), keys, n, values)) return false;
-    for (std::size_t k = 0; k < n; ++k) {
-        const element value = values[k];
-        if (keys[k] == "pos") {
+    Fields<8> f;
+    if (!fields(v, f)) return false;
+    for (std::size_t k = 0; k < f.size; ++k) {
+        const std::string_view key = f.keys[k];
+        const element value = f.values[k];
+        if (key == "pos") {
             if (value.type() != element_type::ARRAY) return false;
             const simdjson::dom::array pos(value);
             if (pos.size() != 2) return false;
@@ -107,13 +113,14 @@ bool uiFast(element v, model::BlockUi& ui) {
             if (!x || !y) return false;
             ui.x = *x;
             ui.y = *y;
-        } else if (keys[k] == "rotation") {
+        } else if (key == "rotation") {
             const auto r = numberOf(value);
-            if (!r || *r != std::floor(*r) || std::fmod(*r, 90.0) != 0.0 || std::abs(*r) > 1e6) return false;
-            ui.rotation = ((static_cast<int>(*r) % 360) + 360) % 360;
-        } else if (keys[k] == "flip") {
+            const std::optional<int> turns = r ? quarterTurns(*r) : std::nullopt;
+            if (!turns) return false;
+            ui.rotation = *turns;
+        } else if (key == "flip") {
             ui.flipped = value.type() == element_type::BOOL && bool(value);   // QJsonValue::toBool()
-        } else if (keys[k] == "units") {
+        } else if (key == "units") {
             return false;
         }   // other keys are left to other tools
     }
@@ -186,21 +193,19 @@ std::optional<std::pair<std::string, std::string>> fastPair(const std::optional<
 // readBlocks()'s reading of a plain block at the top level: the same checks in the same order, each
 // of which, failing, leaves the block to readBlocks() and its message.
 bool Reader::readBlockFast(element e, model::Model& body, const model::Model& root) const {
-    if (e.type() != element_type::OBJECT) return false;
-    std::array<std::string_view, 5> keys;
-    std::array<element, 5> values;
-    std::size_t n = 0;
-    if (!fields(simdjson::dom::object(e), keys, n, values)) return false;
+    Fields<5> f;
+    if (!fields(e, f)) return false;
     std::optional<element> name, type, typeVersion, parameters, ui;
-    for (std::size_t k = 0; k < n; ++k) {
-        std::optional<element>* slot = keys[k] == "name"          ? &name
-                                       : keys[k] == "type"        ? &type
-                                       : keys[k] == "typeVersion" ? &typeVersion
-                                       : keys[k] == "parameters"  ? &parameters
-                                       : keys[k] == "ui"          ? &ui
-                                                                  : nullptr;
+    for (std::size_t k = 0; k < f.size; ++k) {
+        const std::string_view key = f.keys[k];
+        std::optional<element>* slot = key == "name"          ? &name
+                                       : key == "type"        ? &type
+                                       : key == "typeVersion" ? &typeVersion
+                                       : key == "parameters"  ? &parameters
+                                       : key == "ui"          ? &ui
+                                                              : nullptr;
         if (!slot) return false;
-        *slot = values[k];
+        *slot = f.values[k];
     }
     const auto nameText = name ? text(*name) : std::nullopt;
     const auto typeText = type ? text(*type) : std::nullopt;
@@ -217,23 +222,20 @@ bool Reader::readBlockFast(element e, model::Model& body, const model::Model& ro
         return false;   // older, or wrong
     const BlockDescription* proto = prototype(spec.type);
     if (parameters) {
-        if (parameters->type() != element_type::OBJECT) return false;
-        std::array<std::string_view, 64> pkeys;
-        std::array<element, 64> pvalues;
-        std::size_t np = 0;
-        if (!fields(simdjson::dom::object(*parameters), pkeys, np, pvalues)) return false;
+        Fields<64> p;
+        if (!fields(*parameters, p)) return false;
         const auto known = [&](std::string_view s) { return inScope(root, s); };
-        for (std::size_t k = 0; k < np; ++k) {
-            const ParamDesc* desc = proto->param(pkeys[k]);
+        for (std::size_t k = 0; k < p.size; ++k) {
+            const ParamDesc* desc = proto->param(p.keys[k]);
             if (!desc) return false;
             std::optional<ParamValue> value;
             try {
-                value = convertFast(pvalues[k], *desc, known);
+                value = convertFast(p.values[k], *desc, known);
             } catch (const Error&) {
                 return false;
             }
             if (!value) return false;
-            spec.params.emplace(std::string(pkeys[k]), std::move(*value));
+            spec.params.emplace(std::string(p.keys[k]), std::move(*value));
         }
     }
     if (ui && !uiFast(*ui, spec.ui)) return false;

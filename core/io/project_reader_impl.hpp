@@ -16,6 +16,7 @@
 #include <simdjson.h>
 
 #include <array>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <map>
@@ -67,6 +68,13 @@ private:
     mutable std::unique_ptr<simdjson::dom::parser> m_parser;
     mutable std::vector<simdjson::dom::element> m_fast;   // empty if the chunk does not parse so
 };
+
+// A "ui.rotation" in degrees as a quarter turn in [0, 360); nullopt if it is no whole multiple of
+// 90 within 1e6.
+inline std::optional<int> quarterTurns(double r) {
+    if (r != std::floor(r) || std::fmod(r, 90.0) != 0.0 || std::abs(r) > 1e6) return std::nullopt;
+    return ((static_cast<int>(r) % 360) + 360) % 360;
+}
 
 // A name some scope could hold: the model's parameters or any subsystem's mask.
 bool inScope(const model::Model& root, std::string_view name);

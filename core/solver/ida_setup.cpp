@@ -83,9 +83,8 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     try {
         const dae::State reduced = self->reducedState(t, y, yp);
         if (!self->m_rootEvaluated.empty()) {   // the live roots that are not affine (initRoots)
-            if (!self->m_revRoots)              // made at the first such root (run.hpp)
+            if (!self->m_revRoots) {            // made at the first such root, with its vectors (run.hpp)
                 self->m_revRoots.emplace(self->m_sys, self->m_red, dae::ReducedEvaluator::Purpose::Expand);
-            if (self->m_rootY.empty()) {
                 self->m_rootY = self->m_sys.y0;
                 self->m_rootYp.assign(self->m_sys.y0.size(), 0.0);
                 self->m_g.assign(at(self->m_sys.eventCount), 1.0);
@@ -154,8 +153,6 @@ void Run::setUp() {
     for (const NVector* v : {&m_y, &m_yp, &m_id}) accelerate(v->get());   // IDA clones these
     m_fy = m_sys.y0;
     m_fyp.assign(m_sys.y0.size(), 0.0);
-    m_rootY.clear();   // rootFn() makes them when a root is not affine
-    m_rootYp.clear();
     m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
     const std::size_t nq = m_red.quadratures.size();
     if (nq > 0) {
@@ -168,7 +165,6 @@ void Run::setUp() {
     m_stats.linearSolver = toString(m_sparse ? core::model::LinearSolver::Klu : core::model::LinearSolver::Dense);
     startResting(0.0);   // before any IDA: a large network's whole-size IDA is never made
     createIda(0.0);
-    m_g.clear();   // with m_rootY
     initRoots(0.0);
     for (std::size_t b = 0; b < m_sys.topo.blocks.size(); ++b) {
         const Block& blk = *m_sys.topo.blocks[b].block;

@@ -138,7 +138,7 @@ private:
     dae::Evaluator& m_ev;               // the full network: projections, modes, recording
     SunContext m_ctx;
     NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
-    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full; m_rootY(p) empty until a root is not affine
+    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full; m_rootY(p) made with m_revRoots
     // the blocks whose discretes withCtx() wrote, for the parts that follow what changed: the
     // expansion while resting, the id mask and the live roots each read it (discrete_changes.hpp)
     dae::DiscreteJournal m_journal{m_sys};
@@ -178,7 +178,7 @@ private:
     std::vector<char> m_rootMoves;
     unsigned long m_slotVersion = 0, m_movesVersion = ~0UL;
     bool rootMoves(int k) const;
-    std::vector<double> m_g;   // every event function (rootFn, made with m_rootY)
+    std::vector<double> m_g;   // every event function (rootFn, made with m_revRoots)
     std::vector<char> m_liveFlags;
     // Live roots in affine form (Block::affineEvent) are rows over IDA's y, built in initRoots:
     // root k is the smallest of its rows [m_rootRows[k], m_rootRows[k + 1]), a row r is

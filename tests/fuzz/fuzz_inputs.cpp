@@ -138,8 +138,6 @@ struct Tally {
     long findings = 0;
 };
 
-// One project-file case, run as drawn or through the reduction stage (docs/engine.md,
-// "Reduction"); returns its class, or throws a finding.
 // A current file read from one Qt DOM of it, as the loader reads what its outline does not take
 // (core/io/project_file.cpp): the model's bytes, or the error's message.
 std::optional<std::string> wholeRead(const QByteArray& bytes, std::string& message) {
@@ -158,6 +156,8 @@ std::optional<std::string> wholeRead(const QByteArray& bytes, std::string& messa
     }
 }
 
+// One project-file case, run as drawn or through the reduction stage (docs/engine.md,
+// "Reduction"); returns its class, or throws a finding.
 std::string projectCase(const std::string& text, bool reduce) {
     const QByteArray bytes = QByteArray::fromStdString(text);
     core::model::Model m;
