@@ -5,12 +5,12 @@
 #include "core/solver/fast_vector.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/run.hpp"
+#include "core/solver/sparse_solver.hpp"
 
 #include <idas/idas.h>
 #include <sunlinsol/sunlinsol_dense.h>
-#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
-#include <sunmatrix/sunmatrix_sparse.h>
+#include <sunmatrix/sunmatrix_sparse.h>   // its SM_ macros; the library itself is the KLU module's
 
 #include <algorithm>
 
@@ -49,9 +49,9 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
         const dae::Pattern& p = self->m_rev.pattern();
         const dae::State st = self->reducedState(t, y, yp);
         if (self->m_resting) {   // the moving part's entries of the reduced Jacobian
-            std::copy(self->m_subColPtr.begin(), self->m_subColPtr.end(), SUNSparseMatrix_IndexPointers(J));
-            std::copy(self->m_subRowIdx.begin(), self->m_subRowIdx.end(), SUNSparseMatrix_IndexValues(J));
-            double* values = SUNSparseMatrix_Data(J);
+            std::copy(self->m_subColPtr.begin(), self->m_subColPtr.end(), SM_INDEXPTRS_S(J));
+            std::copy(self->m_subRowIdx.begin(), self->m_subRowIdx.end(), SM_INDEXVALS_S(J));
+            double* values = SM_DATA_S(J);
             if (self->m_rev.selectedJacobian(st, cj, values)) return 0;   // those entries alone
             self->m_rev.jacobian(st, cj, self->m_jr.data());
             const int* source = self->m_subSource.data();
@@ -59,9 +59,9 @@ int Run::jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNM
             return 0;
         }
         if (self->m_sparse) {
-            std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(J));
-            std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(J));
-            self->m_rev.jacobian(st, cj, SUNSparseMatrix_Data(J));
+            std::copy(p.colPtr.begin(), p.colPtr.end(), SM_INDEXPTRS_S(J));
+            std::copy(p.rowIdx.begin(), p.rowIdx.end(), SM_INDEXVALS_S(J));
+            self->m_rev.jacobian(st, cj, SM_DATA_S(J));
             return 0;
         }
         self->m_values.resize(at(p.nnz()));
@@ -181,19 +181,11 @@ LinearSystem Run::fullSystem() {
     if (m_A) return {m_A.get(), m_ls.get()};
     const int n = m_rev.size();
     if (m_sparse) {
-        m_A.reset(SUNSparseMatrix(n, n, std::max(1, m_rev.pattern().nnz()), CSC_MAT, m_ctx));
-        m_ls.reset(SUNLinSol_KLU(m_y.get(), m_A.get(), m_ctx));
-        // AMD rather than SUNDIALS' default COLAMD: network Jacobians are nearly symmetric in
-        // structure, and AMD's fill estimate lets KLU size its factors (COLAMD's default
-        // sizing reserved 40 MB at 60,000 unknowns)
-        if (m_ls) check(SUNLinSol_KLUSetOrdering(m_ls.get(), 0), "SUNLinSol_KLUSetOrdering");
-        // partial pivoting as in the dense LU: KLU's default prefers the diagonal while it is
-        // 1e-3 of the column's largest entry, and after a short step (cj ~ 1e13) the differential
-        // diagonals can cancel to an exact zero pivot that the dense LU never meets (a gear train
-        // with backlash, reduced, failed in IDACalcIC)
-        if (m_ls) SUNLinSol_KLUGetCommon(m_ls.get())->tol = 1.0;
+        const SparseSystem s = makeSparseSystem(m_y.get(), std::max(1, m_rev.pattern().nnz()), m_ctx);
+        m_A.reset(s.A);
+        m_ls.reset(s.ls);
         keepSymbolicAnalysis(m_ls.get());
-        if (m_A && m_ls) accelerate(m_ls.get(), m_A.get());
+        accelerate(m_ls.get(), m_A.get());
     } else {
         m_A.reset(SUNDenseMatrix(n, n, m_ctx));
         m_ls.reset(SUNLinSol_Dense(m_y.get(), m_A.get(), m_ctx));
@@ -225,13 +217,11 @@ void Run::createIda(double t) {
     if (!m_resting) {
         sys = fullSystem();
     } else {   // the moving part's own KLU, set up as m_ls is
-        const int n = idaSize();
         m_lsa.reset();
-        m_Aa.reset(SUNSparseMatrix(n, n, std::max<long>(1, static_cast<long>(m_subSource.size())), CSC_MAT, m_ctx));
-        if (m_Aa) m_lsa.reset(SUNLinSol_KLU(m_ya.get(), m_Aa.get(), m_ctx));
-        if (!m_Aa || !m_lsa) throw SolverError("could not create the linear solver of the moving part");
-        check(SUNLinSol_KLUSetOrdering(m_lsa.get(), 0), "SUNLinSol_KLUSetOrdering");
-        SUNLinSol_KLUGetCommon(m_lsa.get())->tol = 1.0;
+        m_Aa.reset();
+        const SparseSystem s = makeSparseSystem(m_ya.get(), std::max<sunindextype>(1, std::ssize(m_subSource)), m_ctx);
+        m_Aa.reset(s.A);
+        m_lsa.reset(s.ls);
         keepSymbolicAnalysis(m_lsa.get());
         accelerate(m_lsa.get(), m_Aa.get());
         sys = {m_Aa.get(), m_lsa.get()};

@@ -4,7 +4,7 @@
 #include "core/solver/sundials_raii.hpp"
 
 #include <sunmatrix/sunmatrix_dense.h>
-#include <sunmatrix/sunmatrix_sparse.h>
+#include <sunmatrix/sunmatrix_sparse.h>   // its SM_ macros; the library itself is the KLU module's
 
 #include <algorithm>
 #include <cmath>
@@ -112,9 +112,9 @@ bool diagonalSolve(dae::ReducedEvaluator& ev, const RestartInput& in, const std:
 bool solve(const dae::Pattern& p, const std::vector<double>& values, bool sparse, N_Vector rhs, N_Vector x, SUNMatrix A,
            SUNLinearSolver ls) {
     if (sparse) {
-        std::copy(p.colPtr.begin(), p.colPtr.end(), SUNSparseMatrix_IndexPointers(A));
-        std::copy(p.rowIdx.begin(), p.rowIdx.end(), SUNSparseMatrix_IndexValues(A));
-        std::copy(values.begin(), values.end(), SUNSparseMatrix_Data(A));
+        std::copy(p.colPtr.begin(), p.colPtr.end(), SM_INDEXPTRS_S(A));
+        std::copy(p.rowIdx.begin(), p.rowIdx.end(), SM_INDEXVALS_S(A));
+        std::copy(values.begin(), values.end(), SM_DATA_S(A));
     } else {
         SUNMatZero(A);
         for (int c = 0; c < p.n; ++c)

@@ -6,6 +6,7 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -241,6 +242,41 @@ private Q_SLOTS:
             const double a = d.rows.back()[c], b = k.rows.back()[c];
             QCOMPARE_NEAR(a, b, 1e-6 * (1 + std::abs(a)), d.header[static_cast<qsizetype>(c)]);
         }
+    }
+
+    // KLU is a module loaded when a run first asks for it (docs/architecture.md, "Starting a
+    // process"): a dense run maps none of its libraries, a KLU run maps the module and KLU, and a
+    // module that cannot be loaded is an error naming its file, for KLU runs alone
+    void kluLoadedOnDemand() {
+        const auto run = [&](const char* solver, const QString& module) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("LD_DEBUG", "files");   // glibc: each shared object, as it is loaded
+            if (!module.isEmpty()) env.insert("ENDSTOP_KLU_MODULE", module);
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start(ENDSTOP_BATCH_EXE, {"run", m_osc, "--out", scratch("klu.csv"), "--linear-solver", solver});
+            const bool finished = p.waitForFinished(60000);
+            return std::pair{finished ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
+        };
+        const auto loaded = [](const QString& err, const char* file) {
+            return err.contains(QString("file=%1").arg(file)) || err.contains(QString("/%1").arg(file));
+        };
+        const auto [denseCode, denseErr] = run("dense", {});
+        QCOMPARE(denseCode, 0);
+        QVERIFY2(denseErr.contains("file=libQt6Core"), "LD_DEBUG=files should list the libraries loaded");
+        QVERIFY(!loaded(denseErr, "libendstop_klu"));
+        QVERIFY(!loaded(denseErr, "libklu"));
+        const auto [kluCode, kluErr] = run("klu", {});
+        QCOMPARE(kluCode, 0);
+        QVERIFY(loaded(kluErr, "libendstop_klu"));
+        QVERIFY(loaded(kluErr, "libklu"));
+
+        const QString missing = scratch("no_such_module.so");
+        QCOMPARE(run("dense", missing).first, 0);
+        const auto [code, err] = run("klu", missing);
+        QCOMPARE(code, 1);
+        QVERIFY2(err.contains("the KLU module " + missing + " could not be loaded"), qPrintable(err.right(400)));
+        QVERIFY2(err.contains("ENDSTOP_KLU_MODULE"), qPrintable(err.right(400)));
     }
 
     // flags may come before the model
