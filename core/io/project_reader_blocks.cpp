@@ -358,7 +358,7 @@ void Reader::readConnections(const Elements& cs, const Context& ctx, model::Mode
         }
         if (!connectable(a, b)) fail(path(), differentDomains(c.a.toString(), a.domain, c.b.toString(), b.domain));
         try {
-            body.apply(model::Connect{c});
+            body.apply(model::Connect{std::move(c)});
         } catch (const ModelError& e) {
             fail(path(), e.what());
         }

@@ -4,6 +4,7 @@
 #include "core/errors.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace endstop::core::model {
 
@@ -106,7 +107,7 @@ int Model::indexOf(std::string_view name) const {
         for (std::size_t i = 0; i < m_blocks.size(); ++i) m_index.emplace(m_blocks[i].name, static_cast<int>(i));
         m_indexStale = false;
     }
-    const auto it = m_index.find(std::string(name));
+    const auto it = m_index.find(name);
     return it == m_index.end() ? -1 : it->second;
 }
 
@@ -118,8 +119,9 @@ void Model::reserve(std::size_t blocks, std::size_t connections) {
 }
 
 std::string Model::key(const Connection& c) {
-    const std::string a = c.a.toString(), b = c.b.toString();
-    return a < b ? a + '\n' + b : b + '\n' + a;
+    std::string a = c.a.toString(), b = c.b.toString();
+    if (b < a) a.swap(b);
+    return a.append(1, '\n').append(b);
 }
 
 void Model::reindexConnections() {
@@ -187,24 +189,31 @@ Edit Model::apply(const Edit& edit) {
     return applyOne(edit);
 }
 
+Edit Model::apply(Edit&& edit) {
+    if (auto* add = std::get_if<AddBlock>(&edit.value)) return addBlock(std::move(add->block), add->index);
+    return apply(std::as_const(edit));
+}
+
+Edit Model::addBlock(BlockSpec&& block, int index) {
+    if (!validPath(block.name))
+        throw ModelError("invalid block name '" + block.name +
+                         "': use letters, digits and _, not starting with a digit");
+    if (find(block.name)) throw ModelError("a block named '" + block.name + "' already exists");
+    RemoveBlock inverse{block.name};
+    if (index < 0 || index >= static_cast<int>(m_blocks.size())) {   // appended
+        if (!m_indexStale) m_index.emplace(block.name, static_cast<int>(m_blocks.size()));
+        m_blocks.push_back(std::move(block));
+    } else {
+        m_blocks.insert(m_blocks.begin() + index, std::move(block));
+        m_indexStale = true;
+    }
+    return inverse;
+}
+
 Edit Model::applyOne(const Edit& edit) {
     return std::visit(
         Overload{
-            [&](const AddBlock& e) -> Edit {
-                if (!validPath(e.block.name))
-                    throw ModelError("invalid block name '" + e.block.name +
-                                     "': use letters, digits and _, not starting with a digit");
-                if (find(e.block.name)) throw ModelError("a block named '" + e.block.name + "' already exists");
-                const bool append = e.index < 0 || e.index >= static_cast<int>(m_blocks.size());
-                if (append) {
-                    if (!m_indexStale) m_index.emplace(e.block.name, static_cast<int>(m_blocks.size()));
-                    m_blocks.push_back(e.block);
-                } else {
-                    m_blocks.insert(m_blocks.begin() + e.index, e.block);
-                    m_indexStale = true;
-                }
-                return RemoveBlock{e.block.name};
-            },
+            [&](const AddBlock& e) -> Edit { return addBlock(BlockSpec(e.block), e.index); },
             [&](const RemoveBlock& e) -> Edit {
                 const int i = indexOf(e.name);
                 if (i < 0) throw ModelError("no block named '" + e.name + "'");
@@ -225,9 +234,9 @@ Edit Model::applyOne(const Edit& edit) {
                 return inverse;
             },
             [&](const Connect& e) -> Edit {
-                for (const PortRef& p : {e.connection.a, e.connection.b})
-                    if (!find(p.block))
-                        throw ModelError("connection " + p.toString() + ": no block named '" + p.block + "'");
+                for (const PortRef* p : {&e.connection.a, &e.connection.b})
+                    if (!find(p->block))
+                        throw ModelError("connection " + p->toString() + ": no block named '" + p->block + "'");
                 if (e.connection.a == e.connection.b)
                     throw ModelError("cannot connect " + e.connection.a.toString() + " to itself");
                 if (!m_connectionKeys.insert(key(e.connection)).second)

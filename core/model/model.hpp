@@ -191,9 +191,11 @@ public:
     // Applies the edit, returns its inverse. Throws ModelError (and changes nothing) if the edit
     // does not fit the model: duplicate or invalid name, unknown block, missing connection.
     Edit apply(const Edit& edit);
+    Edit apply(Edit&& edit);   // the same; an added block is moved in, not copied
 
 private:
     Edit applyOne(const Edit& edit);
+    Edit addBlock(BlockSpec&& block, int index);
     Edit setModelParameter(const SetModelParameter& e);
     BlockSpec& get(std::string_view name);
     static std::string key(const Connection& c);   // order-independent
@@ -201,8 +203,12 @@ private:
 
     std::vector<BlockSpec> m_blocks;
     std::vector<Connection> m_connections;
-    // lookups stay O(1) for models of thousands of blocks
-    mutable std::unordered_map<std::string, int> m_index;   // name -> position in m_blocks
+    // lookups stay O(1) for models of thousands of blocks, and take a string_view as it is
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    mutable std::unordered_map<std::string, int, NameHash, std::equal_to<>> m_index;   // name -> position in m_blocks
     mutable bool m_indexStale = false;
     std::unordered_set<std::string> m_connectionKeys;
     SimulationSettings m_simulation;

@@ -277,6 +277,34 @@ private Q_SLOTS:
         QVERIFY2(message.contains(expected), qPrintable(message));
     }
 
+    // an added block given as a temporary is moved in (Model::apply(Edit&&)): the same checks,
+    // the same model, the same inverse
+    void addBlockMovedIn() {
+        Model moved = baseModel(), copied = baseModel();
+        const BlockSpec spring{"k2", "translational.spring", 1, {{"spring_rate", ParamValue{5.0}}}, {}};
+        const Edit inverse = moved.apply(Edit{AddBlock{spring}});
+        const Edit copy{AddBlock{spring}};
+        const Edit copiedInverse = copied.apply(copy);
+        QCOMPARE(std::get<RemoveBlock>(inverse.value).name, std::string("k2"));
+        QCOMPARE(std::get<RemoveBlock>(copiedInverse.value).name, std::string("k2"));
+        QVERIFY(difference(moved, copied).isEmpty());
+        QVERIFY(moved.find("k2") && moved.find("k2")->params == spring.params);
+        const auto refusedMoved = [&](BlockSpec b) {
+            const Model before = moved;
+            try {
+                moved.apply(Edit{AddBlock{std::move(b)}});
+            } catch (const ModelError& e) {
+                return difference(before, moved).isEmpty() ? QString(e.what()) : QString("CHANGED ON ERROR");
+            }
+            return QString();
+        };
+        QVERIFY(refusedMoved(spring).contains("a block named 'k2' already exists"));
+        QVERIFY(refusedMoved(BlockSpec{"2k", "translational.spring", 1, {}, {}}).contains("invalid block name '2k'"));
+        moved.apply(Edit{AddBlock{BlockSpec{"first", "translational.mass", 1, {}, {}}, 0}});
+        QCOMPARE(moved.indexOf("first"), 0);
+        QCOMPARE(moved.indexOf("k2"), static_cast<int>(moved.blocks().size()) - 1);
+    }
+
     void removeRestoresConnectionsOnUndo() {
         Model m = baseModel();
         const Edit undo = m.apply(RemoveBlock{"g"});
