@@ -2,11 +2,13 @@
 // The KLU module: the one place that links SUNDIALS' KLU linear solver and SuiteSparse. Built as
 // a module of its own (endstop_klu) and loaded by sparse_solver.cpp when a run first needs a
 // sparse solver, so that a program which only ever solves small, dense systems never maps the
-// eight libraries KLU brings (docs/architecture.md, "Starting a process").
+// seven libraries KLU brings (docs/architecture.md, "Starting a process").
 #include "core/solver/sparse_solver.hpp"
 
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
+
+#include <type_traits>
 
 extern "C" __attribute__((visibility("default"))) int endstop_klu_create(N_Vector y, sunindextype nnz, SUNContext ctx,
                                                                          SUNMatrix* A, SUNLinearSolver* ls) {

@@ -6,14 +6,17 @@
 
 #include <QLibrary>
 
-#include <atomic>
 #include <cstdlib>
+#include <string>
 
 namespace endstop::core::solver {
 
 namespace {
 
-std::atomic<bool> g_loaded{false};
+std::string sparseModulePath() {
+    if (const char* env = std::getenv("ENDSTOP_KLU_MODULE"); env && *env) return env;
+    return ENDSTOP_KLU_MODULE_PATH;   // the build's own (core/CMakeLists.txt)
+}
 
 struct Module {
     KluCreate create = nullptr;
@@ -33,21 +36,12 @@ const Module& module() {
         r.create = reinterpret_cast<KluCreate>(lib.resolve("endstop_klu_create"));
         if (!r.create)
             r.error = "the KLU module " + path + " has no endstop_klu_create (" + lib.errorString().toStdString() + ")";
-        else
-            g_loaded = true;
         return r;
     }();
     return m;
 }
 
 }   // namespace
-
-std::string sparseModulePath() {
-    if (const char* env = std::getenv("ENDSTOP_KLU_MODULE"); env && *env) return env;
-    return ENDSTOP_KLU_MODULE_PATH;   // the build's own (core/CMakeLists.txt)
-}
-
-bool sparseModuleLoaded() { return g_loaded; }
 
 SparseSystem makeSparseSystem(N_Vector y, sunindextype nnz, SUNContext ctx) {
     const Module& m = module();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The sparse linear solver (KLU, with a compressed-column matrix), loaded on first use.
 //
-// KLU and SuiteSparse are eight shared libraries. Linked into every program they cost each start
+// KLU and SuiteSparse are seven shared libraries. Linked into every program they cost each start
 // the time to map and relocate them, whether the model needs them or not; a small model solved
 // with the dense LU then pays more to start than to run. So they live in a module of their own
 // (klu_module.cpp, built as endstop_klu next to the programs) that makeSparseSystem() loads with
@@ -12,8 +12,6 @@
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 #include <sundials/sundials_nvector.h>
-
-#include <string>
 
 namespace endstop::core::solver {
 
@@ -27,11 +25,8 @@ struct SparseSystem {
 };
 
 // The matrix and solver for y. Throws SolverError naming the module's file if it cannot be loaded
-// or does not create them. The environment variable ENDSTOP_KLU_MODULE, if set, names the file.
+// or does not create them. The environment variable ENDSTOP_KLU_MODULE, if set, names the file;
+// otherwise it is the build's own.
 SparseSystem makeSparseSystem(N_Vector y, sunindextype nnz, SUNContext ctx);
-
-// The module's file as makeSparseSystem() looks for it, and whether it has been loaded yet.
-std::string sparseModulePath();
-bool sparseModuleLoaded();
 
 }   // namespace endstop::core::solver
