@@ -181,11 +181,9 @@ LinearSystem Run::fullSystem() {
     if (m_A) return {m_A.get(), m_ls.get()};
     const int n = m_rev.size();
     if (m_sparse) {
-        const SparseSystem s = makeSparseSystem(m_y.get(), std::max(1, m_rev.pattern().nnz()), m_ctx);
+        const SparseSystem s = makeSparseSystem(m_y.get(), m_rev.pattern().nnz(), m_ctx);
         m_A.reset(s.A);
         m_ls.reset(s.ls);
-        keepSymbolicAnalysis(m_ls.get());
-        accelerate(m_ls.get(), m_A.get());
     } else {
         m_A.reset(SUNDenseMatrix(n, n, m_ctx));
         m_ls.reset(SUNLinSol_Dense(m_y.get(), m_A.get(), m_ctx));
@@ -219,11 +217,9 @@ void Run::createIda(double t) {
     } else {   // the moving part's own KLU, set up as m_ls is
         m_lsa.reset();
         m_Aa.reset();
-        const SparseSystem s = makeSparseSystem(m_ya.get(), std::max<sunindextype>(1, std::ssize(m_subSource)), m_ctx);
+        const SparseSystem s = makeSparseSystem(m_ya.get(), std::ssize(m_subSource), m_ctx);
         m_Aa.reset(s.A);
         m_lsa.reset(s.ls);
-        keepSymbolicAnalysis(m_lsa.get());
-        accelerate(m_lsa.get(), m_Aa.get());
         sys = {m_Aa.get(), m_lsa.get()};
     }
     check(IDASetLinearSolver(mem, sys.ls, sys.A), "IDASetLinearSolver");

@@ -15,11 +15,7 @@ extern "C" __attribute__((visibility("default"))) int endstop_klu_create(N_Vecto
     const sunindextype n = N_VGetLength(y);
     *A = SUNSparseMatrix(n, n, nnz, CSC_MAT, ctx);
     *ls = *A ? SUNLinSol_KLU(y, *A, ctx) : nullptr;
-    if (!*ls) {
-        if (*A) SUNMatDestroy(*A);
-        *A = nullptr;
-        return -1;
-    }
+    if (!*ls) return -1;
     // AMD rather than SUNDIALS' default COLAMD: network Jacobians are nearly symmetric in
     // structure, and AMD's fill estimate lets KLU size its factors (COLAMD's default sizing
     // reserved 40 MB at 60,000 unknowns)

@@ -3,9 +3,12 @@
 #include "core/solver/sparse_solver.hpp"
 
 #include "core/errors.hpp"
+#include "core/solver/fast_vector.hpp"
+#include "core/solver/restart.hpp"
 
 #include <QLibrary>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -47,12 +50,14 @@ SparseSystem makeSparseSystem(N_Vector y, sunindextype nnz, SUNContext ctx) {
     const Module& m = module();
     if (!m.create) throw SolverError(m.error);
     SparseSystem s;
-    if (const int rc = m.create(y, nnz, ctx, &s.A, &s.ls); rc != 0) {
+    if (const int rc = m.create(y, std::max<sunindextype>(nnz, 1), ctx, &s.A, &s.ls); rc != 0) {
         if (s.ls) SUNLinSolFree(s.ls);
         if (s.A) SUNMatDestroy(s.A);
         throw SolverError("could not create the KLU linear solver (" + std::to_string(N_VGetLength(y)) +
                           " unknowns, code " + std::to_string(rc) + ")");
     }
+    keepSymbolicAnalysis(s.ls);
+    accelerate(s.ls, s.A);
     return s;
 }
 

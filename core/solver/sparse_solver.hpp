@@ -16,7 +16,8 @@
 namespace endstop::core::solver {
 
 // what the module exports: a CSC matrix of y's length with room for nnz entries and a KLU solver
-// for it, set up as the engine wants it; 0 on success (on failure *A and *ls are to be ignored)
+// for it, set up as the engine wants it; 0 on success (on failure, what is not null is the
+// caller's to free)
 using KluCreate = int (*)(N_Vector y, sunindextype nnz, SUNContext ctx, SUNMatrix* A, SUNLinearSolver* ls);
 
 struct SparseSystem {
@@ -24,8 +25,10 @@ struct SparseSystem {
     SUNLinearSolver ls = nullptr;
 };
 
-// The matrix and solver for y. Throws SolverError naming the module's file if it cannot be loaded
-// or does not create them. The environment variable ENDSTOP_KLU_MODULE, if set, names the file;
+// The matrix (room for nnz entries, at least one) and solver for y, with the engine's own matrix
+// and solve kernels (fast_vector.hpp) and the symbolic analysis kept across restarts
+// (restart.hpp). Throws SolverError naming the module's file if it cannot be loaded or does not
+// create them. The environment variable ENDSTOP_KLU_MODULE, if set, names the file;
 // otherwise it is the build's own.
 SparseSystem makeSparseSystem(N_Vector y, sunindextype nnz, SUNContext ctx);
 
