@@ -188,7 +188,7 @@ QByteArray serializeProject(const model::Model& model) {
                            {"max_step", s.maxStep},
                            {"output_interval", s.outputInterval},
                            {"linear_solver", toString(s.linearSolver)}};
-    if (s.reduce) simulation["reduce"] = true;   // written only when on: older readers know the rest
+    if (!s.reduce) simulation["reduce"] = false;   // written only when off: a file without it runs reduced
     root["simulation"] = simulation;
     if (!model.parameters().empty()) root["parameters"] = parametersJson(model.parameters());
     if (!model.subsystems().empty()) {

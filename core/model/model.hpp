@@ -66,7 +66,7 @@ struct SimulationSettings {
     double maxStep = 0.0;          // 0: unlimited
     double outputInterval = 0.0;   // 0: every solver step
     LinearSolver linearSolver = LinearSolver::Auto;
-    bool reduce = false;   // the reduction stage (docs/engine.md, "Reduction")
+    bool reduce = true;   // the reduction stage (docs/engine.md, "Reduction"); off: the network as drawn
     bool operator==(const SimulationSettings&) const = default;
 };
 

@@ -120,8 +120,8 @@ private Q_SLOTS:
         QVERIFY(o["wall_s"].toDouble() >= o["solve_s"].toDouble());
     }
 
-    // "reduce": true in the file's settings runs the reduction as --reduce on does (the same
-    // bytes); --reduce off overrides the file
+    // "reduce": true in the file's settings runs the reduction as --reduce on does, and as a file
+    // without the key does (the default; the same bytes); --reduce off overrides the file
     void reduceFromTheFile() {
         QByteArray text = readText(m_osc).toUtf8();
         text.replace(R"("absolute_tolerance": 1e-10 })", R"("absolute_tolerance": 1e-10, "reduce": true })");
@@ -138,6 +138,10 @@ private Q_SLOTS:
         const auto flag = runBatch({"run", m_osc, "--out", scratch("flag.csv"), "--reduce", "on"});
         QCOMPARE(flag.exitCode, 0);
         QCOMPARE(readText(scratch("file.csv")), readText(scratch("flag.csv")));
+        const auto plain = runBatch({"run", m_osc, "--out", scratch("plain.csv"), "--stats"});
+        QCOMPARE(plain.exitCode, 0);
+        QCOMPARE(unknowns(plain.out), std::pair(reduced, before));
+        QCOMPARE(readText(scratch("plain.csv")), readText(scratch("file.csv")));
         const auto off = runBatch({"run", reducedModel, "--out", scratch("off.csv"), "--stats", "--reduce", "off"});
         QCOMPARE(off.exitCode, 0);
         QCOMPARE(unknowns(off.out), std::pair(before, before));

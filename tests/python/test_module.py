@@ -133,7 +133,7 @@ class Overrides(unittest.TestCase):
         self.assertTrue(np.allclose(r.time, [0, 0.05, 0.1, 0.15, 0.2, 0.25], rtol=0, atol=1e-12))
         self.assertEqual(r.final_time, 0.25)
         self.assertEqual(self.model.run(stop_time=0.1, linear_solver="klu").stats["linear_solver"], "klu")
-        self.assertIs(self.model.settings["reduce"], False)
+        self.assertIs(self.model.settings["reduce"], True)
         reduced = self.model.run(stop_time=0.1, reduce=True).stats
         self.assertLess(reduced["unknowns"], reduced["unknowns_before"])
         drawn = self.model.run(stop_time=0.1, reduce=False).stats

@@ -167,27 +167,30 @@ private Q_SLOTS:
         QVERIFY(!core::hasErrors(core::simulation::validateModel(m, blocks::registry())));
     }
 
-    // "reduce" in the settings: read, written only when on (a file without it reads as before),
-    // and the run follows it unless the caller's options say otherwise
+    // "reduce" in the settings: on when absent, written only when off (a file without it reads as
+    // before), and the run follows it unless the caller's options say otherwise
     void reduceSetting() {
-        const QByteArray plain = serializeProject(parseProject(kRich, "rich.endstop", blocks::registry()));
-        QVERIFY(!plain.contains("reduce"));
+        const core::model::Model plain = parseProject(kRich, "rich.endstop", blocks::registry());
+        QVERIFY(plain.simulation().reduce);
+        QVERIFY(!serializeProject(plain).contains("reduce"));
         QByteArray text(kRich);
-        text.replace(R"("linear_solver": "dense")", R"("linear_solver": "dense", "reduce": true)");
-        const core::model::Model m = parseProject(text, "reduced.endstop", blocks::registry());
-        QVERIFY(m.simulation().reduce);
+        text.replace(R"("linear_solver": "dense")", R"("linear_solver": "dense", "reduce": false)");
+        const core::model::Model m = parseProject(text, "drawn.endstop", blocks::registry());
+        QVERIFY(!m.simulation().reduce);
         const QJsonObject settings = QJsonDocument::fromJson(serializeProject(m)).object()["simulation"].toObject();
-        QCOMPARE(settings["reduce"].toBool(false), true);
+        QCOMPARE(settings["reduce"].toBool(true), false);
         QVERIFY(parseProject(serializeProject(m), "again.endstop", blocks::registry()).simulation() == m.simulation());
         core::simulation::SimulationOptions o;
         o.stopTime = 0.05;
+        const core::RunStats drawn = test::run(m, o).stats();
+        QCOMPARE(drawn.unknowns, drawn.unknownsBefore);
+        o.reduce = true;
         const core::RunStats reduced = test::run(m, o).stats();
         QVERIFY2(reduced.unknowns < reduced.unknownsBefore,
                  qPrintable(QString("%1 of %2 unknowns").arg(reduced.unknowns).arg(reduced.unknownsBefore)));
-        o.reduce = false;
-        const core::RunStats drawn = test::run(m, o).stats();
-        QCOMPARE(drawn.unknowns, drawn.unknownsBefore);
         QCOMPARE(drawn.unknownsBefore, reduced.unknownsBefore);
+        o.reduce.reset();
+        QCOMPARE(test::run(plain, o).stats().unknowns, reduced.unknowns);
     }
 
     // a minimal file: omitted settings and parameters take their defaults
