@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The engine against the yardsticks, in one run: endstop-batch (as drawn, and with --reduce on),
-# the hand-reduced IDA program with fast vector kernels (the "floor") and SciPy's LSODA on the
-# benchmark models c, b1000 and b10000: whole-process wall time and peak memory (/usr/bin/time),
-# medians of REPS runs (default 3; b10000 once unless B10000_REPS is set), ratios to the floor.
+# The engine against the yardsticks, in one run: endstop-batch (as drawn, --reduce off, and reduced,
+# the default, written out as --reduce on), the hand-reduced IDA program with fast vector kernels
+# (the "floor") and SciPy's LSODA on the benchmark models c, b1000 and b10000: whole-process wall
+# time and peak memory (/usr/bin/time), medians of REPS runs (default 3; b10000 once unless
+# B10000_REPS is set), ratios to the floor.
 # Then the smooth stop law's figures on model d (restarts per event, steps against full_damped).
 # YARDSTICKS: the directory holding ida_floor.c and peer_scipy.py (default ../shared/yardsticks).
 # Absolute times from different runs mean nothing on a shared machine: read the ratios.
@@ -45,7 +46,7 @@ for spec in "c 1" "b 1000" "b 10000"; do
     n="$REPS"; [ "$name" = b10000 ] && n="${B10000_REPS:-1}"
     read -r wf mf < <(measure "$n" "$work/ida_floor" --model "$model" --N "$N" --nvec fast)
     rows=("IDA floor (fast)|$wf|$mf")
-    read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop")
+    read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop" --reduce off)
     rows+=("endstop, as drawn|$w|$m")
     read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop" --reduce on)
     rows+=("endstop --reduce on|$w|$m")
