@@ -30,8 +30,15 @@ core::model::Model loadExample(const QString& fileName) {
 }
 
 core::MemorySink run(const core::model::Model& model, const core::simulation::SimulationOptions& options) {
+    core::simulation::SimulationOptions o = options;
+    if (!o.reduce && qEnvironmentVariableIsSet("ENDSTOP_TEST_REDUCE")) {
+        const QString engine = qEnvironmentVariable("ENDSTOP_TEST_REDUCE");
+        if (engine != "on" && engine != "off")
+            throw std::invalid_argument("ENDSTOP_TEST_REDUCE: expected on or off, got '" + engine.toStdString() + "'");
+        o.reduce = engine == "on";
+    }
     core::MemorySink sink;
-    core::simulation::simulate(model, blocks::registry(), options, sink);
+    core::simulation::simulate(model, blocks::registry(), o, sink);
     return sink;
 }
 

@@ -25,7 +25,9 @@ core::simulation::SimulationOptions solverOptions(double stop, double rtol, doub
 // The errors building the network reports, one line each; empty if it builds.
 QStringList buildErrors(const core::model::Model& m);
 
-// Runs the model to completion and keeps everything.
+// Runs the model to completion and keeps everything. Where the options leave the engine to the
+// model, the environment variable ENDSTOP_TEST_REDUCE (on or off) chooses it: tests/CMakeLists.txt
+// runs the physics tests a second time with it off (NAME.as_drawn), so that both engines meet them.
 core::MemorySink run(const core::model::Model& model, const core::simulation::SimulationOptions& options = {});
 
 // The same run twice: restarting at every event (every), and stepping over the continuous ones
