@@ -61,9 +61,11 @@ SolverSettingsDialog::SolverSettingsDialog(Document& doc, QWidget* parent)
     m_solver->setCurrentIndex(std::max(0, m_solver->findData(name(s.linearSolver))));
     m_reduce->setObjectName(QStringLiteral("reduce"));
     m_reduce->setChecked(s.reduce);
-    m_reduce->setToolTip(tr("Aliases, explicit variables and running integrals leave the solver's unknowns; every "
-                            "variable is still recorded. Usually much faster on large networks "
-                            "(docs/engine.md, \"Reduction\")."));
+    m_reduce->setToolTip(
+        tr("On by default: aliases, explicit variables and running integrals leave the solver's "
+           "unknowns; every variable is still recorded. Much faster on large networks. Untick it "
+           "to solve the network as drawn, with every variable in the solver's error test "
+           "(docs/engine.md, \"Reduction\")."));
     m_error->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_error->setWordWrap(true);
 
