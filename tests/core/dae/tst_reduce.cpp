@@ -52,7 +52,7 @@ private Q_SLOTS:
     // on a nonlinear spring to the ground. The spring's deformation is the mass's position minus
     // 1 km, an alias IDA does not solve; its error weight joins the mass's, so the weighted norm
     // is the network's as drawn (three entries, each with its own magnitude) and IDA takes the
-    // steps it takes unreduced (1,045 against 1,055; 999 with the kept unknowns' weights alone).
+    // steps it takes unreduced (999 against 981).
     void aliasOffsetsInTheErrorTest() {
         test::ModelBuilder b;
         b.block("m", "translational.mass", {{"mass", 0.5}, {"initial_velocity", 1.0}, {"initial_position", 1e3}})
@@ -71,8 +71,10 @@ private Q_SLOTS:
         const double steps = static_cast<double>(drawn.stats().steps);
         QCOMPARE_NEAR(static_cast<double>(reduced.stats().steps), steps, 0.02 * steps);
         QCOMPARE(reduced.rows(), drawn.rows());
-        for (std::size_t i = 0; i < drawn.rows(); ++i)   // amplitude 0.04 m, a few periods: 250 rtol of it
-            QCOMPARE_NEAR(reduced.values("k.x")[i], drawn.values("k.x")[i], 1e-7,
+        // amplitude 0.04 m, a few periods: each engine is 3e-7 and 4e-7 off a run at rtol 1e-11,
+        // and they agree to 500 rtol of the amplitude
+        for (std::size_t i = 0; i < drawn.rows(); ++i)
+            QCOMPARE_NEAR(reduced.values("k.x")[i], drawn.values("k.x")[i], 2e-7,
                           QString("k.x at %1 s").arg(drawn.time()[i]));
     }
 

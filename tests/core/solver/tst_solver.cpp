@@ -45,6 +45,28 @@ double exactX(double t) {
     return x;
 }
 
+// The flywheel example's numbers on a slide: 0.05 kg on a spring (2.8648 N/m) and a damper
+// (0.0764 N s/m) to ground, pushed by 0.5 N from 0.2 s; zeta = 0.1, ten seconds of ringing.
+core::model::Model dampedOscillator() {
+    test::ModelBuilder b;
+    b.block("f", "signal.step", {{"step_time", 0.2}, {"final_value", 0.5}})
+        .block("fs", "translational.force_source")
+        .block("m", "translational.mass", {{"mass", 0.05}})
+        .block("k", "translational.spring", {{"stiffness", 2.8648}})
+        .block("d", "translational.damper", {{"damping", 0.0764}})
+        .block("g", "translational.reference");
+    b.connect("f.y", "fs.S").connect("fs.R", "m.M").connect("fs.C", "g.R");
+    b.connect("m.M", "k.R").connect("k.C", "g.R").connect("m.M", "d.R").connect("d.C", "g.R");
+    return b.build();
+}
+
+double exactDampedX(double t) {
+    if (t <= 0.2) return 0.0;
+    const double w = std::sqrt(2.8648 / 0.05), zeta = 0.0764 / (2 * std::sqrt(2.8648 * 0.05));
+    const double wd = w * std::sqrt(1 - zeta * zeta), tau = t - 0.2;
+    return 0.5 / 2.8648 * (1 - std::exp(-zeta * w * tau) * (std::cos(wd * tau) + zeta * w / wd * std::sin(wd * tau)));
+}
+
 }   // namespace
 
 class TestSolver : public QObject {
@@ -62,11 +84,13 @@ private Q_SLOTS:
             QCOMPARE_NEAR(r.values("m.x")[i], exactX(r.time()[i]), 2e-5, QString("t = %1").arg(r.time()[i]));
     }
 
-    // The network as drawn: every unknown in IDA's error test
+    // The network as drawn: every unknown in IDA's error test. The row before the event has IDA's
+    // BDF rates, which IDA's error test does not hold to the tolerance: the jump in m.a is F/m to
+    // 3.3e-6 (rtol 1e-6 of it is 5e-6)
     void timeEventIsHitExactly() {
         core::simulation::SimulationOptions o;
         o.reduce = false;
-        checkTimeEvent(o);
+        checkTimeEvent(o, 5e-6);
     }
 
     // Reduced, the acceleration is the rate of the kept velocity: the row before the event takes
@@ -75,11 +99,11 @@ private Q_SLOTS:
     void timeEventIsHitExactlyReduced() {
         core::simulation::SimulationOptions o;
         o.reduce = true;
-        checkTimeEvent(o);
+        checkTimeEvent(o, 1e-6);
     }
 
 private:
-    void checkTimeEvent(const core::simulation::SimulationOptions& o) {
+    void checkTimeEvent(const core::simulation::SimulationOptions& o, double jumpTolerance) {
         const auto r = test::run(oscillator(), o);
         const auto& t = r.time();
         const auto it = std::find(t.begin(), t.end(), 0.3);
@@ -88,7 +112,7 @@ private:
         QCOMPARE(t[i + 1], 0.3);   // the state just before and just after
         QCOMPARE(r.values("f.y")[i], 0.0);
         QCOMPARE(r.values("f.y")[i + 1], 5.0);
-        QCOMPARE_NEAR(r.values("m.a")[i + 1] - r.values("m.a")[i], 5.0, 1e-6);   // F/m, to CalcIC's tolerance
+        QCOMPARE_NEAR(r.values("m.a")[i + 1] - r.values("m.a")[i], 5.0, jumpTolerance);   // F/m
         QCOMPARE(r.events().size(), std::size_t(1));
         QCOMPARE(r.events()[0].kind, core::EventKind::Time);
         QCOMPARE(r.events()[0].block, std::string("f"));
@@ -97,6 +121,32 @@ private:
     }
 
 private Q_SLOTS:
+
+    void tightToleranceStepsFollowTheOrder_data() {
+        QTest::addColumn<bool>("reduce");
+        QTest::newRow("reduced") << true;
+        QTest::newRow("as drawn") << false;
+    }
+
+    // BDF at order 5 needs about 100^(1/6) = 2.2 times the steps for a tolerance 100 times tighter.
+    // With IDA's default refresh of its iteration matrix the step size froze at rtol 1e-12 on what
+    // the Newton iteration left (docs/engine.md, "IDA's iteration matrix"): reduced, this model
+    // took 15,800 steps there against 3,022 at 1e-10.
+    void tightToleranceStepsFollowTheOrder() {
+        QFETCH(bool, reduce);
+        const auto runAt = [&](double rtol) {
+            core::simulation::SimulationOptions o = test::solverOptions(10.0, rtol, 0.25);
+            o.reduce = reduce;
+            return test::run(dampedOscillator(), o);
+        };
+        const auto loose = runAt(1e-10), tight = runAt(1e-12);
+        QVERIFY2(tight.stats().steps <= 3 * loose.stats().steps,
+                 qPrintable(
+                     QString("%1 steps at rtol 1e-12, %2 at 1e-10").arg(tight.stats().steps).arg(loose.stats().steps)));
+        for (std::size_t i = 0; i < tight.rows(); ++i)   // x is at most 0.35 m
+            QCOMPARE_NEAR(tight.values("m.x")[i], exactDampedX(tight.time()[i]), 1e-10,
+                          QString("t = %1").arg(tight.time()[i]));
+    }
 
     void cancelStopsTheRun() {
         std::atomic<bool> cancel{false};
