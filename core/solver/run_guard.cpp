@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace endstop::core::solver {
 
@@ -43,12 +44,19 @@ void RunGuard::checkLimits(double t, long steps) {
     }
 }
 
+// A last step below the spacing of doubles at t cannot move t at all: the tolerances then ask for
+// more than double precision resolves there (at rtol 1e-13, a sine's output near its zero), and
+// no contact of the block named is to blame.
 void RunGuard::stalled(double t, double h, const std::string& where) const {
+    const double spacing = std::nextafter(t, std::numeric_limits<double>::infinity()) - t;
+    const bool belowRounding = h < spacing;
     fail(t, where,
          std::to_string(kStallSteps) + " steps in a row advanced time by less than " +
-             formatNumber(kStallFraction * m_span) + " s each (last step " + formatNumber(h) +
-             " s): the solver is stuck",
-         "loosen the tolerances, raise max_step, or soften the stiffest contact of this block");
+             formatNumber(kStallFraction * m_span) + " s each (last step " + formatNumber(h) + " s" +
+             (belowRounding ? ", below the rounding of t there, " + formatNumber(spacing) + " s" : std::string()) +
+             "): the solver is stuck",
+         belowRounding ? "the tolerances ask for more than double precision resolves at this time: loosen them"
+                       : "loosen the tolerances, raise max_step, or soften the stiffest contact of this block");
 }
 
 void RunGuard::event(double t, const std::string& block) {

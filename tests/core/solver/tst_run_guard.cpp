@@ -40,7 +40,7 @@ core::model::Model pressed(const std::string& law = "full_undamped", const std::
 }
 
 struct Failure {
-    QString message, block;
+    QString message, block, hint;
     bool limit = false;
     core::MemorySink rows;
     double seconds = 0.0;
@@ -54,6 +54,7 @@ Failure runToFailure(const core::model::Model& m, const core::simulation::Simula
     } catch (const core::SolverError& e) {
         f.message = QString::fromStdString(e.what());
         f.block = QString::fromStdString(e.diagnostics().front().block);
+        f.hint = QString::fromStdString(e.diagnostics().front().hint);
         f.limit = dynamic_cast<const core::RunLimitError*>(&e) != nullptr;
     }
     f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -109,8 +110,10 @@ private Q_SLOTS:
 
     // At rtol 1e-13, atol 1e-15 the rattling example's step size collapses to round-off in its
     // first contact (t = 0.0443 s) in the network as drawn: the run fails there, naming the stop,
-    // in well under a minute. (At rtol 1e-12 it used to stall at the end of the transition region,
-    // which was an event; it steps over that now and finishes.)
+    // in well under a minute. Its last step is below the spacing of doubles at t, so the message
+    // says so and the hint asks for looser tolerances rather than a softer contact. (At rtol 1e-12
+    // it used to stall at the end of the transition region, which was an event; it steps over
+    // that now and finishes.)
     void stalledStepSize() {
         core::simulation::SimulationOptions o;
         o.relativeTolerance = 1e-13;
@@ -118,6 +121,8 @@ private Q_SLOTS:
         o.reduce = false;
         const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
         QVERIFY2(f.message.contains("the solver is stuck"), qPrintable(f.message));
+        QVERIFY2(f.message.contains("below the rounding of t there"), qPrintable(f.message));
+        QVERIFY2(f.hint.contains("more than double precision resolves"), qPrintable(f.hint));
         QCOMPARE(f.block, QString("stops"));
         QVERIFY(!f.limit);
         QVERIFY(f.seconds < 30);
@@ -139,6 +144,8 @@ private Q_SLOTS:
         o.absoluteTolerance = 1e-15;
         const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
         QVERIFY2(f.message.contains("the solver is stuck"), qPrintable(f.message));
+        QVERIFY2(f.message.contains("below the rounding of t there"), qPrintable(f.message));
+        QVERIFY2(f.hint.contains("more than double precision resolves"), qPrintable(f.hint));
         QCOMPARE(f.block, QString("slider"));
         QVERIFY(!f.limit);
         QVERIFY(f.seconds < 30);
@@ -150,6 +157,37 @@ private Q_SLOTS:
 
     // The network as drawn: at rtol 1e-2 the contact force is an unknown IDA solves, and the contact
     // switches a thousand times within 1e-11 s
+    void stallHintFollowsTheStep_data() {
+        QTest::addColumn<double>("t");
+        QTest::addColumn<double>("h");
+        QTest::addColumn<bool>("belowRounding");
+        QTest::newRow("below the rounding of t") << 0.4 << 1e-17 << true;   // t's spacing: 5.6e-17 s
+        QTest::newRow("above it") << 1e-3 << 1e-14 << false;                // t's spacing: 2.2e-19 s
+    }
+
+    // The stall's hint follows its last step: below the spacing of doubles at t no contact is to
+    // blame, the tolerances are; above it a stiff contact may be.
+    void stallHintFollowsTheStep() {
+        QFETCH(double, t);
+        QFETCH(double, h);
+        QFETCH(bool, belowRounding);
+        core::solver::RunGuard guard({}, 1.0);
+        QString message, hint, block;
+        try {
+            for (long k = 1; k <= core::solver::RunGuard::kStallSteps; ++k)
+                guard.step(t, h, k, [] { return std::string("stop"); });
+        } catch (const core::SolverError& e) {
+            message = QString::fromStdString(e.what());
+            hint = QString::fromStdString(e.diagnostics().front().hint);
+            block = QString::fromStdString(e.diagnostics().front().block);
+        }
+        QVERIFY2(message.contains("the solver is stuck"), qPrintable(message));
+        QCOMPARE(block, QString("stop"));
+        QCOMPARE(message.contains("below the rounding of t there"), belowRounding);
+        QCOMPARE(hint.contains("more than double precision resolves"), belowRounding);
+        QCOMPARE(hint.contains("soften the stiffest contact"), !belowRounding);
+    }
+
     void chatteringContact() {
         core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-2);
         o.reduce = false;
