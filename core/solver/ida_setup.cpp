@@ -23,7 +23,7 @@ constexpr long kStepsPerCall = 500;
 // IDA makes a new iteration matrix when cj = alpha/h has moved this fraction from the one its
 // matrix was made with (IDA's default is 0.25). A Newton iteration with a stale matrix is not
 // exact even on a linear system, IDA accepts it when what is left is under a third of the
-// tolerance, and what is left shows in the error estimate, where at order 5 anything above 1% of
+// tolerance, and what is left shows in the error estimate, where at order 5 anything above 0.8% of
 // the tolerance keeps the step from growing: the step size froze on it at tight tolerances
 // (docs/engine.md, "IDA's iteration matrix").
 constexpr double kDeltaCjSetup = 0.15;

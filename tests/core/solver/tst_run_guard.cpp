@@ -155,8 +155,6 @@ private Q_SLOTS:
                  qPrintable(QString::number(f.rows.time().back(), 'g', 10)));
     }
 
-    // The network as drawn: at rtol 1e-2 the contact force is an unknown IDA solves, and the contact
-    // switches a thousand times within 1e-11 s
     void stallHintFollowsTheStep_data() {
         QTest::addColumn<double>("t");
         QTest::addColumn<double>("h");
@@ -188,6 +186,8 @@ private Q_SLOTS:
         QCOMPARE(hint.contains("soften the stiffest contact"), !belowRounding);
     }
 
+    // The network as drawn: at rtol 1e-2 the contact force is an unknown IDA solves, and the contact
+    // switches a thousand times within 1e-11 s
     void chatteringContact() {
         core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-2);
         o.reduce = false;
