@@ -13,9 +13,11 @@
 #pragma once
 
 #include "core/dae/evaluator.hpp"
+#include "core/solver/sundials_raii.hpp"
 
 #include <sundials/sundials_context.h>
 
+#include <utility>
 #include <vector>
 
 namespace endstop::core::solver {
@@ -32,9 +34,33 @@ struct ProjectionResult {
     std::vector<Impulse> impulses;   // one per active constraint
 };
 
+// What project() keeps from one event to the next, so that an event allocates nothing once its
+// sizes were met: the constraints' rows, the nodes' columns, and the dense systems with their
+// solvers, one per size met (a few: the mode iteration of one event may alternate two).
+struct ProjectionWorkspace {
+    struct System {
+        long size = 0;
+        Matrix A;
+        LinearSolver ls;
+        NVector x, rhs;
+    };
+    struct Constraint {
+        int block = -1;
+        int var = -1;                                   // own variable carrying the impulse
+        double value = 0.0;                             // C(v-)
+        std::vector<std::pair<int, double>> gradient;   // node unknown -> dC/dv, each unknown once
+    };
+    std::vector<Constraint> constraints;   // the first `count` are this event's
+    std::size_t count = 0;
+    std::vector<int> vars, nodes, blocks;   // a block's constraint forces; the nodes and blocks involved
+    std::vector<int> column;                // per unknown: its column among the nodes, or -1
+    std::vector<double> yRef;
+    std::vector<System> systems;   // the most recently used first
+};
+
 // vBefore: the node velocities just before the event (before CalcIC could move the algebraic
 // ones); the other unknowns of s (signals) are taken as they are. Writes v+ into y.
 ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& s, const double* vBefore,
-                         double* y, SUNContext ctx);
+                         double* y, SUNContext ctx, ProjectionWorkspace& ws);
 
 }   // namespace endstop::core::solver

@@ -7,6 +7,7 @@
 
 #include "core/dae/reduced_evaluator.hpp"
 #include "core/solver/integrator.hpp"
+#include "core/solver/projection.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/sundials_raii.hpp"
 
@@ -172,6 +173,7 @@ private:
     // alone is a constant and left out
     std::vector<int> m_idaRoots;
     RestartScratch m_restartScratch;
+    ProjectionWorkspace m_projection;
     std::vector<double> m_savedY, m_savedYp;   // IDA's values while recordConsistent() records
     // per live root: it reads a moving unknown (or is not affine), as of m_slot version
     // m_movesVersion; initRoots() recomputes it for the blocks that changed, not for all 10,000
@@ -193,7 +195,7 @@ private:
     // What a block's live roots and rows are follows its discrete state alone (Block::liveEvents,
     // affineEvent), so initRoots() evaluates only the blocks whose discretes changed since the
     // last call (m_discChanged, from m_journal), in place (run_roots.cpp); m_old holds the last call's arrays while
-    // buildRoots() copies the others.
+    // buildRoots() copies the others, and after it, while they are small, their storage for the next build.
     struct RootArrays {
         std::vector<int> live, block, rootRows, rowFirst, column, blockFirst, blockCount;
         std::vector<char> affine;

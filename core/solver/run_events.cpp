@@ -34,7 +34,8 @@ void Run::restart(double t) {
         calcIC(t);
         if (impulsive) {
             m_impulse.assign(at(m_sys.size()), 0.0);
-            const ProjectionResult pr = project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx);
+            const ProjectionResult pr =
+                project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx, m_projection);
             for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
             if (pr.maxChange > 0.0) {
                 m_expandAll = true;

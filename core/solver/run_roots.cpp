@@ -55,6 +55,8 @@ bool Run::rootMoves(int k) const {
     return false;
 }
 
+constexpr std::size_t kKeptRootEntries = 4096;
+
 void Run::swapRoots(RootArrays& a) {
     std::swap(a.live, m_liveRoots);
     std::swap(a.block, m_rootBlock);
@@ -146,7 +148,9 @@ void Run::buildRoots(double t, bool incremental) {
         if (evaluate) m_rootEvaluated.push_back(b);
     }
     m_deadRoots = 0;
-    m_old = RootArrays{};   // not kept between restarts: a large network's roots would be held twice
+    // kept for the next build while small, so that an event of a small model allocates no roots;
+    // a large network's roots would be held twice
+    if (m_old.live.capacity() + m_old.column.capacity() > kKeptRootEntries) m_old = RootArrays{};
 }
 
 // The blocks whose discretes changed since the last call, evaluated again: written where their
