@@ -2,8 +2,9 @@
 # The engine against the yardsticks, in one run: endstop-batch (as drawn, --reduce off, and reduced,
 # the default, written out as --reduce on), the hand-reduced IDA program with fast vector kernels
 # (the "floor") and SciPy's LSODA on the benchmark models c, b1000 and b10000: whole-process wall
-# time and peak memory (/usr/bin/time), medians of REPS runs (default 3; b10000 once unless
-# B10000_REPS is set), ratios to the floor.
+# time and peak memory (/usr/bin/time). A model's commands run in turn, round by round (REPS
+# rounds, default 3; C_REPS for c, default 31; b10000 once unless B10000_REPS is set): medians,
+# and the median of each round's ratio to the floor.
 # Then the smooth stop law's figures on model d (restarts per event, steps against full_damped).
 # YARDSTICKS: the directory holding ida_floor.c and peer_scipy.py (default ../shared/yardsticks).
 # Absolute times from different runs mean nothing on a shared machine: read the ratios.
@@ -26,51 +27,74 @@ have_scipy=0
 "$PY" -c "import scipy" 2>/dev/null && have_scipy=1
 [ "$have_scipy" = 1 ] || echo "bench/yardsticks.sh: no SciPy for $PY, the LSODA rows are left out (apt-get install python3-scipy)" >&2
 
-# median "wall_s peak_MB" of a command run n times
-measure() {
+# The commands given ("label|command and arguments", split on blanks: no blanks in paths) run
+# round by round, n rounds, each command once a round, so that a slow spell of this machine falls
+# on all of them alike. Prints per command "label|wall_s|peak_MB|ratio": the median wall time and
+# peak memory over the rounds, and the median over the rounds of its time divided by the first
+# command's time in the same round (the first is the floor). A command that fails prints nan.
+rounds() {
     local n="$1"; shift
-    for _ in $(seq "$n"); do
-        local start="$EPOCHREALTIME"   # microseconds: /usr/bin/time's %e has 10 ms steps
-        /usr/bin/time -f "%M" -o "$work/t" "$@" >/dev/null 2>&1 || { echo "nan nan"; return; }
-        echo "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {print b - a}') $(cat "$work/t")"
-    done | sort -n | awk '{w[NR]=$1; m[NR]=$2} END {i=int((NR+1)/2); printf "%.4f %.1f\n", w[i], m[i]/1024}'
+    for r in $(seq "$n"); do
+        local i=0
+        for spec in "$@"; do
+            local cmd="${spec#*|}"
+            local start="$EPOCHREALTIME"   # microseconds: /usr/bin/time's %e has 10 ms steps
+            # shellcheck disable=SC2086   # the command's words
+            if /usr/bin/time -f "%M" -o "$work/t" $cmd >/dev/null 2>&1; then
+                echo "$i $r $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {print b - a}') $(cat "$work/t")"
+            else
+                echo "$i $r nan nan"
+            fi
+            i=$((i + 1))
+        done
+    done >"$work/rounds"
+    local labels=()
+    for spec in "$@"; do labels+=("${spec%%|*}"); done
+    "$PY" - "$work/rounds" "${labels[@]}" <<'PYEOF'
+import math, statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+labels = sys.argv[2:]
+wall = {}
+peak = {}
+for i, r, w, m in rows:
+    wall.setdefault(int(i), {})[int(r)] = float(w)
+    peak.setdefault(int(i), []).append(float(m))
+def median(xs):
+    xs = [x for x in xs if not math.isnan(x)]
+    return statistics.median(xs) if xs else float("nan")
+for i, label in enumerate(labels):
+    w = wall.get(i, {})
+    ws, ms = list(w.values()), peak.get(i, [])
+    failed = any(math.isnan(x) for x in ws)
+    ratios = [w[r] / wall[0][r] for r in w if r in wall[0] and wall[0][r] > 0]
+    fmt = lambda x, f: "nan" if failed or math.isnan(x) else f % x
+    print("%s|%s|%s|%s" % (label, fmt(median(ws), "%.4f"), fmt(median(ms) / 1024, "%.1f"),
+                           fmt(median(ratios) if ratios else float("nan"), "%.2f")))
+PYEOF
 }
 
 printf "%-8s %-22s %9s %9s %12s\n" model engine wall_s peak_MB "t/t(floor)"
 declare -A reduced   # model -> wall time with --reduce on (the stretch line)
-declare -A floor     # model -> the floor's wall time
 for spec in "c 1" "b 1000" "b 10000"; do
-    set -- $spec
+    set -- $spec   # shellcheck disable=SC2086
     model="$1"; N="$2"
     name="$model"; [ "$model" = b ] && name="b$N"
-    n="$REPS"; [ "$name" = b10000 ] && n="${B10000_REPS:-1}"
-    read -r wf mf < <(measure "$n" "$work/ida_floor" --model "$model" --N "$N" --nvec fast)
-    rows=("IDA floor (fast)|$wf|$mf")
-    read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop" --reduce off)
-    rows+=("endstop, as drawn|$w|$m")
-    read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/$name.endstop" --reduce on)
-    rows+=("endstop --reduce on|$w|$m")
-    reduced[$name]="$w"
-    floor[$name]="$wf"
-    if [ "$have_scipy" = 1 ] && [ "$model" = b ]; then
-        read -r w m < <(measure "$n" "$PY" "$work/peer_scipy.py" --model b --N "$N" --solver LSODA)
-        rows+=("SciPy LSODA|$w|$m")
-    fi
-    for r in "${rows[@]}"; do
-        IFS='|' read -r engine w m <<<"$r"
-        printf "%-8s %-22s %9s %9s %12s\n" "$name" "$engine" "$w" "$m" "$(awk -v a="$w" -v b="$wf" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}')"
-    done
+    n="$REPS"; [ "$name" = c ] && n="${C_REPS:-31}"; [ "$name" = b10000 ] && n="${B10000_REPS:-1}"
+    cmds=("IDA floor (fast)|$work/ida_floor --model $model --N $N --nvec fast"
+          "endstop, as drawn|build/app/endstop-batch run $work/models/$name.endstop --reduce off"
+          "endstop --reduce on|build/app/endstop-batch run $work/models/$name.endstop --reduce on")
+    [ "$have_scipy" = 1 ] && [ "$model" = b ] && cmds+=("SciPy LSODA|$PY $work/peer_scipy.py --model b --N $N --solver LSODA")
+    # b with every block a little different (bench/models.hpp, modelBVaried), as in a real model
+    # where no two blocks share an object, beside the floor for b of the same size (its work does
+    # not follow the values)
+    [ "$model" = b ] && cmds+=("varied, --reduce on|build/app/endstop-batch run $work/models/${name}_varied.endstop --reduce on")
+    while IFS='|' read -r engine w m ratio; do
+        printf "%-8s %-22s %9s %9s %12s\n" "$name" "$engine" "$w" "$m" "$ratio"
+        [ "$engine" = "endstop --reduce on" ] && reduced[$name]="$w"
+    done < <(rounds "$n" "${cmds[@]}")
 done
-# b with every block a little different (bench/models.hpp, modelBVaried), as in a real model where
-# no two blocks share an object: against the floor's time for b of the same size (its work does
-# not follow the values)
-for N in 1000 10000; do
-    n="$REPS"; [ "$N" = 10000 ] && n="${B10000_REPS:-1}"
-    read -r w m < <(measure "$n" build/app/endstop-batch run "$work/models/b${N}_varied.endstop" --reduce on)
-    printf "%-8s %-22s %9s %9s %12s\n" "b$N" "varied, --reduce on" "$w" "$m" \
-        "$(awk -v a="$w" -v b="${floor[b$N]}" 'BEGIN {printf (b > 0 ? "%.2f" : "-"), a / b}')"
-done
-echo "(whole process; medians of $REPS runs, b10000 of ${B10000_REPS:-1}; unknowns: endstop-batch run MODEL --stats)"
+echo "(whole process; the commands of a model run in turn, round by round: medians of ${C_REPS:-31} rounds for c, $REPS for b1000, ${B10000_REPS:-1} for b10000;"
+echo " t/t(floor) is the median of each round's ratio; unknowns: endstop-batch run MODEL --stats)"
 echo "stretch, --reduce on: t(b10000) / t(b1000) = $(awk -v a="${reduced[b10000]}" -v b="${reduced[b1000]}" 'BEGIN {printf "%.1f", a / b}') (target: at most 5)"
 
 # The smooth stop law's targets on model d (a gear train with ten backlash stops): restarts per
