@@ -86,15 +86,18 @@ std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) con
             local[at(m_red.explicits[i].unknown)] = static_cast<int>(i);
     }
     const std::vector<int>& position = m_explicitAt.empty() ? local : m_explicitAt;
-    std::vector<char> need(m_red.explicits.size(), 0);
-    for (int u : unknowns)
-        if (position[at(u)] >= 0) need[at(position[at(u)])] = 1;
-    for (std::size_t i = m_red.explicits.size(); i-- > 0;)   // dependencies come earlier
-        if (need[i])
-            for (int w : m_red.reads(m_red.explicits[i])) need[at(position[at(w)])] = 1;
+    // the positions read, and what their rows read in turn (a work list), then in plan order
+    std::vector<char>& need = m_explicitMark;
+    need.resize(m_red.explicits.size(), 0);
     std::vector<int> out;
-    for (std::size_t i = 0; i < need.size(); ++i)
-        if (need[i]) out.push_back(static_cast<int>(i));
+    auto mark = [&](int p) {
+        if (p >= 0 && !need[at(p)]) need[at(p)] = 1, out.push_back(p);
+    };
+    for (const int u : unknowns) mark(position[at(u)]);
+    for (std::size_t k = 0; k < out.size(); ++k)
+        for (const int w : m_red.reads(m_red.explicits[at(out[k])])) mark(position[at(w)]);
+    for (const int p : out) need[at(p)] = 0;
+    std::sort(out.begin(), out.end());
     return out;
 }
 

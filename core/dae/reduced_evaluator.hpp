@@ -165,8 +165,7 @@ private:
     class OperatorRows;
     std::vector<double> m_opAccumulator;   // OperatorRows' accumulator, all zero between uses
     std::vector<char> m_opUsed;
-    bool rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, const std::vector<char>& rowMark,
-                            bool& inPlace);
+    bool rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, bool& inPlace);
     bool finishUpdate();   // updateOperator()'s end: expressions compacted, operatorReads()
     bool operatorExplicit(OperatorRows& rows, std::size_t p);
     bool operatorRow(OperatorRows& rows, int i, std::vector<double>& constant, std::vector<int>& ypFirst,
@@ -203,6 +202,16 @@ private:
     void chainJacobian(const State& reduced, double cj, double* values, bool op);
     void fuse();
     std::vector<int> closure(const std::vector<int>& unknowns) const;   // explicit positions, in order
+    // closure()'s and operatorReads()' marks, all zero between uses: their cost follows what
+    // they mark, not the network (an event of a long chain reads a few blocks)
+    mutable std::vector<char> m_explicitMark;
+    mutable std::vector<int> m_explicitWork;
+    std::vector<char> m_unknownMark, m_rowMark;
+    std::vector<int> m_unknownTouched;
+    // updateOperator()'s marks alike: rows and explicit positions (all zero between calls), the
+    // quadrature of each unknown (-1) and the quadratures whose rows are marked, in order
+    std::vector<char> m_updateRowMark, m_updateExplicitMark;
+    std::vector<int> m_updateExplicits, m_quadratureAt, m_updateRates;
     void findConstants();
     // per explicit variable (plan position): 1 for a constant of the run (findConstants()); their
     // values, by position

@@ -213,8 +213,27 @@ bool ReducedEvaluator::buildOperator() {
 bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
     const int n = m_red.size();
     const Pattern& pat = m_sys.pattern;
-    std::vector<char> rowMark(at(m_sys.size()), 0), explicitMark(m_red.explicits.size(), 0);
+    // the marks are kept between calls, all zero, and cleared on every way out: an event costs
+    // the rows it marks, not the network
+    std::vector<char>& rowMark = m_updateRowMark;
+    std::vector<char>& explicitMark = m_updateExplicitMark;
+    rowMark.resize(at(m_sys.size()), 0);
+    explicitMark.resize(m_red.explicits.size(), 0);
+    if (m_quadratureAt.empty()) {
+        m_quadratureAt.assign(at(m_sys.size()), -1);
+        for (std::size_t k = 0; k < m_red.quadratures.size(); ++k)
+            m_quadratureAt[at(m_red.quadratures[k].unknown)] = static_cast<int>(k);
+    }
     std::vector<int> marked;
+    m_updateExplicits.clear();
+    struct Clear {
+        ReducedEvaluator& self;
+        const std::vector<int>& marked;
+        ~Clear() {
+            for (const int row : marked) self.m_updateRowMark[at(row)] = 0;
+            for (const int p : self.m_updateExplicits) self.m_updateExplicitMark[at(p)] = 0;
+        }
+    } clear{*this, marked};
     auto mark = [&](int row) {
         if (row >= 0 && !rowMark[at(row)]) rowMark[at(row)] = 1, marked.push_back(row);
     };
@@ -227,20 +246,26 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
         const int p = m_explicitOfRow[at(marked[k])];
         if (p < 0 || explicitMark[at(p)]) continue;
         explicitMark[at(p)] = 1;
+        m_updateExplicits.push_back(p);
         const int u = m_red.explicits[at(p)].unknown;
         for (int e = pat.colPtr[at(u)]; e < pat.colPtr[at(u + 1)]; ++e) mark(pat.rowIdx[at(e)]);
     }
     for (const int row : marked)   // for takeOperatorChanges(); past n of them, all may have changed
         if (const int i = m_red.reducedIndex[at(row)]; i >= 0 && m_opChangedRows.size() <= at(n))
             m_opChangedRows.push_back(i);
-    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k)
-        if (rowMark[at(m_red.quadratures[k].unknown)]) m_opChangedRates.push_back(static_cast<int>(k));
+    m_updateRates.clear();   // the quadratures whose rows are marked, in order
+    for (const int row : marked)
+        if (const int k = m_quadratureAt[at(row)]; k >= 0) m_updateRates.push_back(k);
+    std::sort(m_updateRates.begin(), m_updateRates.end());
+    m_opChangedRates.insert(m_opChangedRates.end(), m_updateRates.begin(), m_updateRates.end());
     OperatorRows rows(*this);
-    for (std::size_t p = 0; p < explicitMark.size(); ++p)
-        if (explicitMark[p] && !operatorExplicit(rows, p)) return false;
+    std::vector<int> explicits = m_updateExplicits;   // in plan order
+    std::sort(explicits.begin(), explicits.end());
+    for (const int p : explicits)
+        if (!operatorExplicit(rows, at(p))) return false;
     LinearOperator& op = m_op;
     bool inPlace = false;
-    if (!rebuildRowsInPlace(rows, marked, rowMark, inPlace)) return false;
+    if (!rebuildRowsInPlace(rows, marked, inPlace)) return false;
     if (inPlace) return finishUpdate();
     // the kept rows: marked ones built again, the others copied
     std::vector<double> constant, value;
@@ -296,8 +321,7 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
 // stand when each keeps its number of entries in every part (a mode change that keeps the shape of
 // its rows, the common case): costs those rows, not the operator. inPlace false: some row changed
 // its shape; the rows already written are built again by the copy.
-bool ReducedEvaluator::rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked,
-                                          const std::vector<char>& rowMark, bool& inPlace) {
+bool ReducedEvaluator::rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, bool& inPlace) {
     LinearOperator& op = m_op;
     inPlace = false;
     std::vector<double> constant, value;
@@ -316,8 +340,8 @@ bool ReducedEvaluator::rebuildRowsInPlace(OperatorRows& rows, const std::vector<
         std::copy(column.begin(), column.end(), op.column.begin() + from);
         std::copy(value.begin(), value.end(), op.value.begin() + from);
     }
-    for (std::size_t k = 0; k < m_red.quadratures.size(); ++k) {
-        if (!rowMark[at(m_red.quadratures[k].unknown)]) continue;
+    for (const int q : m_updateRates) {   // updateOperator()'s list
+        const auto k = at(q);
         constant.clear(), value.clear(), column.clear(), evaluated.clear();
         operatorRate(rows, k, constant, column, value, evaluated);
         const int from = op.rateFirst[k];
@@ -357,7 +381,6 @@ bool ReducedEvaluator::finishUpdate() {
 // What the evaluated blocks read and the rows they write, the explicit variables and combinations
 // the expansion for the operator computes, and the kept unknowns it copies.
 void ReducedEvaluator::operatorReads() {
-    const int n = m_red.size();
     std::vector<int> reads;
     for (std::size_t k = 0; k < m_red.quadratures.size(); ++k)
         if (m_op.rateEvaluated[k]) {
@@ -367,7 +390,8 @@ void ReducedEvaluator::operatorReads() {
     m_op.blocks = m_ev.evaluatedBlocks();
     m_op.rows.clear();
     m_op.keptRows.clear();
-    std::vector<char> written(at(m_sys.size()), 0);
+    std::vector<char>& written = m_rowMark;   // all zero between calls
+    written.resize(at(m_sys.size()), 0);
     for (const int bi : m_op.blocks) {
         const Binding& b = m_sys.bindings[at(bi)];
         reads.insert(reads.end(), b.slot().begin(), b.slot().end());
@@ -375,8 +399,10 @@ void ReducedEvaluator::operatorReads() {
             for (const int row : rows)
                 if (row >= 0 && !written[at(row)]) written[at(row)] = 1, m_op.rows.push_back(row);
     }
-    for (const int row : m_op.rows)
+    for (const int row : m_op.rows) {
+        written[at(row)] = 0;
         if (const int i = m_red.reducedIndex[at(row)]; i >= 0) m_op.keptRows.emplace_back(i, row);
+    }
     // z: each is solved in the expansion, also a pair's half that no evaluated block reads
     m_op.z.clear();
     for (std::size_t p = 0; p < m_op.zOf.size(); ++p)
@@ -385,25 +411,36 @@ void ReducedEvaluator::operatorReads() {
             reads.push_back(m_red.explicits[p].unknown);
         }
     m_op.explicits = closure(reads);
-    // the combinations read by those blocks and by the rows or blocks of those explicit variables
-    std::vector<char> need(at(m_sys.size()), 0);
-    for (const int u : reads) need[at(u)] = 1;
+    // the combinations read by those blocks and by the rows or blocks of those explicit
+    // variables, and the kept unknowns those read, each in plan order: what is marked is listed in
+    // m_unknownTouched, so the cost follows the reads and not the network
+    std::vector<char>& need = m_unknownMark;   // all zero between calls
+    need.resize(at(m_sys.size()), 0);
+    std::vector<int>& touched = m_unknownTouched;
+    touched.clear();
+    auto mark = [&](int u) {
+        if (!need[at(u)]) need[at(u)] = 1, touched.push_back(u);
+    };
+    for (const int u : reads) mark(u);
     for (const int p : m_op.explicits) {
         const ReductionPlan::Derived& e = m_red.explicits[at(p)];
         if (rowSummed(e))
-            m_ev.forEachSummedEntry(e.row, [&](int j, double, double) { need[at(j)] = 1; });
+            m_ev.forEachSummedEntry(e.row, [&](int j, double, double) { mark(j); });
         else
-            forEachSlotOfRow(e, [&](int u) { need[at(u)] = 1; });
+            forEachSlotOfRow(e, mark);
     }
     m_op.combinations.clear();
-    for (std::size_t c = 0; c < m_combUnknown.size(); ++c) {
-        if (!need[at(m_combUnknown[c])]) continue;
-        m_op.combinations.push_back(static_cast<int>(c));
-        for (int k = m_combFirst[c]; k < m_combFirst[c + 1]; ++k) need[at(m_termUnknown[at(k)])] = 1;
-    }
+    for (const int u : touched)
+        if (const int c = m_combinationAt[at(u)]; c >= 0) m_op.combinations.push_back(c);
+    std::sort(m_op.combinations.begin(), m_op.combinations.end());
+    for (const int c : m_op.combinations)   // their terms are kept unknowns
+        for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c + 1)]; ++k) mark(m_termUnknown[at(k)]);
     m_op.keptRead.clear();
-    for (int i = 0; i < n; ++i)
-        if (need[at(m_red.kept[at(i)])]) m_op.keptRead.push_back(i);
+    for (const int u : touched) {
+        if (const int i = m_red.reducedIndex[at(u)]; i >= 0) m_op.keptRead.push_back(i);
+        need[at(u)] = 0;
+    }
+    std::sort(m_op.keptRead.begin(), m_op.keptRead.end());
     m_u.resize(m_red.explicits.size());   // z is written before it is read
     m_Fop.resize(at(m_sys.size()));       // the evaluated rows are zeroed before each residual
     m_op.ok = true;
