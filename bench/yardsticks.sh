@@ -4,7 +4,8 @@
 # (the "floor") and SciPy's LSODA on the benchmark models c, b1000 and b10000: whole-process wall
 # time and peak memory (/usr/bin/time). A model's commands run in turn, round by round (REPS
 # rounds, default 3; C_REPS for c, default 31; b10000 once unless B10000_REPS is set): medians,
-# and the median of each round's ratio to the floor.
+# and the median of each round's ratio to the floor. The stretch t(b10000) / t(b1000) alike, from
+# STRETCH_REPS rounds of the two (default 9).
 # Then the smooth stop law's figures on model d (restarts per event, steps against full_damped).
 # YARDSTICKS: the directory holding ida_floor.c and peer_scipy.py (default ../shared/yardsticks).
 # Absolute times from different runs mean nothing on a shared machine: read the ratios.
@@ -95,7 +96,14 @@ for spec in "c 1" "b 1000" "b 10000"; do
 done
 echo "(whole process; the commands of a model run in turn, round by round: medians of ${C_REPS:-31} rounds for c, $REPS for b1000, ${B10000_REPS:-1} for b10000;"
 echo " t/t(floor) is the median of each round's ratio; unknowns: endstop-batch run MODEL --stats)"
-echo "stretch, --reduce on: t(b10000) / t(b1000) = $(awk -v a="${reduced[b10000]}" -v b="${reduced[b1000]}" 'BEGIN {printf "%.1f", a / b}') (target: at most 5)"
+# the stretch from the two in turn, round by round (STRETCH_REPS rounds, default 9): the median of
+# each round's ratio, which a slow spell of the machine moves far less than the ratio of the
+# medians above, taken minutes apart
+stretch="$(rounds "${STRETCH_REPS:-9}" \
+    "b1000|build/app/endstop-batch run $work/models/b1000.endstop --reduce on" \
+    "b10000|build/app/endstop-batch run $work/models/b10000.endstop --reduce on" | awk -F'|' '$1 == "b10000" {print $4}')"
+echo "stretch, --reduce on: t(b10000) / t(b1000) = $stretch, the median of ${STRETCH_REPS:-9} rounds of the two in turn (target: at most 5;"
+echo " from the medians above: $(awk -v a="${reduced[b10000]}" -v b="${reduced[b1000]}" 'BEGIN {printf "%.1f", a / b}'))"
 
 # The smooth stop law's targets on model d (a gear train with ten backlash stops): restarts per
 # logged event, and its steps against the same train with full_damped stops.
