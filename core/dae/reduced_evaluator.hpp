@@ -205,7 +205,6 @@ private:
     // closure()'s and operatorReads()' marks, all zero between uses: their cost follows what
     // they mark, not the network (an event of a long chain reads a few blocks)
     mutable std::vector<char> m_explicitMark;
-    mutable std::vector<int> m_explicitWork;
     std::vector<char> m_unknownMark, m_rowMark;
     std::vector<int> m_unknownTouched;
     // updateOperator()'s marks alike: rows and explicit positions (all zero between calls), the
