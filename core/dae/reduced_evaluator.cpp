@@ -41,6 +41,9 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     if (solve) {
         m_explicitAt.assign(at(sys.size()), -1);
         m_combinationAt.assign(at(sys.size()), -1);
+        m_quadratureAt.assign(at(sys.size()), -1);
+        for (std::size_t k = 0; k < red.quadratures.size(); ++k)
+            m_quadratureAt[at(red.quadratures[k].unknown)] = static_cast<int>(k);
         for (std::size_t i = 0; i < red.explicits.size(); ++i)
             m_explicitAt[at(red.explicits[i].unknown)] = static_cast<int>(i);
         for (std::size_t c = 0; c < m_combUnknown.size(); ++c)

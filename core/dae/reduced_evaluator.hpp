@@ -165,7 +165,8 @@ private:
     class OperatorRows;
     std::vector<double> m_opAccumulator;   // OperatorRows' accumulator, all zero between uses
     std::vector<char> m_opUsed;
-    bool rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, bool& inPlace);
+    bool rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, const std::vector<int>& rates,
+                            bool& inPlace);
     bool finishUpdate();   // updateOperator()'s end: expressions compacted, operatorReads()
     bool operatorExplicit(OperatorRows& rows, std::size_t p);
     bool operatorRow(OperatorRows& rows, int i, std::vector<double>& constant, std::vector<int>& ypFirst,
@@ -203,14 +204,16 @@ private:
     void fuse();
     std::vector<int> closure(const std::vector<int>& unknowns) const;   // explicit positions, in order
     // closure()'s and operatorReads()' marks, all zero between uses: their cost follows what
-    // they mark, not the network (an event of a long chain reads a few blocks)
+    // they mark, not the network (an event of a long chain reads a few blocks). operatorReads()
+    // marks rows, then unknowns, in the one array (rows are numbered like unknowns).
     mutable std::vector<char> m_explicitMark;
-    std::vector<char> m_unknownMark, m_rowMark;
+    std::vector<char> m_unknownMark;
     std::vector<int> m_unknownTouched;
-    // updateOperator()'s marks alike: rows and explicit positions (all zero between calls), the
-    // quadrature of each unknown (-1) and the quadratures whose rows are marked, in order
+    // updateOperator()'s marks alike, its own since operatorReads() runs inside it: rows and
+    // explicit positions, and the explicit positions it marked
     std::vector<char> m_updateRowMark, m_updateExplicitMark;
-    std::vector<int> m_updateExplicits, m_quadratureAt, m_updateRates;
+    std::vector<int> m_updateExplicits;
+    std::vector<int> m_quadratureAt;   // per unknown: the quadrature it is, -1 (solving only)
     void findConstants();
     // per explicit variable (plan position): 1 for a constant of the run (findConstants()); their
     // values, by position

@@ -219,11 +219,6 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
     std::vector<char>& explicitMark = m_updateExplicitMark;
     rowMark.resize(at(m_sys.size()), 0);
     explicitMark.resize(m_red.explicits.size(), 0);
-    if (m_quadratureAt.empty()) {
-        m_quadratureAt.assign(at(m_sys.size()), -1);
-        for (std::size_t k = 0; k < m_red.quadratures.size(); ++k)
-            m_quadratureAt[at(m_red.quadratures[k].unknown)] = static_cast<int>(k);
-    }
     std::vector<int> marked;
     m_updateExplicits.clear();
     struct Clear {
@@ -253,19 +248,18 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
     for (const int row : marked)   // for takeOperatorChanges(); past n of them, all may have changed
         if (const int i = m_red.reducedIndex[at(row)]; i >= 0 && m_opChangedRows.size() <= at(n))
             m_opChangedRows.push_back(i);
-    m_updateRates.clear();   // the quadratures whose rows are marked, in order
+    std::vector<int> rates;   // the quadratures whose rows are marked, in order
     for (const int row : marked)
-        if (const int k = m_quadratureAt[at(row)]; k >= 0) m_updateRates.push_back(k);
-    std::sort(m_updateRates.begin(), m_updateRates.end());
-    m_opChangedRates.insert(m_opChangedRates.end(), m_updateRates.begin(), m_updateRates.end());
+        if (const int k = m_quadratureAt[at(row)]; k >= 0) rates.push_back(k);
+    std::sort(rates.begin(), rates.end());
+    m_opChangedRates.insert(m_opChangedRates.end(), rates.begin(), rates.end());
     OperatorRows rows(*this);
-    std::vector<int> explicits = m_updateExplicits;   // in plan order
-    std::sort(explicits.begin(), explicits.end());
-    for (const int p : explicits)
+    std::sort(m_updateExplicits.begin(), m_updateExplicits.end());   // in plan order
+    for (const int p : m_updateExplicits)
         if (!operatorExplicit(rows, at(p))) return false;
     LinearOperator& op = m_op;
     bool inPlace = false;
-    if (!rebuildRowsInPlace(rows, marked, inPlace)) return false;
+    if (!rebuildRowsInPlace(rows, marked, rates, inPlace)) return false;
     if (inPlace) return finishUpdate();
     // the kept rows: marked ones built again, the others copied
     std::vector<double> constant, value;
@@ -320,8 +314,10 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
 // The marked rows (of the whole network) that are kept rows or quadratures, built again where they
 // stand when each keeps its number of entries in every part (a mode change that keeps the shape of
 // its rows, the common case): costs those rows, not the operator. inPlace false: some row changed
-// its shape; the rows already written are built again by the copy.
-bool ReducedEvaluator::rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked, bool& inPlace) {
+// its shape; the rows already written are built again by the copy. rates: the quadratures among
+// the marked rows, in order.
+bool ReducedEvaluator::rebuildRowsInPlace(OperatorRows& rows, const std::vector<int>& marked,
+                                          const std::vector<int>& rates, bool& inPlace) {
     LinearOperator& op = m_op;
     inPlace = false;
     std::vector<double> constant, value;
@@ -340,7 +336,7 @@ bool ReducedEvaluator::rebuildRowsInPlace(OperatorRows& rows, const std::vector<
         std::copy(column.begin(), column.end(), op.column.begin() + from);
         std::copy(value.begin(), value.end(), op.value.begin() + from);
     }
-    for (const int q : m_updateRates) {   // updateOperator()'s list
+    for (const int q : rates) {
         const auto k = at(q);
         constant.clear(), value.clear(), column.clear(), evaluated.clear();
         operatorRate(rows, k, constant, column, value, evaluated);
@@ -390,7 +386,7 @@ void ReducedEvaluator::operatorReads() {
     m_op.blocks = m_ev.evaluatedBlocks();
     m_op.rows.clear();
     m_op.keptRows.clear();
-    std::vector<char>& written = m_rowMark;   // all zero between calls
+    std::vector<char>& written = m_unknownMark;   // all zero between calls; cleared before `need` below
     written.resize(at(m_sys.size()), 0);
     for (const int bi : m_op.blocks) {
         const Binding& b = m_sys.bindings[at(bi)];
