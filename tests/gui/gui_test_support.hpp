@@ -3,6 +3,7 @@
 // message boxes, and the saved bytes of a document (the exact model).
 #pragma once
 
+#include "blocks/registry.hpp"
 #include "core/io/project_file.hpp"
 #include "gui/diagram_scene.hpp"
 #include "gui/diagram_view.hpp"
