@@ -41,13 +41,16 @@ void CsvSink::begin(const std::vector<Column>& columns) {
 
 void CsvSink::row(double t, std::span<const double> values) {
     if (!m_results.active()) return;
-    std::string& b = m_results.buffer;
-    b += formatNumber(t);
+    const std::size_t size = (values.size() + 1) * (kMaxNumberChars + 1);
+    if (m_row.size() < size) m_row.resize(size);   // once: a row is written here, then appended
+    char* const first = m_row.data();
+    char* p = writeNumber(first, t);
     for (double v : values) {
-        b += ',';
-        b += formatNumber(v);
+        *p++ = ',';
+        p = writeNumber(p, v);
     }
-    b += '\n';
+    *p++ = '\n';
+    m_results.buffer.append(first, p);
     m_results.flush(false);
 }
 

@@ -44,6 +44,7 @@ private:
     };
     Target m_results, m_events;
     std::vector<Column> m_columns;
+    std::string m_row;
     bool m_committed = false;
 };
 

@@ -3,6 +3,7 @@
 
 #include "core/text/quote.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -311,10 +312,17 @@ std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferr
     return out;
 }
 
+char* writeNumber(char* first, double value) {
+    // the shortest round-trip form of a double takes at most 24 characters ("-2.2250738585072014e-308")
+    const auto [ptr, ec] = std::to_chars(first, first + kMaxNumberChars, value);
+    if (ec == std::errc{}) return ptr;
+    constexpr std::string_view nan = "nan";
+    return std::copy(nan.begin(), nan.end(), first);
+}
+
 std::string formatNumber(double value) {
-    char buf[32];
-    const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, value);
-    return ec == std::errc{} ? std::string(buf, ptr) : std::string("nan");
+    char buf[kMaxNumberChars];
+    return std::string(buf, writeNumber(buf, value));
 }
 
 }   // namespace endstop::core

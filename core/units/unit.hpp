@@ -79,5 +79,9 @@ std::vector<Unit> compatibleUnits(const Dimension& d, const std::string& preferr
 
 // Shortest round-trip text of a double, locale independent ("0.1", "1e-06", "1e+06", "42").
 std::string formatNumber(double value);
+// The same text written at `first`, which must have kMaxNumberChars bytes; returns its end. For
+// writers of many numbers (CSV rows), without a string per number.
+inline constexpr std::size_t kMaxNumberChars = 32;
+char* writeNumber(char* first, double value);
 
 }   // namespace endstop::core
