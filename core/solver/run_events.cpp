@@ -278,16 +278,20 @@ bool Run::stepOver(double t) {
     return true;
 }
 
+// An event due by rounding (dueBy) is taken at its own time: the block sees that time (a pulse
+// or a table sets its modes from it) and the next one is asked for after it. Taken at t, a step
+// scheduled at 1e-15 s met at t = 1e-16 s was due again at once, 500 times.
 void Run::handleTimeEvents(double t) {
     for (std::size_t i = 0; i < m_timeBlocks.size(); ++i) {
         if (m_next[i] > dueBy(t)) continue;
         const int b = m_timeBlocks[i];
         const Block& blk = *m_sys.topo.blocks[at(b)].block;
-        withCtx(b, t, [&](EventCtx& ctx) {
+        const double scheduled = std::max(t, m_next[i]);
+        withCtx(b, scheduled, [&](EventCtx& ctx) {
             ctx.log(EventKind::Time, 0.0);
             blk.onTimeEvent(ctx);
         });
-        m_next[i] = blk.nextTimeEvent(t);
+        m_next[i] = blk.nextTimeEvent(scheduled);
     }
     guardChattering(t);
     restart(t);

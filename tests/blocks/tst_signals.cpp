@@ -156,6 +156,48 @@ private Q_SLOTS:
         QCOMPARE(r.time().back(), 1.2);
     }
 
+    // A breakpoint closer to the start than the solver can step (the run takes times within a few
+    // ulps of 1 s of now as now) happens once, logged at its own time, and the source takes the
+    // value it has after it. Such a step or pulse used to fire again at once, 500 times, and the
+    // run ended as chattering.
+    void breakpointsWithinRoundingOfTheStart_data() {
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<core::ParamValues>("parameters");
+        QTest::addColumn<QList<double>>("times");
+        QTest::addColumn<double>("probe");   // a time after the first breakpoint
+        QTest::addColumn<double>("value");   // y there
+        using P = core::ParamValues;
+        for (const double t0 : {1e-300, 1e-15}) {
+            const QByteArray at = QByteArray::number(t0);
+            QTest::newRow("step at " + at)
+                << "signal.step" << P{{"step_time", t0}, {"final_value", 5.0}} << QList<double>{t0} << 0.5 << 5.0;
+            QTest::newRow("pulse from " + at)
+                << "signal.pulse" << P{{"amplitude", 2.0}, {"period", 0.5}, {"width", 0.2}, {"start_time", t0}}
+                << QList<double>{t0, t0 + 0.2, t0 + 0.5, t0 + 0.7, t0 + 1.0} << 0.1 << 2.0;
+            QTest::newRow("table from " + at)
+                << "signal.table" << P{{"times", Values{t0, 0.5}}, {"values", Values{3, -1}}, {"interpolation", "hold"}}
+                << QList<double>{t0, 0.5} << 0.25 << 3.0;
+        }
+    }
+    void breakpointsWithinRoundingOfTheStart() {
+        QFETCH(QString, type);
+        QFETCH(core::ParamValues, parameters);
+        QFETCH(QList<double>, times);
+        QFETCH(double, probe);
+        QFETCH(double, value);
+        const auto r = test::run(drivenMass(type.toStdString(), parameters), until(1.2));
+        QCOMPARE(r.time().back(), 1.2);
+        const std::vector<double> logged = timeEvents(r, "src");
+        QCOMPARE(static_cast<qsizetype>(logged.size()), times.size());
+        for (qsizetype i = 0; i < times.size(); ++i)
+            QCOMPARE_NEAR(logged[static_cast<std::size_t>(i)], times[i], 1e-12, QString("event %1").arg(i));
+        QCOMPARE(logged.front(), times.front());
+        QString why;
+        QVERIFY2(follows(
+                     r, "src.y", 1e-9, probe, [&](double) { return value; }, 1e-12, &why),
+                 qPrintable(why));
+    }
+
     // Between breakpoints the sources follow their formulas, and the mass integrates them.
     void valuesBetweenBreakpoints() {
         QString why;
