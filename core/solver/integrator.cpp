@@ -254,35 +254,75 @@ void Run::rethrowCallbackError() {
 }
 
 void Run::failSolve(double t, int flag) {
-    const auto [where, block] = culprit();
+    long steps = 0;
+    IDAGetNumSteps(m_mem.get(), &steps);
+    // refused before its first step: no local error to read
+    const bool atStart = steps == 0 && (flag == IDA_ILL_INPUT || flag == IDA_TOO_MUCH_ACC);
+    const auto [where, block] = atStart ? culpritAtStart(flag == IDA_TOO_MUCH_ACC) : culprit();
     Diagnostic d{Severity::Error,
                  block,
                  {},
                  {},
                  "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" +
-                     (where.empty() ? "" : "; largest error in the " + where),
+                     (where.empty() ? ""
+                                    : (!atStart                   ? "; largest error in the "
+                                       : flag == IDA_TOO_MUCH_ACC ? "; largest value in the "
+                                                                  : "; fastest change in the ") +
+                                          where),
                  idaFailureHint(flag)};
     throw SolverError(Diagnostics{d});
 }
 
 // The unknown with the largest weighted local error points at the culprit: its description
-// and its block (empty if IDA has no estimate yet).
+// ("angular velocity of node {...}") and the block that owns it.
 std::pair<std::string, std::string> Run::culprit() {
     NVector ele = makeVector(idaSize(), m_ctx), w = makeVector(idaSize(), m_ctx);
     if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS ||
         IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS)
         return {};
     int worst = -1;
-    double big = -1.0;
+    double big = 0.0;
     for (int i = 0; i < idaSize(); ++i) {
         const double e = std::abs(data(ele)[i] * data(w)[i]);
-        if (e > big) {
-            big = e;
+        if (e > big || (std::isnan(e) && big < std::numeric_limits<double>::infinity())) {
+            big = std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
             worst = i;
         }
     }
-    if (worst < 0) return {};
+    if (worst < 0) return culpritAtStart();   // no error anywhere: the rates may still tell
     const int u = m_red.kept[at(m_resting ? m_active[at(worst)] : worst)];
+    return {m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
+}
+
+// Before IDA's first step it has no local error. What keeps it from starting is a rate it cannot
+// follow (it sizes its first step so that the step times the rates is half a tolerance, and a
+// rate of 1e150 m/s makes that norm overflow and the step zero) or, for IDA_TOO_MUCH_ACC, a value
+// too large for the tolerances to resolve in double precision. So the unknown whose rate (or
+// value) is largest against its tolerance, or whose value or rate is not finite, points at the
+// block: an initial velocity of -1e150 m/s names the mass, not the first block of the model.
+std::pair<std::string, std::string> Run::culpritAtStart(bool byValue) {
+    const double* y = data(m_y);
+    const double* yp = data(m_yp);
+    const double* atol = data(m_atol);
+    const auto worstBy = [&](auto score) {
+        int worst = -1;
+        double big = 0.0;
+        for (int i = 0; i < m_rev.size(); ++i) {
+            const double r =
+                std::isfinite(y[i]) && std::isfinite(yp[i]) ? score(i) : std::numeric_limits<double>::infinity();
+            if (r > big) {
+                big = r;
+                worst = i;
+            }
+        }
+        return worst;
+    };
+    const auto rate = [&](int i) { return std::abs(yp[i]) / (m_opt.relativeTolerance * std::abs(y[i]) + atol[i]); };
+    const auto value = [&](int i) { return std::abs(y[i]) / atol[i]; };
+    int worst = byValue ? worstBy(value) : worstBy(rate);
+    if (worst < 0) worst = byValue ? worstBy(rate) : worstBy(value);
+    if (worst < 0) return {};
+    const int u = m_red.kept[at(worst)];
     return {m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
 }
 

@@ -123,7 +123,8 @@ private:
     void finish(Clock::time_point start);
     void rethrowCallbackError();
     [[noreturn]] void failSolve(double t, int flag);
-    std::pair<std::string, std::string> culprit();
+    std::pair<std::string, std::string> culprit();                              // the largest weighted local error
+    std::pair<std::string, std::string> culpritAtStart(bool byValue = false);   // the fastest weighted rate
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint);
 
     const dae::DaeSystem& m_sys;

@@ -106,6 +106,9 @@ std::string idaFailureHint(int flag) {
         case IDA_REP_RES_ERR:
         case IDA_FIRST_RES_FAIL:
             return "the equations produced an invalid value (NaN or infinity): look for extreme parameter values";
+        case IDA_TOO_MUCH_ACC:
+            return "the tolerances ask for more than double precision resolves at these values: check the initial "
+                   "values and parameters of the block named, or loosen the tolerances";
         default:
             return "check the parameters of the block named";
     }

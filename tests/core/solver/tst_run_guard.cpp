@@ -21,13 +21,14 @@ namespace {
 
 // The slider of the rattling example pressed by a force (the signal block `push`, a constant
 // 10 N unless given) into a very stiff stop of the given law. Undamped, at rtol 1e-2, the contact
-// switches 1e-13 s apart.
+// switches 1e-13 s apart. `slider` adds to the slider's parameters.
 core::model::Model pressed(const std::string& law = "full_undamped", const std::string& pushType = "signal.constant",
-                           const core::ParamValues& push = {{"value", "10 N"}}) {
+                           const core::ParamValues& push = {{"value", "10 N"}}, core::ParamValues slider = {}) {
+    slider.emplace("mass", "0.5 kg");
     test::ModelBuilder b;
     b.block("push", pushType, push)
         .block("source", "translational.force_source")
-        .block("slider", "translational.mass", {{"mass", "0.5 kg"}})
+        .block("slider", "translational.mass", slider)
         .block("stops", "translational.hard_stop",
                {{"model", law},
                 {"upper_bound", "5 mm"},
@@ -168,6 +169,46 @@ private Q_SLOTS:
         QCOMPARE(message.contains("below the rounding of t there"), belowRounding);
         QCOMPARE(hint.contains("more than double precision resolves"), belowRounding);
         QCOMPARE(hint.contains("soften the stiffest contact"), !belowRounding);
+    }
+
+    void failureAtTheStartNamesTheBlock_data() {
+        QTest::addColumn<QString>("parameter");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<bool>("reduce");
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("where");
+        for (const bool reduce : {true, false}) {
+            const char* engine = reduce ? ", reduced" : ", as drawn";
+            QTest::newRow(QByteArray("initial velocity") + engine)
+                << "initial_velocity" << -1e150 << reduce << "IDA_ILL_INPUT"
+                << "fastest change in the x of slider";
+        }
+        // reduced only: as drawn the stop's relative position is an unknown of its own that starts
+        // at 0, and the run goes through with the slider's position held at 1e300 m by rounding;
+        // reduced it is the slider's position less 1e300 m, which IDA cannot resolve
+        QTest::newRow("initial position, reduced") << "initial_position" << 1e300 << true << "IDA_TOO_MUCH_ACC"
+                                                   << "largest value in the x of slider";
+    }
+
+    // A value no double-precision run can follow, given to the slider (the third block): IDA refuses
+    // to start, before any step and so without a local error to read. The message names the slider
+    // by the rate or value that stopped IDA; it used to name the first block (or whichever
+    // unknown came first), which had nothing to do with it.
+    void failureAtTheStartNamesTheBlock() {
+        QFETCH(QString, parameter);
+        QFETCH(double, value);
+        QFETCH(bool, reduce);
+        QFETCH(QString, flag);
+        QFETCH(QString, where);
+        const core::model::Model m =
+            pressed("smooth", "signal.constant", {{"value", "10 N"}}, {{parameter.toStdString(), value}});
+        core::simulation::SimulationOptions o = test::solverOptions(0.1, 1e-6, 0.0);
+        o.reduce = reduce;
+        const Failure f = runToFailure(m, o);
+        QCOMPARE(f.block, QString("slider"));
+        QVERIFY2(f.message.contains("at t = 0 s (" + flag + ")"), qPrintable(f.message));
+        QVERIFY2(f.message.contains(where), qPrintable(f.message));
+        QVERIFY(!f.hint.isEmpty());
     }
 
     // The network as drawn: at rtol 1e-2 the contact force is an unknown IDA solves, and the contact
