@@ -54,11 +54,16 @@ std::string SettingRange::message() const {
     return zeroMeans ? std::string(rule) + " (0: " + zeroMeans + ")" : std::string(rule);
 }
 
-const SettingRange kStopTime{"stop_time", [](double x) { return std::isfinite(x) && x > 0; }, "must be > 0 s", nullptr};
+// IDA squares its weighted values and its step sizes: a stop time below 1e-150 s underflowed the
+// first step (IDA_ILL_INPUT at t = 0), an absolute tolerance below 1e-100 overflowed the weighted
+// norm of any ordinary rate, and one above 1e100 underflowed it (docs/reliability.md)
+const SettingRange kStopTime{"stop_time", [](double x) { return std::isfinite(x) && x >= 1e-150; },
+                             "must be >= 1e-150 s", nullptr};
 const SettingRange kRelativeTolerance{"relative_tolerance", [](double x) { return std::isfinite(x) && x > 0 && x < 1; },
                                       "must be in (0, 1)", nullptr};
-const SettingRange kAbsoluteTolerance{"absolute_tolerance", [](double x) { return std::isfinite(x) && x > 0; },
-                                      "must be > 0", nullptr};
+const SettingRange kAbsoluteTolerance{"absolute_tolerance",
+                                      [](double x) { return std::isfinite(x) && x >= 1e-100 && x <= 1e100; },
+                                      "must be in [1e-100, 1e100]", nullptr};
 const SettingRange kMaxStep{"max_step", [](double x) { return std::isfinite(x) && x >= 0; }, "must be >= 0 s",
                             "unlimited"};
 const SettingRange kOutputInterval{"output_interval", [](double x) { return std::isfinite(x) && x >= 0; },

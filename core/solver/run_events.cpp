@@ -60,7 +60,10 @@ void Run::restart(double t) {
 }
 
 // Consistent rates of the algebraic unknowns and a first step from the second derivatives
-// (restart.hpp); the step before the event if the estimate is not available.
+// (restart.hpp); the step before the event if the estimate is not available. At the start the
+// time derivative's difference quotient scales with the span up to 1 s: over 1e9 s it stepped
+// 0.1 s, half a period of a 5 Hz drive, saw no curvature, and left IDA a first step of 1e6 s that
+// ten failed error tests could not bring down (IDA_ERR_FAIL at t = 0).
 void Run::chooseFirstStep(double t) {
     void* mem = m_mem.get();
     const double span = std::max(m_opt.stopTime - t, 1e-12);
@@ -70,7 +73,7 @@ void Run::chooseFirstStep(double t) {
                           m_discVersion,
                           m_opt.relativeTolerance,
                           data(m_atol),
-                          m_lastStep > 0 ? m_lastStep : 1e-3 * span,
+                          m_lastStep > 0 ? m_lastStep : 1e-3 * std::min(span, 1.0),
                           m_sparse,
                           m_indexOneFactored,
                           m_rateDiagonal ? m_diagonal.data() : nullptr,

@@ -81,8 +81,18 @@ private Q_SLOTS:
             << QStringList{"formatVersion", "newer"};
         QTest::newRow("newer typeVersion") << file(R"({"name": "m", "type": "translational.mass", "typeVersion": 9})")
                                            << QStringList{"blocks[0].typeVersion", "newer"};
-        QTest::newRow("bad simulation setting")
-            << head + R"("simulation": {"stop_time": -1}, "blocks": []})" << QStringList{"stop_time", "must be > 0"};
+        QTest::newRow("bad simulation setting") << head + R"("simulation": {"stop_time": -1}, "blocks": []})"
+                                                << QStringList{"stop_time", "must be >= 1e-150 s"};
+        // IDA squares its steps and weighted values: shorter spans and tolerances this far out failed
+        // inside it (IDA_ILL_INPUT at t = 0, naming a block that had nothing to do with it)
+        QTest::newRow("stop time below 1e-150 s") << head + R"("simulation": {"stop_time": 1e-200}, "blocks": []})"
+                                                  << QStringList{"parameter 'stop_time'", "must be >= 1e-150 s"};
+        QTest::newRow("absolute tolerance below 1e-100")
+            << head + R"("simulation": {"absolute_tolerance": 1e-200}, "blocks": []})"
+            << QStringList{"parameter 'absolute_tolerance'", "must be in [1e-100, 1e100]"};
+        QTest::newRow("absolute tolerance above 1e100")
+            << head + R"("simulation": {"absolute_tolerance": 1e300}, "blocks": []})"
+            << QStringList{"parameter 'absolute_tolerance'", "must be in [1e-100, 1e100]"};
         QTest::newRow("ill-posed")
             << file(
                    R"({"name": "c", "type": "signal.constant"}, {"name": "fs", "type": "translational.force_source"}, )" +

@@ -279,6 +279,21 @@ private Q_SLOTS:
         QCOMPARE(f.rows.stats().steps, 301L);
     }
 
+    // A long span: the rattling example asked for 1e9 s starts as for 1 s and runs until its step
+    // limit. The start's estimate of the first step used a difference quotient in time scaled by
+    // the span (0.1 s here, half a period of the 5 Hz drive), saw no curvature, and left IDA a
+    // first step of 1e6 s; the run failed at t = 0 with IDA_ERR_FAIL.
+    void longSpanStarts() {
+        core::simulation::SimulationOptions o;
+        o.stopTime = 1e9;
+        o.maxSteps = 3000;
+        const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
+        QVERIFY2(f.limit, qPrintable(f.message));
+        QVERIFY2(f.message.contains("more than 3000 steps"), qPrintable(f.message));
+        QVERIFY(f.rows.time().back() > 0.5);
+        QVERIFY(f.rows.stats().events > 10);
+    }
+
     void wallTimeLimit() {
         core::simulation::SimulationOptions o;
         o.stopTime = 1e4;   // about two minutes of work
