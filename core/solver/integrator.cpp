@@ -100,7 +100,7 @@ void Run::loop() {
         }
         long steps = 0;
         IDAGetNumSteps(mem, &steps);
-        m_guard.step(t, h, m_stats.steps + steps, [&] { return culprit().second; });
+        m_guard.step(t, h, m_stats.steps + steps, [&] { return culprit().block; });
         if (flag == IDA_TOO_MUCH_WORK) continue;   // a long stretch between output times
         const bool root = flag == IDA_ROOT_RETURN;
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
@@ -258,24 +258,25 @@ void Run::failSolve(double t, int flag) {
     IDAGetNumSteps(m_mem.get(), &steps);
     // refused before its first step: no local error to read
     const bool atStart = steps == 0 && (flag == IDA_ILL_INPUT || flag == IDA_TOO_MUCH_ACC);
-    const auto [where, block] = atStart ? culpritAtStart(flag == IDA_TOO_MUCH_ACC) : culprit();
+    const Blame b = atStart ? culpritAtStart(flag == IDA_TOO_MUCH_ACC) : culprit();
     Diagnostic d{Severity::Error,
-                 block,
+                 b.block,
                  {},
                  {},
                  "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" +
-                     (where.empty() ? ""
-                                    : (!atStart                   ? "; largest error in the "
-                                       : flag == IDA_TOO_MUCH_ACC ? "; largest value in the "
-                                                                  : "; fastest change in the ") +
-                                          where),
+                     (b.what.empty() ? "" : "; " + b.what),
                  idaFailureHint(flag)};
     throw SolverError(Diagnostics{d});
 }
 
-// The unknown with the largest weighted local error points at the culprit: its description
-// ("angular velocity of node {...}") and the block that owns it.
-std::pair<std::string, std::string> Run::culprit() {
+Run::Blame Run::blame(const char* measure, int reduced) const {
+    const int u = m_red.kept[at(reduced)];
+    return {std::string(measure) + " in the " + m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
+}
+
+// The unknown with the largest weighted local error points at the culprit: "largest error in the
+// angular velocity of node {...}" and the block that owns it.
+Run::Blame Run::culprit() {
     NVector ele = makeVector(idaSize(), m_ctx), w = makeVector(idaSize(), m_ctx);
     if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS ||
         IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS)
@@ -290,8 +291,7 @@ std::pair<std::string, std::string> Run::culprit() {
         }
     }
     if (worst < 0) return culpritAtStart();   // no error anywhere: the rates may still tell
-    const int u = m_red.kept[at(m_resting ? m_active[at(worst)] : worst)];
-    return {m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
+    return blame("largest error", m_resting ? m_active[at(worst)] : worst);
 }
 
 // Before IDA's first step it has no local error. What keeps it from starting is a rate it cannot
@@ -300,7 +300,7 @@ std::pair<std::string, std::string> Run::culprit() {
 // too large for the tolerances to resolve in double precision. So the unknown whose rate (or
 // value) is largest against its tolerance, or whose value or rate is not finite, points at the
 // block: an initial velocity of -1e150 m/s names the mass, not the first block of the model.
-std::pair<std::string, std::string> Run::culpritAtStart(bool byValue) {
+Run::Blame Run::culpritAtStart(bool byValue) {
     const double* y = data(m_y);
     const double* yp = data(m_yp);
     const double* atol = data(m_atol);
@@ -319,11 +319,11 @@ std::pair<std::string, std::string> Run::culpritAtStart(bool byValue) {
     };
     const auto rate = [&](int i) { return std::abs(yp[i]) / (m_opt.relativeTolerance * std::abs(y[i]) + atol[i]); };
     const auto value = [&](int i) { return std::abs(y[i]) / atol[i]; };
-    int worst = byValue ? worstBy(value) : worstBy(rate);
-    if (worst < 0) worst = byValue ? worstBy(rate) : worstBy(value);
-    if (worst < 0) return {};
-    const int u = m_red.kept[at(worst)];
-    return {m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
+    const char* fastest = "fastest change";
+    const char* largest = "largest value";
+    if (const int i = byValue ? worstBy(value) : worstBy(rate); i >= 0) return blame(byValue ? largest : fastest, i);
+    if (const int i = byValue ? worstBy(rate) : worstBy(value); i >= 0) return blame(byValue ? fastest : largest, i);
+    return {};
 }
 
 void Run::failAt(double t, const std::string& what, const std::string& hint) {

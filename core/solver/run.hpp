@@ -123,8 +123,13 @@ private:
     void finish(Clock::time_point start);
     void rethrowCallbackError();
     [[noreturn]] void failSolve(double t, int flag);
-    std::pair<std::string, std::string> culprit();                              // the largest weighted local error
-    std::pair<std::string, std::string> culpritAtStart(bool byValue = false);   // the fastest weighted rate
+    // What a failure blames: "largest error in the x of slider" and its block; empty if nothing
+    struct Blame {
+        std::string what, block;
+    };
+    Blame culprit();                                       // the largest weighted local error
+    Blame culpritAtStart(bool byValue = false);            // the fastest weighted rate (or largest value)
+    Blame blame(const char* measure, int reduced) const;   // reduced: an index of the reduced unknowns
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint);
 
     const dae::DaeSystem& m_sys;
