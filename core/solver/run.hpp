@@ -78,8 +78,10 @@ private:
     bool stepOver(double t);   // after a root whose changes are all continuous: go on without a restart
     bool m_jumped = false;     // withCtx(): a block changed its rows discontinuously (EventCtx::jumped)
     bool withinErrorTest();    // stepOver(): IDA's last step agrees with the new modes
+    bool rootAtRest(double t);   // stepOver(): a live root is exactly zero at the event
     std::vector<double> m_idScratch;
     NVector m_overY, m_overYp, m_overR, m_overX, m_overW;
+    std::vector<double> m_rootScratch;   // the live roots at an event stepped over (rootAtRest)
     void handleTimeEvents(double t);
     // The latest time that counts as now: a scheduled event closer than this is taken here.
     static double dueBy(double t) {
