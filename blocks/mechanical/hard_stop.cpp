@@ -49,7 +49,7 @@ enum class ContactLaw { Smooth, FullUndamped, FullDamped, Restitution };   // th
 enum Event : int {                                                         // the event slots
     kUpperSide = 0,
     kLowerSide = 1,       // x reaches a bound; restitution: or the contact there releases
-    kRegionKink = 2,      // full_undamped: p' crosses 0
+    kRegionKink = 2,      // full_undamped: p' crosses 0; free past a bound: the approach starts
     kLowClampKink = 3,    // smooth: the damping reaches -K p
     kHighClampKink = 4,   // smooth: the damping reaches +K p
     kEvents = 5
@@ -174,6 +174,7 @@ private:
 
     double relativeVelocity(const core::Eq<double>& eq) const { return eq.across(R) - eq.across(C); }
     void crossBound(EventCtx& ctx, int which, int direction) const;
+    void enter(EventCtx& ctx, int side) const;
     Penetration penetration(const core::Eq<double>& eq) const;
     int branchAt(const core::Eq<double>& eq, int current) const;
     void crossKink(EventCtx& ctx, int which, int direction) const;
@@ -193,7 +194,7 @@ private:
     const core::Var f;
     const core::Computed penetrationRec, impactsRec, energyRec, modeRec;
     const core::Var E;
-    const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest;
+    const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest, receding;
     const ContactLaw m_law;
 };
 
@@ -269,6 +270,7 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       refUpper(discrete("ref_upper", real(gp))),
       refLower(discrete("ref_lower", real(gn))),
       fastest(discrete("fastest")),
+      receding(discrete("receding")),
       m_law(lawOf(key(contactLaw))) {}
 
 void HardStop::validateMore(core::Diagnostics& out) const {
@@ -316,6 +318,12 @@ bool HardStop::affineEvent(const core::Eq<double>& eq, int which, core::AffineEv
         // tells the bound from x); in contact, the bound of that contact (leaving it comes first)
         const bool upper = which == kUpperSide;
         if (upper ? m == kContactLower : m != kContactLower) return true;   // dead (liveEvents())
+        if (const int past = m == kFree ? eq.mode(receding) : 0; past != 0) {   // back inside the bound passed
+            out.constant = past > 0 ? real(gp) : -real(gn);
+            out.add(x, past > 0 ? -1.0 : 1.0);
+            out.nudge = -kTiny;
+            return true;
+        }
         out.constant = upper ? real(gp) : -real(gn);
         out.add(x, upper ? -1.0 : 1.0);
         out.nudge = m == (upper ? kContactUpper : kContactLower) ? -kTiny : kTiny;
@@ -323,6 +331,14 @@ bool HardStop::affineEvent(const core::Eq<double>& eq, int which, core::AffineEv
             out.orMin(-real(gn), kTiny);
             out.add(x, 1.0);
         }
+        return true;
+    }
+    if (which == kRegionKink && m == kFree) {   // past a bound while moving away: -s p', the approach starts
+        const double s = eq.mode(receding);
+        out.constant = 0.0;
+        out.add(R, -s);
+        out.add(C, s);
+        out.nudge = kTiny;
         return true;
     }
     kink(eq, which, out);
@@ -341,7 +357,7 @@ void HardStop::liveEvents(const core::Eq<double>& eq, std::span<char> live) cons
     }
     live[kUpperSide] = m != kContactLower;   // free: both bounds in one function (affineEvent())
     live[kLowerSide] = m == kContactLower;
-    live[kRegionKink] = contact && m_law == ContactLaw::FullUndamped;
+    live[kRegionKink] = (contact && m_law == ContactLaw::FullUndamped) || (m == kFree && eq.mode(receding) != 0);
     live[kLowClampKink] = live[kHighClampKink] = contact && m_law == ContactLaw::Smooth;
 }
 
@@ -414,11 +430,15 @@ void HardStop::kink(const core::Eq<double>& eq, int which, core::AffineEvent& ou
 
 void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
     if (m_law != ContactLaw::Restitution) {
-        const int m0 = ctx.mode(mode), b0 = ctx.mode(branch);
-        if (which >= kRegionKink)
-            crossKink(ctx, which, direction);
-        else
+        const int m0 = ctx.mode(mode), b0 = ctx.mode(branch), past = ctx.mode(receding);
+        if (m0 == kFree && past != 0) {                   // past a bound while moving away (crossBound())
+            ctx.set(receding, 0);                         // back inside it: nothing happened
+            if (which == kRegionKink) enter(ctx, past);   // turned towards it while still past: contact
+        } else if (which >= kRegionKink) {
+            if (m0 != kFree) crossKink(ctx, which, direction);
+        } else {
             crossBound(ctx, which, direction);
+        }
         return markContinuous(ctx, m0, b0);
     }
     if (direction == core::kRising) return;   // every restitution event function falls through zero
@@ -448,15 +468,32 @@ void HardStop::markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) c
         ctx.continuous();
 }
 
+// A bound reached or left. A bound reached while the slider moves away from it is the round-off of
+// a step, not an approach: a step just after a contact ended can carry the slider's position back
+// past the bound by more than the stop's own motion (the position of a shaft that has turned far
+// is only known to eps of its angle), and entering would end the contact again at once, in a loop
+// of events. The stop stays free and waits, past the bound, for the first of: back inside it (the
+// round-off undone), or the approach starting there (then the contact begins, where it would have
+// if it had been entered: the force law applies to the penetration the slider has).
 void HardStop::crossBound(EventCtx& ctx, int which, int direction) const {
-    ctx.log(EventKind::Bound, relativeVelocity(ctx.eq()));
+    const double v = relativeVelocity(ctx.eq());
     if (direction == core::kRising) {
+        ctx.log(EventKind::Bound, v);
         ctx.set(mode, kFree);
         return;
     }
     // from free flight the upper slot watches both bounds: the nearer one was reached
     if (ctx.mode(mode) == kFree) which = ctx.eq()[x] >= 0.5 * (real(gp) + real(gn)) ? kUpperSide : kLowerSide;
-    ctx.set(mode, which == kUpperSide ? kContactUpper : kContactLower);
+    const int s = which == kUpperSide ? +1 : -1;
+    if (s * v < 0.0)
+        ctx.set(receding, s);
+    else
+        enter(ctx, s);
+}
+
+void HardStop::enter(EventCtx& ctx, int s) const {
+    ctx.log(EventKind::Bound, relativeVelocity(ctx.eq()));
+    ctx.set(mode, s > 0 ? kContactUpper : kContactLower);
     ctx.set(impacts, ctx.discrete(impacts) + 1);
 }
 
