@@ -55,24 +55,6 @@ core::model::Model twoBodies(bool rotational, double ma, double va, double mb, d
     return b.build();
 }
 
-// A slider of 0.5 kg pushed by 10 N from rest into a stop 5 mm away, 1e9 N/m on either side
-core::model::Model pressedSlider(const std::string& law) {
-    test::ModelBuilder b;
-    b.block("push", "signal.constant", {{"value", "10 N"}})
-        .block("source", "translational.force_source")
-        .block("m", "translational.mass", {{"mass", "0.5 kg"}})
-        .block("stop", "translational.hard_stop",
-               {{"model", law},
-                {"upper_bound", "5 mm"},
-                {"lower_bound", "-5 mm"},
-                {"upper_stiffness", "1e9 N/m"},
-                {"lower_stiffness", "1e9 N/m"}})
-        .block("g", "translational.reference");
-    b.connect("push.y", "source.S").connect("source.R", "m.M").connect("source.C", "g.R");
-    b.connect("m.M", "stop.R").connect("stop.C", "g.R");
-    return b.build();
-}
-
 std::vector<EventRecord> eventsOf(const core::MemorySink& r, const std::string& block) {
     std::vector<EventRecord> out;
     for (const EventRecord& e : r.events())
@@ -600,7 +582,7 @@ private Q_SLOTS:
     // the pressed slider as drawn. Every run now reaches its stop time, the stop's events alternate
     // between entering and leaving, and each entry approaches the bound it enters.
     void contactBeginsOnlyOnApproach_data() {
-        QTest::addColumn<QString>("example");   // or empty: pressedSlider(law)
+        QTest::addColumn<QString>("example");   // or empty: test::pressedSlider(law)
         QTest::addColumn<QString>("law");
         QTest::addColumn<double>("rtol");
         QTest::addColumn<bool>("reduce");
@@ -619,7 +601,7 @@ private Q_SLOTS:
         QFETCH(double, rtol);
         QFETCH(bool, reduce);
         const bool drive = !example.isEmpty();
-        const core::model::Model m = drive ? test::loadExample(example) : pressedSlider(law.toStdString());
+        const core::model::Model m = drive ? test::loadExample(example) : test::pressedSlider(law.toStdString());
         core::simulation::SimulationOptions o = test::solverOptions(drive ? m.simulation().stopTime : 1.0, rtol);
         o.reduce = reduce;
         core::MemorySink r;
@@ -629,7 +611,7 @@ private Q_SLOTS:
             QFAIL(e.what());
         }
         QCOMPARE(r.time().back(), o.stopTime);
-        const std::string stop = drive ? "backlash" : "stop", position = stop + (drive ? ".phi" : ".x");
+        const std::string stop = drive ? "backlash" : "stops", position = stop + (drive ? ".phi" : ".x");
         const std::vector<EventRecord> ev = eventsOf(r, stop);
         QVERIFY2(ev.size() >= 10 && ev.size() < 200, qPrintable(QString::number(ev.size())));
         double fastest = 0.0;

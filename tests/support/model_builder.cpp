@@ -84,4 +84,23 @@ ModelBuilder& ModelBuilder::plot(const std::string& title, const std::vector<std
     return *this;
 }
 
+core::model::Model pressedSlider(const std::string& law, const std::string& pushType, const core::ParamValues& push,
+                                 core::ParamValues slider) {
+    slider.emplace("mass", "0.5 kg");
+    ModelBuilder b;
+    b.block("push", pushType, push)
+        .block("source", "translational.force_source")
+        .block("slider", "translational.mass", slider)
+        .block("stops", "translational.hard_stop",
+               {{"model", law},
+                {"upper_bound", "5 mm"},
+                {"lower_bound", "-5 mm"},
+                {"upper_stiffness", "1e9 N/m"},
+                {"lower_stiffness", "1e9 N/m"}})
+        .block("ground", "translational.reference");
+    b.connect("push.y", "source.S").connect("source.R", "slider.M").connect("source.C", "ground.R");
+    b.connect("slider.M", "stops.R").connect("stops.C", "ground.R");
+    return b.build();
+}
+
 }   // namespace endstop::test

@@ -47,6 +47,13 @@ private:
     core::model::Model m_model;
 };
 
+// A slider of 0.5 kg (`slider`, more of its parameters in `slider`) pressed by a force (the signal
+// block `push`, a constant 10 N unless given) from rest into a stop 5 mm away on either side
+// (`stops`, the given law, 1e9 N/m), the rattling example's slider made stiff.
+core::model::Model pressedSlider(const std::string& law = "full_undamped",
+                                 const std::string& pushType = "signal.constant",
+                                 const core::ParamValues& push = {{"value", "10 N"}}, core::ParamValues slider = {});
+
 }   // namespace endstop::test
 
 // Parameter values as a column of a data-driven test (QTest::addColumn<core::ParamValues>).

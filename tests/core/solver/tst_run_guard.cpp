@@ -19,27 +19,7 @@ using namespace endstop;
 
 namespace {
 
-// The slider of the rattling example pressed by a force (the signal block `push`, a constant
-// 10 N unless given) into a very stiff stop of the given law. `slider` adds to the slider's
-// parameters.
-core::model::Model pressed(const std::string& law = "full_undamped", const std::string& pushType = "signal.constant",
-                           const core::ParamValues& push = {{"value", "10 N"}}, core::ParamValues slider = {}) {
-    slider.emplace("mass", "0.5 kg");
-    test::ModelBuilder b;
-    b.block("push", pushType, push)
-        .block("source", "translational.force_source")
-        .block("slider", "translational.mass", slider)
-        .block("stops", "translational.hard_stop",
-               {{"model", law},
-                {"upper_bound", "5 mm"},
-                {"lower_bound", "-5 mm"},
-                {"upper_stiffness", "1e9 N/m"},
-                {"lower_stiffness", "1e9 N/m"}})
-        .block("ground", "translational.reference");
-    b.connect("push.y", "source.S").connect("source.R", "slider.M").connect("source.C", "ground.R");
-    b.connect("slider.M", "stops.R").connect("stops.C", "ground.R");
-    return b.build();
-}
+using test::pressedSlider;
 
 struct Failure {
     QString message, block, hint;
@@ -201,7 +181,7 @@ private Q_SLOTS:
         QFETCH(QString, flag);
         QFETCH(QString, where);
         const core::model::Model m =
-            pressed("smooth", "signal.constant", {{"value", "10 N"}}, {{parameter.toStdString(), value}});
+            pressedSlider("smooth", "signal.constant", {{"value", "10 N"}}, {{parameter.toStdString(), value}});
         core::simulation::SimulationOptions o = test::solverOptions(0.1, 1e-6, 0.0);
         o.reduce = reduce;
         const Failure f = runToFailure(m, o);
@@ -234,7 +214,7 @@ private Q_SLOTS:
     void pressedContactSettlesReduced() {
         core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-2);
         o.reduce = true;
-        const core::MemorySink r = test::run(pressed(), o);
+        const core::MemorySink r = test::run(pressedSlider(), o);
         QCOMPARE(r.time().back(), 1.0);
         QVERIFY(r.stats().events > 10);
         QVERIFY(r.stats().events < core::solver::RunGuard::kChatterEvents / 10);
@@ -261,8 +241,8 @@ private Q_SLOTS:
     // A restitution impact and a declared step time at rtol 1e-10 (the fault campaign saw both fail
     // in IDACalcIC with "tout1 too close to t0"; a guard against that coming back).
     void restitutionAndStepAtTightTolerance() {
-        const core::model::Model model = pressed("restitution", "signal.step",
-                                                 {{"step_time", 0.3}, {"initial_value", 10.0}, {"final_value", -10.0}});
+        const core::model::Model model = pressedSlider(
+            "restitution", "signal.step", {{"step_time", 0.3}, {"initial_value", 10.0}, {"final_value", -10.0}});
         core::simulation::SimulationOptions o;
         o.relativeTolerance = 1e-10;
         o.absoluteTolerance = 1e-14;
