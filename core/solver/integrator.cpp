@@ -269,9 +269,75 @@ void Run::failSolve(double t, int flag) {
     throw SolverError(Diagnostics{d});
 }
 
-Run::Blame Run::blame(const char* measure, int reduced) const {
+Run::Blame Run::blame(const char* measure, int reduced, bool byFlow) {
     const int u = m_red.kept[at(reduced)];
-    return {std::string(measure) + " in the " + m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
+    Blame b{std::string(measure) + " in the " + m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
+    if (byFlow) drivenBy(u, b);
+    return b;
+}
+
+namespace {
+double magnitude(double v) { return std::isfinite(v) ? std::abs(v) : std::numeric_limits<double>::infinity(); }
+}   // namespace
+
+// A node's velocity that changes too fast for IDA is driven by what flows into its balance: the
+// block whose flow there is largest (or not finite) at the current state, read at zero
+// acceleration so that a mass's own term, which balances the others, is left out. A spring of
+// 1e300 N/m names the spring, not the first block on the node. A block whose flow comes from its
+// input (a force source) hands the blame on upstream, to the block whose output carries that
+// size (a constant of 1e300 N, through a sum). The message gives the flow, so that a modest one
+// points at the node's inertia instead. Nothing changes if u is not a node's velocity.
+void Run::drivenBy(int u, Blame& blame) {
+    const dae::Unknown& k = m_sys.unknowns[at(u)];
+    if (k.kind != dae::Unknown::Kind::Node) return;
+    int row = -1;
+    for (std::size_t r = 0; r < m_sys.rows.size() && row < 0; ++r)
+        if (m_sys.rows[r].kind == dae::Row::Kind::Node && m_sys.rows[r].index == k.index) row = static_cast<int>(r);
+    if (row < 0) return;
+    const dae::State now = state(m_stats.finalTime);
+    std::vector<double> yp(now.yp, now.yp + m_sys.size());
+    yp[at(u)] = 0.0;
+    const dae::State still{now.t, now.y, yp.data(), now.discrete, now.discreteVersion};
+    int block = -1;
+    double flow = 0.0, size = -1.0;
+    for (std::size_t b = 0; b < m_sys.bindings.size(); ++b) {
+        const std::span<const int> ports = m_sys.bindings[b].portRow();
+        for (std::size_t p = 0; p < ports.size(); ++p) {
+            if (ports[p] != row) continue;
+            const double f = m_ev.throughResidual(static_cast<int>(b), still, static_cast<int>(p));
+            if (magnitude(f) > size) {
+                size = magnitude(f);
+                flow = f;
+                block = static_cast<int>(b);
+            }
+        }
+    }
+    if (block < 0 || size == 0.0) return;
+    const bool rotational = m_sys.topo.nodes[at(k.index)].domain == Domain::Rotational;
+    blame.what += std::string("; the largest ") + (rotational ? "torque" : "force") + " there is " +
+                  formatNumber(std::abs(flow)) + (rotational ? " N*m" : " N") + ", from " +
+                  m_sys.topo.blocks[at(block)].name;
+    const int from = block;
+    // upstream while the largest input is as large as what the block passes on
+    for (int depth = 0; depth < 64; ++depth) {
+        const graph::TopoBlock& tb = m_sys.topo.blocks[at(block)];
+        int next = -1;
+        double largest = -1.0;
+        const std::span<const graph::PortAt> sources = tb.source();
+        for (std::size_t p = 0; p < sources.size(); ++p) {
+            if (tb.block->ports()[p].kind != PortKind::Input || sources[p].block < 0) continue;
+            const double v = magnitude(now.y[at(ownUnknown(sources[p].block, sources[p].port))]);
+            if (v > largest) {
+                largest = v;
+                next = sources[p].block;
+            }
+        }
+        if (next < 0 || largest < 0.5 * size) break;
+        block = next;
+        size = largest;
+    }
+    blame.block = m_sys.topo.blocks[at(block)].name;
+    if (block != from) blame.what += " (its input from " + blame.block + ")";
 }
 
 // The unknown with the largest weighted local error points at the culprit: "largest error in the
@@ -321,8 +387,10 @@ Run::Blame Run::culpritAtStart(bool byValue) {
     const auto value = [&](int i) { return std::abs(y[i]) / atol[i]; };
     const char* fastest = "fastest change";
     const char* largest = "largest value";
-    if (const int i = byValue ? worstBy(value) : worstBy(rate); i >= 0) return blame(byValue ? largest : fastest, i);
-    if (const int i = byValue ? worstBy(rate) : worstBy(value); i >= 0) return blame(byValue ? fastest : largest, i);
+    if (const int i = byValue ? worstBy(value) : worstBy(rate); i >= 0)
+        return blame(byValue ? largest : fastest, i, !byValue);
+    if (const int i = byValue ? worstBy(rate) : worstBy(value); i >= 0)
+        return blame(byValue ? fastest : largest, i, byValue);
     return {};
 }
 

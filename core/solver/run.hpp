@@ -131,7 +131,9 @@ private:
     };
     Blame culprit();                                       // the largest weighted local error
     Blame culpritAtStart(bool byValue = false);            // the fastest weighted rate (or largest value)
-    Blame blame(const char* measure, int reduced) const;   // reduced: an index of the reduced unknowns
+    // reduced: an index of the reduced unknowns; byFlow: a node's velocity names its largest flow
+    Blame blame(const char* measure, int reduced, bool byFlow = false);
+    void drivenBy(int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint);
 
     const dae::DaeSystem& m_sys;

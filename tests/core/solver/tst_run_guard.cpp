@@ -152,6 +152,7 @@ private Q_SLOTS:
     }
 
     void failureAtTheStartNamesTheBlock_data() {
+        QTest::addColumn<QString>("block");   // given the value: slider, or push (the force's signal)
         QTest::addColumn<QString>("parameter");
         QTest::addColumn<double>("value");
         QTest::addColumn<bool>("reduce");
@@ -160,32 +161,46 @@ private Q_SLOTS:
         for (const bool reduce : {true, false}) {
             const char* engine = reduce ? ", reduced" : ", as drawn";
             QTest::newRow(QByteArray("initial velocity") + engine)
+                << "slider"
                 << "initial_velocity" << -1e150 << reduce << "IDA_ILL_INPUT"
                 << "fastest change in the x of slider";
+            // the slider's velocity changes fastest: the force on it names the source, and the
+            // source's input the constant (it named the source, the first block on the node)
+            QTest::newRow(QByteArray("pushing force") + engine)
+                << "push"
+                << "value" << 1e300 << reduce << "IDA_ILL_INPUT"
+                << "fastest change in the velocity of node {source.R, slider.M, stops.R}; the largest force "
+                   "there is 1e+300 N, from source (its input from push)";
         }
         // reduced only: as drawn the stop's relative position is an unknown of its own that starts
         // at 0, and the run goes through with the slider's position held at 1e300 m by rounding;
         // reduced it is the slider's position less 1e300 m, which IDA cannot resolve
-        QTest::newRow("initial position, reduced") << "initial_position" << 1e300 << true << "IDA_TOO_MUCH_ACC"
+        QTest::newRow("initial position, reduced") << "slider"
+                                                   << "initial_position" << 1e300 << true << "IDA_TOO_MUCH_ACC"
                                                    << "largest value in the x of slider";
     }
 
-    // A value no double-precision run can follow, given to the slider (the third block): IDA refuses
-    // to start, before any step and so without a local error to read. The message names the slider
-    // by the rate or value that stopped IDA; it used to name the first block (or whichever
-    // unknown came first), which had nothing to do with it.
+    // A value no double-precision run can follow, given to the slider (the third block) or to the
+    // signal that sets the force on it (the first): IDA refuses to start, before any step and so
+    // without a local error to read. The message names the block by the rate or value that stopped
+    // IDA, and for a node's velocity by the largest flow into it, followed upstream through the
+    // inputs that carry it; it used to name the first block (or whichever unknown came first).
     void failureAtTheStartNamesTheBlock() {
+        QFETCH(QString, block);
         QFETCH(QString, parameter);
         QFETCH(double, value);
         QFETCH(bool, reduce);
         QFETCH(QString, flag);
         QFETCH(QString, where);
+        const bool onPush = block == "push";
+        const core::ParamValues given{{parameter.toStdString(), value}};
         const core::model::Model m =
-            pressedSlider("smooth", "signal.constant", {{"value", "10 N"}}, {{parameter.toStdString(), value}});
+            pressedSlider("smooth", "signal.constant", onPush ? given : core::ParamValues{{"value", "10 N"}},
+                          onPush ? core::ParamValues{} : given);
         core::simulation::SimulationOptions o = test::solverOptions(0.1, 1e-6, 0.0);
         o.reduce = reduce;
         const Failure f = runToFailure(m, o);
-        QCOMPARE(f.block, QString("slider"));
+        QCOMPARE(f.block, block);
         QVERIFY2(f.message.contains("at t = 0 s (" + flag + ")"), qPrintable(f.message));
         QVERIFY2(f.message.contains(where), qPrintable(f.message));
         QVERIFY(!f.hint.isEmpty());
