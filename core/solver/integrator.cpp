@@ -285,8 +285,8 @@ double magnitude(double v) { return std::isfinite(v) ? std::abs(v) : std::numeri
 // acceleration so that a mass's own term, which balances the others, is left out. A spring of
 // 1e300 N/m names the spring, not the first block on the node. A block whose flow comes from its
 // input (a force source) hands the blame on upstream, to the block whose output carries that
-// size (a constant of 1e300 N, through a sum). The message gives the flow, so that a modest one
-// points at the node's inertia instead. Nothing changes if u is not a node's velocity.
+// size (a constant of 1e300 N, through a sum). The message gives the flow and the node's inertia.
+// Nothing changes if u is not a node's velocity.
 void Run::drivenBy(int u, Blame& blame) {
     const dae::Unknown& k = m_sys.unknowns[at(u)];
     if (k.kind != dae::Unknown::Kind::Node) return;
@@ -298,6 +298,11 @@ void Run::drivenBy(int u, Blame& blame) {
     std::vector<double> yp(now.yp, now.yp + m_sys.size());
     yp[at(u)] = 0.0;
     const dae::State still{now.t, now.y, yp.data(), now.discrete, now.discreteVersion};
+    struct Writer {
+        int block, port;
+        double flow;
+    };
+    std::vector<Writer> writers;
     int block = -1;
     double flow = 0.0, size = -1.0;
     for (std::size_t b = 0; b < m_sys.bindings.size(); ++b) {
@@ -305,6 +310,7 @@ void Run::drivenBy(int u, Blame& blame) {
         for (std::size_t p = 0; p < ports.size(); ++p) {
             if (ports[p] != row) continue;
             const double f = m_ev.throughResidual(static_cast<int>(b), still, static_cast<int>(p));
+            writers.push_back({static_cast<int>(b), static_cast<int>(p), f});
             if (magnitude(f) > size) {
                 size = magnitude(f);
                 flow = f;
@@ -313,11 +319,20 @@ void Run::drivenBy(int u, Blame& blame) {
         }
     }
     if (block < 0 || size == 0.0) return;
-    const bool rotational = m_sys.topo.nodes[at(k.index)].domain == Domain::Rotational;
-    blame.what += std::string("; the largest ") + (rotational ? "torque" : "force") + " there is " +
-                  formatNumber(std::abs(flow)) + (rotational ? " N*m" : " N") + ", from " +
-                  m_sys.topo.blocks[at(block)].name;
+    // the node's inertia: what the flows add per unit of acceleration, and its largest part
+    yp[at(u)] = 1.0;
+    double inertia = 0.0, heaviest = 0.0;
+    int massive = -1;
+    for (const Writer& w : writers) {
+        const double d = m_ev.throughResidual(w.block, still, w.port) - w.flow;
+        inertia += d;
+        if (std::abs(d) > heaviest) {
+            heaviest = std::abs(d);
+            massive = w.block;
+        }
+    }
     const int from = block;
+    const double force = size;
     // upstream while the largest input is as large as what the block passes on
     for (int depth = 0; depth < 64; ++depth) {
         const graph::TopoBlock& tb = m_sys.topo.blocks[at(block)];
@@ -336,8 +351,19 @@ void Run::drivenBy(int u, Blame& blame) {
         block = next;
         size = largest;
     }
-    blame.block = m_sys.topo.blocks[at(block)].name;
-    if (block != from) blame.what += " (its input from " + blame.block + ")";
+    const auto name = [&](int b) { return m_sys.topo.blocks[at(b)].name; };
+    const bool rotational = m_sys.topo.nodes[at(k.index)].domain == Domain::Rotational;
+    blame.what += std::string("; the largest ") + (rotational ? "torque" : "force") + " there is " +
+                  formatNumber(std::abs(flow)) + (rotational ? " N*m" : " N") + ", from " + name(from) +
+                  (block != from ? " (its input from " + name(block) + ")" : std::string());
+    blame.block = name(block);
+    // A failure at the start comes from a value far out of scale: of the flow and the inertia, the
+    // one farther from 1 in SI is taken for it (a mass of 1e-300 kg under 19.62 N, not the weight).
+    inertia = std::abs(inertia);
+    if (massive < 0 || !std::isfinite(inertia) || inertia == 0.0) return;
+    blame.what += std::string(", on ") + (rotational ? "an inertia of " : "a mass of ") + formatNumber(inertia) +
+                  (rotational ? " kg*m^2" : " kg") + " (" + name(massive) + ")";
+    if (std::abs(std::log10(inertia)) > std::abs(std::log10(force))) blame.block = name(massive);
 }
 
 // The unknown with the largest weighted local error points at the culprit: "largest error in the

@@ -170,7 +170,13 @@ private Q_SLOTS:
                 << "push"
                 << "value" << 1e300 << reduce << "IDA_ILL_INPUT"
                 << "fastest change in the velocity of node {source.R, slider.M, stops.R}; the largest force "
-                   "there is 1e+300 N, from source (its input from push)";
+                   "there is 1e+300 N, from source (its input from push), on a mass of 0.5 kg (slider)";
+            // the same symptom from the other side: a modest force on a mass far out of scale
+            QTest::newRow(QByteArray("tiny mass") + engine)
+                << "slider"
+                << "mass" << 1e-300 << reduce << "IDA_ILL_INPUT"
+                << "the largest force there is 10 N, from source (its input from push), on a mass of 1e-300 kg "
+                   "(slider)";
         }
         // reduced only: as drawn the stop's relative position is an unknown of its own that starts
         // at 0, and the run goes through with the slider's position held at 1e300 m by rounding;
@@ -192,7 +198,7 @@ private Q_SLOTS:
         QFETCH(bool, reduce);
         QFETCH(QString, flag);
         QFETCH(QString, where);
-        const bool onPush = block == "push";
+        const bool onPush = parameter == "value";
         const core::ParamValues given{{parameter.toStdString(), value}};
         const core::model::Model m =
             pressedSlider("smooth", "signal.constant", onPush ? given : core::ParamValues{{"value", "10 N"}},
