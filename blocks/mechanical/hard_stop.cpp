@@ -315,19 +315,16 @@ bool HardStop::affineEvent(const core::Eq<double>& eq, int which, core::AffineEv
     }
     if (which == kUpperSide || which == kLowerSide) {
         // free: one function for both bounds, min(gp - x, x - gn) in the upper slot (crossBound()
-        // tells the bound from x); in contact, the bound of that contact (leaving it comes first)
+        // tells the bound from x); in contact, the bound of that contact (leaving it comes first);
+        // free past a bound while moving away from it, that bound from beyond it (back inside)
         const bool upper = which == kUpperSide;
         if (upper ? m == kContactLower : m != kContactLower) return true;   // dead (liveEvents())
-        if (const int past = m == kFree ? eq.mode(receding) : 0; past != 0) {   // back inside the bound passed
-            out.constant = past > 0 ? real(gp) : -real(gn);
-            out.add(x, past > 0 ? -1.0 : 1.0);
-            out.nudge = -kTiny;
-            return true;
-        }
-        out.constant = upper ? real(gp) : -real(gn);
-        out.add(x, upper ? -1.0 : 1.0);
-        out.nudge = m == (upper ? kContactUpper : kContactLower) ? -kTiny : kTiny;
-        if (m == kFree) {
+        const int past = m == kFree ? eq.mode(receding) : 0;
+        const bool upperBound = past != 0 ? past > 0 : upper;   // which bound this function watches
+        out.constant = upperBound ? real(gp) : -real(gn);
+        out.add(x, upperBound ? -1.0 : 1.0);
+        out.nudge = past != 0 || m == (upper ? kContactUpper : kContactLower) ? -kTiny : kTiny;
+        if (m == kFree && past == 0) {
             out.orMin(-real(gn), kTiny);
             out.add(x, 1.0);
         }
@@ -434,7 +431,7 @@ void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
         if (m0 == kFree && past != 0) {                   // past a bound while moving away (crossBound())
             ctx.set(receding, 0);                         // back inside it: nothing happened
             if (which == kRegionKink) enter(ctx, past);   // turned towards it while still past: contact
-        } else if (which >= kRegionKink) {
+        } else if (which >= kRegionKink) {                // free: the approach slot, met with its bound at one root
             if (m0 != kFree) crossKink(ctx, which, direction);
         } else {
             crossBound(ctx, which, direction);
