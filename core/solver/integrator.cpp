@@ -100,7 +100,7 @@ void Run::loop() {
         }
         long steps = 0;
         IDAGetNumSteps(mem, &steps);
-        m_guard.step(t, h, m_stats.steps + steps, [&] { return culprit().block; });
+        m_guard.step(t, h, m_stats.steps + steps, [&] { return culprit(t).block; });
         if (flag == IDA_TOO_MUCH_WORK) continue;   // a long stretch between output times
         const bool root = flag == IDA_ROOT_RETURN;
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
@@ -258,7 +258,7 @@ void Run::failSolve(double t, int flag) {
     IDAGetNumSteps(m_mem.get(), &steps);
     // refused before its first step: no local error to read
     const bool atStart = steps == 0 && (flag == IDA_ILL_INPUT || flag == IDA_TOO_MUCH_ACC);
-    const Blame b = atStart ? culpritAtStart(flag == IDA_TOO_MUCH_ACC) : culprit();
+    const Blame b = atStart ? culpritAtStart(t, flag == IDA_TOO_MUCH_ACC) : culprit(t);
     Diagnostic d{Severity::Error,
                  b.block,
                  {},
@@ -269,10 +269,10 @@ void Run::failSolve(double t, int flag) {
     throw SolverError(Diagnostics{d});
 }
 
-Run::Blame Run::blame(const char* measure, int reduced, bool byFlow) {
+Run::Blame Run::blame(double t, const char* measure, int reduced, bool byFlow) {
     const int u = m_red.kept[at(reduced)];
     Blame b{std::string(measure) + " in the " + m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
-    if (byFlow) drivenBy(u, b);
+    if (byFlow) drivenBy(t, u, b);
     return b;
 }
 
@@ -287,14 +287,14 @@ double magnitude(double v) { return std::isfinite(v) ? std::abs(v) : std::numeri
 // input (a force source) hands the blame on upstream, to the block whose output carries that
 // size (a constant of 1e300 N, through a sum). The message gives the flow and the node's inertia.
 // Nothing changes if u is not a node's velocity.
-void Run::drivenBy(int u, Blame& blame) {
+void Run::drivenBy(double t, int u, Blame& blame) {
     const dae::Unknown& k = m_sys.unknowns[at(u)];
     if (k.kind != dae::Unknown::Kind::Node) return;
     int row = -1;
     for (std::size_t r = 0; r < m_sys.rows.size() && row < 0; ++r)
         if (m_sys.rows[r].kind == dae::Row::Kind::Node && m_sys.rows[r].index == k.index) row = static_cast<int>(r);
     if (row < 0) return;
-    const dae::State now = state(m_stats.finalTime);
+    const dae::State now = state(t);
     std::vector<double> yp(now.yp, now.yp + m_sys.size());
     yp[at(u)] = 0.0;
     const dae::State still{now.t, now.y, yp.data(), now.discrete, now.discreteVersion};
@@ -368,7 +368,7 @@ void Run::drivenBy(int u, Blame& blame) {
 
 // The unknown with the largest weighted local error points at the culprit: "largest error in the
 // angular velocity of node {...}" and the block that owns it.
-Run::Blame Run::culprit() {
+Run::Blame Run::culprit(double t) {
     NVector ele = makeVector(idaSize(), m_ctx), w = makeVector(idaSize(), m_ctx);
     if (IDAGetEstLocalErrors(m_mem.get(), ele.get()) != IDA_SUCCESS ||
         IDAGetErrWeights(m_mem.get(), w.get()) != IDA_SUCCESS)
@@ -382,8 +382,8 @@ Run::Blame Run::culprit() {
             worst = i;
         }
     }
-    if (worst < 0) return culpritAtStart();   // no error anywhere: the rates may still tell
-    return blame("largest error", m_resting ? m_active[at(worst)] : worst);
+    if (worst < 0) return culpritAtStart(t);   // no error anywhere: the rates may still tell
+    return blame(t, "largest error", m_resting ? m_active[at(worst)] : worst);
 }
 
 // Before IDA's first step it has no local error. What keeps it from starting is a rate it cannot
@@ -392,7 +392,7 @@ Run::Blame Run::culprit() {
 // too large for the tolerances to resolve in double precision. So the unknown whose rate (or
 // value) is largest against its tolerance, or whose value or rate is not finite, points at the
 // block: an initial velocity of -1e150 m/s names the mass, not the first block of the model.
-Run::Blame Run::culpritAtStart(bool byValue) {
+Run::Blame Run::culpritAtStart(double t, bool byValue) {
     const double* y = data(m_y);
     const double* yp = data(m_yp);
     const double* atol = data(m_atol);
@@ -414,9 +414,9 @@ Run::Blame Run::culpritAtStart(bool byValue) {
     const char* fastest = "fastest change";
     const char* largest = "largest value";
     if (const int i = byValue ? worstBy(value) : worstBy(rate); i >= 0)
-        return blame(byValue ? largest : fastest, i, !byValue);
+        return blame(t, byValue ? largest : fastest, i, !byValue);
     if (const int i = byValue ? worstBy(rate) : worstBy(value); i >= 0)
-        return blame(byValue ? fastest : largest, i, byValue);
+        return blame(t, byValue ? fastest : largest, i, byValue);
     return {};
 }
 

@@ -129,11 +129,11 @@ private:
     struct Blame {
         std::string what, block;
     };
-    Blame culprit();                                       // the largest weighted local error
-    Blame culpritAtStart(bool byValue = false);            // the fastest weighted rate (or largest value)
+    Blame culprit(double t);                                // the largest weighted local error, IDA's state at t
+    Blame culpritAtStart(double t, bool byValue = false);   // the fastest weighted rate (or largest value)
     // reduced: an index of the reduced unknowns; byFlow: a node's velocity names its largest flow
-    Blame blame(const char* measure, int reduced, bool byFlow = false);
-    void drivenBy(int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
+    Blame blame(double t, const char* measure, int reduced, bool byFlow = false);
+    void drivenBy(double t, int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint);
 
     const dae::DaeSystem& m_sys;
