@@ -4,7 +4,7 @@
 //   fn = fn_max * u (u is not clamped); v = v_R - v_C; f flows from R through the block to C
 //   free     (fn <= 0):        f = 0
 //   sliding / wait:            f = s * cgeo * mu(s * v) * fn, s = +1 or -1 the direction of motion
-//   locked:                    v_R' - v_C' + eps * h = 0, f the holding force, h = f (as stiction)
+//   locked:                    v_R' - v_C' - eps * h = 0, f the holding force, h = f (as stiction)
 //   mu: linear interpolation in (mu_speeds, mu_values), linear extrapolation past both ends
 // A locked clutch holds |f| <= peak * cgeo * mu(0) * fn. Locking and breakaway follow the rules
 // the stiction block uses (blocks/mechanical/friction_lock.hpp), so several clutches that change
@@ -68,7 +68,7 @@ public:
                 eq.residual(f) = eq[f];
                 break;
             case kLocked:
-                eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
+                eq.residual(f) = eq.der(R) - eq.der(C) - cfm() * eq[h];
                 break;
             default: {
                 const double s = eq.mode(lock.dir) == kForward ? 1.0 : -1.0;

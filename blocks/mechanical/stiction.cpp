@@ -6,12 +6,15 @@
 //                     mode: v is near zero when the motion starts) and
 //                     Fkin = Fk (coulomb) or Fk + (Fs_s - Fk) * exp(-s v / v_S) (stribeck),
 //                     Fs_s = breakaway_positive for s = +1, -breakaway_negative for s = -1
-//   locked:           v_R' - v_C' + eps * h = 0, f the holding force (an algebraic unknown,
+//   locked:           v_R' - v_C' - eps * h = 0, f the holding force (an algebraic unknown,
 //                     absent from its own row, so the engine's projection sets v = 0 exactly at
 //                     lock-in); h = f is a copy of it. eps * h is constraint force mixing: an
 //                     acceleration error of at most 1e-9 per second squared at the breakaway
 //                     force that splits redundant locks (two stictions, or a stiction and a stop,
 //                     locking the same motion) by minimum norm instead of making the DAE singular.
+//                     The lock yields the way its force pushes (a positive f, which holds R back,
+//                     lets R gain on C), so a motion the network imposes (a velocity source across
+//                     the joint) reads as a holding force far beyond the limit in its direction.
 // Modes (locked, wait, sliding) and their transitions: blocks/mechanical/friction_lock.hpp.
 // With limits_from = signals, FK, FSf (< 0) and FSr (> 0) replace
 // kinetic_friction, breakaway_negative and breakaway_positive.
@@ -68,7 +71,7 @@ public:
     template <class S> void equations(core::Eq<S>& eq) const {
         const S v = eq.across(R) - eq.across(C);
         if (eq.mode(lock.mode) == kLocked)
-            eq.residual(f) = eq.der(R) - eq.der(C) + cfm() * eq[h];
+            eq.residual(f) = eq.der(R) - eq.der(C) - cfm() * eq[h];
         else
             eq.residual(f) = eq[f] - kinetic(eq, v);
         eq.residual(h) = eq[h] - eq[f];

@@ -271,6 +271,46 @@ private Q_SLOTS:
         QCOMPARE_NEAR(test::last(r, "m.v"), (2.5 * (9 - 2.4 * 2.4) - 10 * (3 - 2.4)) / 2, 1e-6, "v(3)");
     }
 
+    // A velocity source v = A sin(2 pi f t) drives the mass, with the stiction across it to the
+    // ground: no lock can hold. At each reversal (t = k / 2f) the joint locks and breaks away at
+    // once in the direction the source accelerates it, and in between it slides with the kinetic
+    // friction against v. The lock's compliance yields the way the holding force pushes: with it
+    // reversed, the joint first broke away against the motion, pushed the mass along for 2.7 us
+    // and locked and unlocked again at v = the velocity threshold (and the reduced run failed
+    // there, or later, at a reversal).
+    void velocitySourceOverridesTheLock_data() {
+        QTest::addColumn<bool>("reduce");
+        QTest::newRow("as drawn") << false;
+        QTest::newRow("reduced") << true;
+    }
+    void velocitySourceOverridesTheLock() {
+        QFETCH(bool, reduce);
+        const double A = 1.431, f = 4.084, Fs = 4.882, Fk = 2.611, rtol = 1e-6;
+        test::ModelBuilder b;
+        b.block("drive", "signal.sine", {{"amplitude", A}, {"frequency", f}})
+            .block("src", "translational.velocity_source")
+            .block("m", "translational.mass", {{"mass", 0.5}})
+            .block("s", "translational.stiction",
+                   {{"breakaway_positive", Fs}, {"breakaway_negative", -Fs}, {"kinetic_friction", Fk}})
+            .block("g", "translational.reference");
+        b.connect("drive.y", "src.S").connect("src.R", "m.M").connect("src.C", "g.R");
+        b.connect("m.M", "s.R").connect("s.C", "g.R");
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
+        o.reduce = reduce;
+        const auto r = test::run(b.build(), o);
+        const auto locks = eventTimes(r, "s", EventKind::Lock), unlocks = eventTimes(r, "s", EventKind::Unlock);
+        QCOMPARE(locks.size(), std::size_t(5));
+        QCOMPARE(unlocks.size(), std::size_t(5));
+        for (std::size_t k = 0; k < locks.size(); ++k) {
+            QCOMPARE_NEAR(locks[k], k / (2 * f), K * rtol, QString("lock %1").arg(k));
+            QCOMPARE_NEAR(unlocks[k], locks[k], 1e-12, QString("unlock %1").arg(k));
+        }
+        for (std::size_t i = 0; i < r.rows(); ++i) {
+            const double v = r.values("m.v")[i];
+            if (std::abs(v) > 1e-2) QCOMPARE_NEAR(r.values("s.f")[i], std::copysign(Fk, v), 1e-9, "kinetic friction");
+        }
+    }
+
     // limits_from = signals: FK, FSf and FSr are inputs. A step of FSr below the holding force
     // unlocks at the step (no zero crossing: the mode iteration after the time event does it).
     void limitsFromSignals() {
