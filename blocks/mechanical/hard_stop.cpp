@@ -10,7 +10,12 @@
 //   full_undamped:  F = Kp p + Dp p' ge(p', 0)                    no damping on the rebound
 //   smooth:         u = clamp(p / delta, 0, 1),  s = u^2 (3 - 2u),
 //                   F = s (Kp p + clamp(Dp p', -Kp p, Kp p))      never pulls, C1 at p = 0 and delta
-//   between the bounds F = 0;  E' = (damping part of F) p' >= 0, the dissipated power.
+//   between the bounds F = 0.  E' = (damping part of F) p' >= 0, the dissipated power; smooth:
+//   E' = F p', the work done on the contact, and energy_dissipated = E - V(p), V the potential of
+//   F's spring part, K delta^2 (3 u^4 / 4 - 2 u^5 / 5) up to delta and 0.35 K delta^2 +
+//   K (p^2 - delta^2) / 2 beyond. The dissipated power is the same (the clamped damping part
+//   times p'), but where the clamp cancels the force nothing is integrated at all: the spring
+//   energy left in the ramp is booked exactly however long IDA's step over that stretch.
 //   The end of the smooth law's transition region (p = delta) is C1: the residual picks the piece
 //   by value and IDA steps over it, as over the ramp itself. The corners where the force's slope
 //   jumps are events: a second discrete, the branch, fixes which piece applies (smooth: clamp
@@ -76,7 +81,7 @@ Defaults defaults(Domain d) {
 
 template <class S> struct Contact {
     S force;   // F along the penetration
-    S power;   // dissipated by the damping part
+    S power;   // E': dissipated by the damping part; smooth: into the contact, F p' (HardStop::stored)
 };
 
 struct Penetration {   // in the current contact mode, for events
@@ -163,7 +168,21 @@ private:
         const S u = p <= 0.0 ? S(0.0) : p >= d ? S(1.0) : p / d;
         const S s = u * u * (3.0 - 2.0 * u);
         const S limited = b / 2 == kClampLow ? -spring : b / 2 == kClampHigh ? spring : damping;
-        return {s * (spring + limited), s * limited * pd};
+        return {s * (spring + limited), s * (spring + limited) * pd};
+    }
+    // V(p): what of E the smooth law's spring part holds in the current contact (0 when free and
+    // below the bound, where the ramp gives no force); the other laws integrate the dissipated
+    // power itself
+    double stored(const core::Eq<double>& eq) const {
+        const int m = eq.mode(mode);
+        if (m_law != ContactLaw::Smooth || (m != kContactUpper && m != kContactLower)) return 0.0;
+        const bool upper = m == kContactUpper;
+        const double p = upper ? eq[x] - real(gp) : real(gn) - eq[x], K = upper ? real(kp) : real(kn);
+        const double d = real(delta);
+        if (p <= 0.0) return 0.0;
+        if (p >= d) return K * (0.35 * d * d + 0.5 * (p * p - d * d));
+        const double u = p / d;
+        return K * d * d * u * u * u * u * (0.75 - 0.4 * u);
     }
 
     template <class S> void restitutionRows(core::Eq<S>& eq) const {
@@ -259,7 +278,8 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       impactsRec(computed("impacts", "Number of impacts", "")),
       energyRec(computed("energy_dissipated", "Energy dissipated (cumulative)", "J")),
       modeRec(computed("mode", "Mode (0 free, 1 upper contact, 2 lower contact)", "")),
-      E(state("damping_energy", "Energy dissipated by contact damping", "J").quadrature()),
+      E(state("damping_energy", "Energy dissipated by contact damping (smooth: work done on the contact)", "J")
+            .quadrature()),
       mode(discrete("mode", kFree, kModes)),
       branch(discrete("branch", 0, kBranches)),
       impacts(discrete("impacts")),
@@ -282,7 +302,9 @@ void HardStop::validateMore(core::Diagnostics& out) const {
 void HardStop::initModes(EventCtx& ctx) const {
     const double x0 = ctx.eq()[x];
     ctx.set(mode, x0 > real(gp) ? kContactUpper : x0 < real(gn) ? kContactLower : kFree);
-    if (m_law != ContactLaw::Restitution) settle(ctx);
+    if (m_law == ContactLaw::Restitution) return;
+    settle(ctx);
+    ctx.set(loss, stored(ctx.eq()));   // a contact at the start: its spring energy is no loss
 }
 
 void HardStop::eventFunctions(const core::Eq<double>& eq, std::span<double> g) const {
@@ -568,7 +590,7 @@ void HardStop::record(const core::Eq<double>& eq, std::span<double> out) const {
     out[static_cast<std::size_t>(vRec.index)] = relativeVelocity(eq);
     out[static_cast<std::size_t>(penetrationRec.index)] = depth;
     out[static_cast<std::size_t>(impactsRec.index)] = eq.discrete(impacts);
-    out[static_cast<std::size_t>(energyRec.index)] = eq[E] + eq.discrete(loss);
+    out[static_cast<std::size_t>(energyRec.index)] = eq[E] - stored(eq) + eq.discrete(loss);
     out[static_cast<std::size_t>(modeRec.index)] = m;
 }
 
