@@ -273,10 +273,18 @@ void ReducedEvaluator::residual(const State& reduced, double* F, const std::vect
         const int* column = m_op.column.data();
         const double* value = m_op.value.data();
         const double* constant = m_op.constant.data();
+        // The rates' terms are summed apart and then added: in an acceleration-level constraint
+        // they cancel exactly (a_R - a_C of a locked joint), and its small value term (the lock's
+        // compliance, 1e-9 of the accelerations) keeps its digits. Added to the running sum one
+        // by one, a_R came first and the compliance kept a few: two locks in parallel split their
+        // force with a noise of 1e-5 of it, which IDA's error test read as an error until the
+        // step collapsed. The constant still meets the values first (a stiff contact's K x less
+        // K times its bound).
         auto rowValue = [&](int i) {
-            double f = constant[i];
+            double f = constant[i], rates = 0.0;
             for (int k = first[i]; k < ypFirst[i]; ++k) f += value[k] * y[column[k]];
-            for (int k = ypFirst[i]; k < zFirst[i]; ++k) f += value[k] * yp[column[k]];
+            for (int k = ypFirst[i]; k < zFirst[i]; ++k) rates += value[k] * yp[column[k]];
+            f += rates;
             for (int k = zFirst[i]; k < first[i + 1]; ++k) f += value[k] * z[column[k]];
             F[i] = f;
         };
