@@ -420,9 +420,9 @@ Run::Blame Run::culpritAtStart(double t, bool byValue) {
     return {};
 }
 
-void Run::failAt(double t, const std::string& what, const std::string& hint) {
+void Run::failAt(double t, const std::string& what, const std::string& hint, const std::string& block) {
     throw SolverError(Diagnostics{
-        {Severity::Error, {}, {}, {}, "simulation failed at t = " + formatNumber(t) + " s: " + what, hint}});
+        {Severity::Error, block, {}, {}, "simulation failed at t = " + formatNumber(t) + " s: " + what, hint}});
 }
 
 }   // namespace endstop::core::solver::detail

@@ -134,7 +134,7 @@ private:
     // reduced: an index of the reduced unknowns; byFlow: a node's velocity names its largest flow
     Blame blame(double t, const char* measure, int reduced, bool byFlow = false);
     void drivenBy(double t, int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
-    [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint);
+    [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint, const std::string& block = {});
 
     const dae::DaeSystem& m_sys;
     const SolverOptions& m_opt;
@@ -179,6 +179,7 @@ private:
     // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the
     // network's event function m_liveRoots[k], of block m_rootBlock[k]
     std::vector<int> m_liveRoots, m_rootBlock, m_rootsFound;
+    std::vector<int> m_eventBlocks;   // the blocks whose events the restart under way follows
     // IDA's root j is live root m_idaRoots[j]: while resting, an affine root over resting unknowns
     // alone is a constant and left out
     std::vector<int> m_idaRoots;

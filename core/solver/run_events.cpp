@@ -46,6 +46,7 @@ void Run::restart(double t) {
         if (!settle(t)) break;
     }
     m_impulse.clear();   // settle() alone sees the impulses
+    m_eventBlocks.clear();
     chooseFirstStep(t);
     if (m_resting) {   // resting unknowns have zero rates (IDACalcIC or one Newton step may have set some)
         double* yp = data(m_yp);
@@ -148,9 +149,21 @@ void Run::calcIC(double t) {
     const double tout1 = t + std::min(span, std::max(minimum, m_lastStep > 0 ? m_lastStep : 1e-3 * span));
     const int flag = IDACalcIC(mem, IDA_YA_YDP_INIT, tout1);
     rethrowCallbackError();
-    if (flag < 0)
+    if (flag < 0 && m_eventBlocks.empty())
         failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
                "check for conflicting constraints or inconsistent initial values");
+    // after an event: the state its block's new mode asks for is one the rest cannot take (a
+    // restitution impact on a motion a velocity source imposes: the source keeps its speed)
+    if (flag < 0) {
+        const std::string& name = m_sys.topo.blocks[at(m_eventBlocks.front())].name;
+        failAt(t,
+               "no consistent state found after the event of " + name + " (" + idaFlagName(flag) + "): " + m_idaMessage,
+               "the mode " + name +
+                   " entered asks for a motion the rest of the network cannot follow, such as an impact or a "
+                   "lock on a body whose speed a velocity source imposes; give the contact compliance (a "
+                   "stiffness law) or let the source act through a spring",
+               name);
+    }
     check(IDAGetConsistentIC(mem, idaY(), idaYp()), "IDAGetConsistentIC");
     fromIda();
     syncFull(t);
@@ -221,11 +234,13 @@ bool Run::settle(double t) {
 void Run::handleRoots(double t) {
     IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
     m_jumped = false;
+    m_eventBlocks.clear();
     // live roots run in block order, and in event order within a block
     for (std::size_t j = 0; j < m_idaRoots.size(); ++j) {
         if (m_rootsFound[j] == 0) continue;
         const auto k = at(m_idaRoots[j]);
         const int b = m_rootBlock[k], i = m_liveRoots[k] - m_sys.bindings[at(b)].eventOffset, dir = m_rootsFound[j];
+        m_eventBlocks.push_back(b);
         const std::size_t logged = m_log.size();
         withCtx(b, t, [&](EventCtx& ctx) { m_sys.topo.blocks[at(b)].block->onEvent(ctx, i, dir); });
         // a root its block does not log (a corner of a contact law) counts towards chattering too:
@@ -233,7 +248,10 @@ void Run::handleRoots(double t) {
         if (m_log.size() == logged) m_guard.event(t, m_sys.topo.blocks[at(b)].name);
     }
     guardChattering(t);
-    if (m_opt.stepOver && !m_jumped && stepOver(t)) return;
+    if (m_opt.stepOver && !m_jumped && stepOver(t)) {
+        m_eventBlocks.clear();
+        return;
+    }
     restart(t);
 }
 
@@ -302,9 +320,11 @@ bool Run::rootAtRest(double t) {
 // or a table sets its modes from it) and the next one is asked for after it. Taken at t, a step
 // scheduled at 1e-15 s met at t = 1e-16 s was due again at once, 500 times.
 void Run::handleTimeEvents(double t) {
+    m_eventBlocks.clear();
     for (std::size_t i = 0; i < m_timeBlocks.size(); ++i) {
         if (m_next[i] > dueBy(t)) continue;
         const int b = m_timeBlocks[i];
+        m_eventBlocks.push_back(b);
         const Block& blk = *m_sys.topo.blocks[at(b)].block;
         const double scheduled = std::max(t, m_next[i]);
         withCtx(b, scheduled, [&](EventCtx& ctx) {
