@@ -191,11 +191,7 @@ private Q_SLOTS:
     // solver settles at a kink's root may sit a few ulps on the old side of it; the crossing
     // decides the branch, or the clamp stayed high through most of the contact (found in the
     // unreduced engine).
-    void smoothKinks_data() {
-        QTest::addColumn<bool>("reduce");
-        QTest::newRow("reduced") << true;
-        QTest::newRow("as drawn") << false;
-    }
+    void smoothKinks_data() { test::engineRows(); }
     void smoothKinks() {
         QFETCH(bool, reduce);
         const double K = 1e5, D = 20.0, delta = 1e-3;

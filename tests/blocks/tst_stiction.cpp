@@ -191,11 +191,7 @@ private Q_SLOTS:
     // After a breakaway the joint waits until s v reaches the threshold, then slides. Wait and
     // sliding have the same rows, so that change is stepped over: one restart fewer per breakaway,
     // with the same locks and unlocks as restarting there, reduced or not.
-    void slideAfterBreakawayIsSteppedOver_data() {
-        QTest::addColumn<bool>("reduce");
-        QTest::newRow("as drawn") << false;
-        QTest::newRow("reduced") << true;
-    }
+    void slideAfterBreakawayIsSteppedOver_data() { test::engineRows(); }
     void slideAfterBreakawayIsSteppedOver() {
         QFETCH(bool, reduce);
         const double rtol = 1e-6;
@@ -327,11 +323,7 @@ private Q_SLOTS:
     // reversed, the joint first broke away against the motion, pushed the mass along for 2.7 us
     // and locked and unlocked again at v = the velocity threshold (and the reduced run failed
     // there, or later, at a reversal).
-    void velocitySourceOverridesTheLock_data() {
-        QTest::addColumn<bool>("reduce");
-        QTest::newRow("as drawn") << false;
-        QTest::newRow("reduced") << true;
-    }
+    void velocitySourceOverridesTheLock_data() { test::engineRows(); }
     void velocitySourceOverridesTheLock() {
         QFETCH(bool, reduce);
         const double A = 1.431, f = 4.084, Fs = 4.882, Fk = 2.611, rtol = 1e-6;

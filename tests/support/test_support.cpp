@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QStorageInfo>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <algorithm>
 #include <stdexcept>
@@ -98,6 +99,12 @@ ProcessResult runBatch(const QStringList& args, const QString& workingDir) {
     p.waitForFinished(120000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};
+}
+
+void engineRows() {
+    QTest::addColumn<bool>("reduce");
+    QTest::newRow("as drawn") << false;
+    QTest::newRow("reduced") << true;
 }
 
 core::simulation::SimulationOptions solverOptions(double stop, double rtol, double interval) {

@@ -21,6 +21,8 @@ core::model::Model loadExample(const QString& fileName);   // resources/examples
 
 // rtol as given, atol two decades below it; interval 0 records every solver step.
 core::simulation::SimulationOptions solverOptions(double stop, double rtol, double interval = 0.0);
+// A data function's rows for both engines: the column "reduce", rows "as drawn" and "reduced"
+void engineRows();
 
 // The errors building the network reports, one line each; empty if it builds.
 QStringList buildErrors(const core::model::Model& m);

@@ -251,11 +251,7 @@ private Q_SLOTS:
     // impact asks for a rebound the source does not allow, and no consistent state exists after
     // it. The failure names the stop whose event led there and says what conflicts (it named no
     // block: "no consistent state found", found by comparing the engines on random networks).
-    void impactOnAnImposedMotionNamesTheStop_data() {
-        QTest::addColumn<bool>("reduce");
-        QTest::newRow("as drawn") << false;
-        QTest::newRow("reduced") << true;
-    }
+    void impactOnAnImposedMotionNamesTheStop_data() { test::engineRows(); }
     void impactOnAnImposedMotionNamesTheStop() {
         QFETCH(bool, reduce);
         test::ModelBuilder net;

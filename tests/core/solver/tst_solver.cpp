@@ -122,11 +122,7 @@ private:
 
 private Q_SLOTS:
 
-    void tightToleranceStepsFollowTheOrder_data() {
-        QTest::addColumn<bool>("reduce");
-        QTest::newRow("reduced") << true;
-        QTest::newRow("as drawn") << false;
-    }
+    void tightToleranceStepsFollowTheOrder_data() { test::engineRows(); }
 
     // BDF at order 5 needs about 100^(1/6) = 2.2 times the steps for a tolerance 100 times tighter.
     // With IDA's default refresh of its iteration matrix the step size froze at rtol 1e-12 on what
