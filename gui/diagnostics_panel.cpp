@@ -103,6 +103,13 @@ void DiagnosticsPanel::show(int generation, core::Diagnostics diagnostics) {
 
 void DiagnosticsPanel::setRunDiagnostics(const core::Diagnostics& diagnostics) {
     m_runDiagnostics = diagnostics;
+    m_finishedRun.clear();
+    render();
+}
+
+void DiagnosticsPanel::setRunFinished(const QString& run) {
+    m_runDiagnostics.clear();
+    m_finishedRun = run;
     render();
 }
 
@@ -159,7 +166,11 @@ void DiagnosticsPanel::render() {
         return QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(n == 1 ? one : many));
     };
     QString summary;
-    if (errors == 0 && warnings == 0)
+    if (errors == 0 && warnings == 0 && !m_finishedRun.isEmpty())
+        summary = infos == 0
+                      ? tr("%1 finished without problems.").arg(m_finishedRun)
+                      : tr("%1 finished without problems (%2).").arg(m_finishedRun, count(infos, "note", "notes"));
+    else if (errors == 0 && warnings == 0)
         summary =
             infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes"));
     else

@@ -34,6 +34,10 @@ public:
     // What the last run reported (empty: clears it); listed above the validation results.
     void setRunDiagnostics(const core::Diagnostics& diagnostics);
     const core::Diagnostics& runDiagnostics() const { return m_runDiagnostics; }
+    // A run of the current model ended at its stop time ("Run 2"); the summary says so until
+    // the next run starts or the model changes (setRunDiagnostics clears it)
+    void setRunFinished(const QString& run);
+    QLabel* summary() const { return m_summary; }
 
 Q_SIGNALS:
     void blockRequested(const QString& name);
@@ -53,6 +57,7 @@ private:
     QTimer* m_debounce;
     core::Diagnostics m_diagnostics;
     core::Diagnostics m_runDiagnostics;
+    QString m_finishedRun;
     int m_generation = 0;
     int m_started = 0;
     bool m_running = false;

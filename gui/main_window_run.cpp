@@ -261,6 +261,8 @@ void MainWindow::runFinished(int runId) {
     const RunSeries* series = m_runs->find(runId);
     if (!series) return;
     const core::simulation::Run& run = series->run();
+    if (run.state() == core::simulation::RunState::Finished && !m_runs->stale())
+        m_diagnostics->setRunFinished(series->label);
     if (run.state() == core::simulation::RunState::Failed) {
         m_diagnostics->setRunDiagnostics(run.diagnostics());
         const auto& d = run.diagnostics();

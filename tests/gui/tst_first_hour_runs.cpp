@@ -159,6 +159,8 @@ private Q_SLOTS:
         QVERIFY(runAndWait());
         QCOMPARE(runs().current()->run().state(), core::simulation::RunState::Failed);
         QVERIFY(!diagnostics().runDiagnostics().empty());
+        QVERIFY2(diagnostics().summary()->text().startsWith("The last run failed"),
+                 qPrintable(diagnostics().summary()->text()));
         const QString block = QString::fromStdString(diagnostics().runDiagnostics().front().block);
         QVERIFY(m_window->scene()->blockItem(block)->hasError());
 
@@ -169,6 +171,12 @@ private Q_SLOTS:
         QVERIFY(!m_window->scene()->blockItem(block)->hasError());
         QVERIFY(runAndWait());
         QCOMPARE(runs().current()->run().state(), core::simulation::RunState::Finished);
+        // the panel's summary speaks of the run that finished, and of the model once it changes
+        const QString finished = runs().current()->label + " finished without problems.";
+        QCOMPARE(diagnostics().summary()->text(), finished);
+        editInProperties("push", "slope", "2");
+        QVERIFY(validated());
+        QCOMPARE(diagnostics().summary()->text(), QString("Ready to simulate."));
     }
 
     // 5 and 6. a structural error is listed once, and says what is missing
