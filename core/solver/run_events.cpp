@@ -158,10 +158,10 @@ void Run::calcIC(double t) {
         const std::string& name = m_sys.topo.blocks[at(m_eventBlocks.front())].name;
         failAt(t,
                "no consistent state found after the event of " + name + " (" + idaFlagName(flag) + "): " + m_idaMessage,
-               "the mode " + name +
-                   " entered asks for a motion the rest of the network cannot follow, such as an impact or a "
-                   "lock on a body whose speed a velocity source imposes; give the contact compliance (a "
-                   "stiffness law) or let the source act through a spring",
+               "what " + name +
+                   " changed at this event asks for a motion the rest of the network cannot follow, such as an "
+                   "impact or a lock on a body whose speed a velocity source imposes; give the contact "
+                   "compliance (a stiffness law) or let the source act through a spring",
                name);
     }
     check(IDAGetConsistentIC(mem, idaY(), idaYp()), "IDAGetConsistentIC");
