@@ -174,15 +174,13 @@ private:
     // below the bound, where the ramp gives no force); the other laws integrate the dissipated
     // power itself
     double stored(const core::Eq<double>& eq) const {
-        const int m = eq.mode(mode);
-        if (m_law != ContactLaw::Smooth || (m != kContactUpper && m != kContactLower)) return 0.0;
-        const bool upper = m == kContactUpper;
-        const double p = upper ? eq[x] - real(gp) : real(gn) - eq[x], K = upper ? real(kp) : real(kn);
+        if (m_law != ContactLaw::Smooth) return 0.0;
+        const Penetration c = penetration(eq);   // p = 0 when free
         const double d = real(delta);
-        if (p <= 0.0) return 0.0;
-        if (p >= d) return K * (0.35 * d * d + 0.5 * (p * p - d * d));
-        const double u = p / d;
-        return K * d * d * u * u * u * u * (0.75 - 0.4 * u);
+        if (c.p <= 0.0) return 0.0;
+        if (c.p >= d) return c.K * (0.35 * d * d + 0.5 * (c.p * c.p - d * d));
+        const double u = c.p / d;
+        return c.K * d * d * u * u * u * u * (0.75 - 0.4 * u);
     }
 
     template <class S> void restitutionRows(core::Eq<S>& eq) const {

@@ -179,7 +179,9 @@ private:
     // root finding sees only the live event functions (Block::liveEvents): IDA's root k is the
     // network's event function m_liveRoots[k], of block m_rootBlock[k]
     std::vector<int> m_liveRoots, m_rootBlock, m_rootsFound;
-    std::vector<int> m_eventBlocks;   // the blocks whose events the restart under way follows
+    // the blocks whose events the restart under way follows: filled by handleRoots() and
+    // handleTimeEvents(), emptied when the step-over or restart that follows is done
+    std::vector<int> m_eventBlocks;
     // IDA's root j is live root m_idaRoots[j]: while resting, an affine root over resting unknowns
     // alone is a constant and left out
     std::vector<int> m_idaRoots;

@@ -149,12 +149,12 @@ void Run::calcIC(double t) {
     const double tout1 = t + std::min(span, std::max(minimum, m_lastStep > 0 ? m_lastStep : 1e-3 * span));
     const int flag = IDACalcIC(mem, IDA_YA_YDP_INIT, tout1);
     rethrowCallbackError();
-    if (flag < 0 && m_eventBlocks.empty())
-        failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
-               "check for conflicting constraints or inconsistent initial values");
-    // after an event: the state its block's new mode asks for is one the rest cannot take (a
-    // restitution impact on a motion a velocity source imposes: the source keeps its speed)
     if (flag < 0) {
+        if (m_eventBlocks.empty())
+            failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
+                   "check for conflicting constraints or inconsistent initial values");
+        // after an event: what its block changed asks for a state the rest cannot take (a
+        // restitution impact on a motion a velocity source imposes: the source keeps its speed)
         const std::string& name = m_sys.topo.blocks[at(m_eventBlocks.front())].name;
         failAt(t,
                "no consistent state found after the event of " + name + " (" + idaFlagName(flag) + "): " + m_idaMessage,
@@ -234,7 +234,6 @@ bool Run::settle(double t) {
 void Run::handleRoots(double t) {
     IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
     m_jumped = false;
-    m_eventBlocks.clear();
     // live roots run in block order, and in event order within a block
     for (std::size_t j = 0; j < m_idaRoots.size(); ++j) {
         if (m_rootsFound[j] == 0) continue;
@@ -320,7 +319,6 @@ bool Run::rootAtRest(double t) {
 // or a table sets its modes from it) and the next one is asked for after it. Taken at t, a step
 // scheduled at 1e-15 s met at t = 1e-16 s was due again at once, 500 times.
 void Run::handleTimeEvents(double t) {
-    m_eventBlocks.clear();
     for (std::size_t i = 0; i < m_timeBlocks.size(); ++i) {
         if (m_next[i] > dueBy(t)) continue;
         const int b = m_timeBlocks[i];
