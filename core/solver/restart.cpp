@@ -193,35 +193,62 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
     return guess;
 }
 
+namespace {
+
+// y_a and y'_d moved by -M^-1 F(t, y, y') (consistentByOneStep); false if M is singular. rhs and z
+// are work vectors of the size of y.
+bool newtonStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
+                SUNLinearSolver ls, N_Vector rhs, N_Vector z, bool factored) {
+    const int n = ev.size();
+    const std::vector<double>& id = *in.id;
+    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, N_VGetArrayPointer(rhs));
+    N_VScale(-1.0, rhs, rhs);
+    if (factored) {
+        if (SUNLinSolSolve(ls, A, z, rhs, 0.0) != 0) return false;
+    } else if (!solve(ev.pattern(), indexOneMatrix(ev, {in.t, y, yp, in.discrete, in.discreteVersion}, id), in.sparse,
+                      rhs, z, A, ls)) {
+        return false;
+    }
+    const double* dz = N_VGetArrayPointer(z);
+    if (!std::all_of(dz, dz + n, [](double v) { return std::isfinite(v); })) return false;
+    for (int i = 0; i < n; ++i) (id[at(i)] == 0.0 ? y[i] : yp[i]) += dz[i];
+    return true;
+}
+
+}   // namespace
+
 bool consistentByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
                          SUNLinearSolver ls, SUNContext ctx) {
     const int n = ev.size();
     if (n == 0) return false;
     const std::vector<double>& id = *in.id;
-    const std::vector<double> values = indexOneMatrix(ev, {in.t, y, yp, in.discrete, in.discreteVersion}, id);
     NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
-    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, data(rhs));
-    N_VScale(-1.0, rhs.get(), rhs.get());
-    if (!solve(ev.pattern(), values, in.sparse, rhs.get(), z.get(), A, ls)) return false;
     const std::vector<double> y0(y, y + n), yp0(yp, yp + n);
-    auto step = [&] {
-        for (int i = 0; i < n; ++i) (id[at(i)] == 0.0 ? y[i] : yp[i]) += data(z)[i];
-    };
-    step();
-    ev.residual({in.t, y, yp, in.discrete, in.discreteVersion}, data(rhs));
-    N_VScale(-1.0, rhs.get(), rhs.get());
-    bool confirmed = SUNLinSolSolve(ls, A, z.get(), rhs.get(), 0.0) == 0;
+    if (!newtonStep(ev, in, y, yp, A, ls, rhs.get(), z.get(), false)) {
+        std::copy(y0.begin(), y0.end(), y);
+        std::copy(yp0.begin(), yp0.end(), yp);
+        return false;
+    }
+    // the second step, from the same factorization, must change nothing that counts
+    const std::vector<double> y1(y, y + n), yp1(yp, yp + n);
+    bool confirmed = newtonStep(ev, in, y, yp, A, ls, rhs.get(), z.get(), true);
     for (int i = 0; i < n && confirmed; ++i) {
-        const double v = id[at(i)] == 0.0 ? y[i] : yp[i];
+        const double v = id[at(i)] == 0.0 ? y1[at(i)] : yp1[at(i)];
         confirmed = std::abs(data(z)[i]) <= 1e-6 * (in.relativeTolerance * std::abs(v) + in.absoluteTolerance[i]);
     }
     if (!confirmed) {
         std::copy(y0.begin(), y0.end(), y);
         std::copy(yp0.begin(), yp0.end(), yp);
-        return false;
     }
-    step();
-    return true;
+    return confirmed;
+}
+
+bool trialByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
+                    SUNLinearSolver ls, SUNContext ctx) {
+    const int n = ev.size();
+    if (n == 0) return false;
+    NVector rhs = makeVector(n, ctx), z = makeVector(n, ctx);
+    return newtonStep(ev, in, y, yp, A, ls, rhs.get(), z.get(), false);
 }
 
 }   // namespace endstop::core::solver

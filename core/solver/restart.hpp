@@ -81,6 +81,12 @@ RestartGuess estimateRestart(dae::ReducedEvaluator& ev, const RestartInput& in, 
 bool consistentByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
                          SUNLinearSolver ls, SUNContext ctx);
 
+// The first of those steps alone, kept whether a second would confirm it or not: a state near the
+// consistent one for a mode where no iteration reaches the tolerance (Run::settleOnTrial). False,
+// with y and yp moved or not, if the matrix is singular.
+bool trialByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
+                    SUNLinearSolver ls, SUNContext ctx);
+
 // KLU's initialize() discards the symbolic analysis, and IDA calls it at every restart; the pattern
 // never changes, so after the first analysis the solver only refactors.
 void keepSymbolicAnalysis(SUNLinearSolver klu);

@@ -31,7 +31,7 @@ void Run::restart(double t) {
         // impulse reads 0), and no copy of the state before CalcIC
         const bool impulsive = !m_sys.impulsiveBlocks.empty();
         if (impulsive) m_before = m_fy;   // CalcIC may move algebraic velocities
-        calcIC(t);
+        if (!calcIC(t)) continue;         // settle() left a mode that had no consistent state
         if (impulsive) {
             m_impulse.assign(at(m_sys.size()), 0.0);
             const ProjectionResult pr =
@@ -40,7 +40,7 @@ void Run::restart(double t) {
             if (pr.maxChange > 0.0) {
                 m_expandAll = true;
                 m_rev.gather(m_fy.data(), nullptr, data(m_y), nullptr);
-                calcIC(t);
+                if (!calcIC(t)) continue;
             }
         }
         if (!settle(t)) break;
@@ -104,7 +104,7 @@ const std::vector<double>& Run::idMask() {
     return id;
 }
 
-void Run::calcIC(double t) {
+bool Run::calcIC(double t) {
     void* mem = m_mem.get();
     m_indexOneFactored = false;
     m_rateDiagonal = false;
@@ -122,7 +122,7 @@ void Run::calcIC(double t) {
         reInit(t);
         check(IDASetId(mem, idaId()), "IDASetId");
         syncFull(t);
-        return;
+        return true;
     }
     // a mode in which the residual is affine: one Newton step, confirmed (restart.hpp); given up
     // for the run after a few misses in a row (a nonlinear contact law)
@@ -137,7 +137,7 @@ void Run::calcIC(double t) {
             reInit(t);
             check(IDASetId(mem, idaId()), "IDASetId");
             syncFull(t);
-            return;
+            return true;
         }
         ++m_oneStepMisses;
     }
@@ -150,6 +150,7 @@ void Run::calcIC(double t) {
     const int flag = IDACalcIC(mem, IDA_YA_YDP_INIT, tout1);
     rethrowCallbackError();
     if (flag < 0) {
+        if (settleOnTrial(t)) return false;
         if (m_eventBlocks.empty())
             failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
                    "check for conflicting constraints or inconsistent initial values");
@@ -167,6 +168,36 @@ void Run::calcIC(double t) {
     check(IDAGetConsistentIC(mem, idaY(), idaYp()), "IDAGetConsistentIC");
     fromIda();
     syncFull(t);
+    return true;
+}
+
+// IDACalcIC found no consistent state in these modes, and a block may leave one of them at once:
+// a stiction that locks on a motion a velocity source imposes needs a holding force of the imposed
+// acceleration over the lock's compliance (1e11 N), and round-off in that force keeps every
+// iteration from the tolerance. One Newton step with the index-1 matrix, kept unconfirmed, comes
+// near enough to that state for the blocks' settle() to judge it (the lock breaks away). True if
+// a block changed its modes, and the restart goes on in them from the state as it was; false,
+// with the state as it was, if none did (the failure stands).
+bool Run::settleOnTrial(double t) {
+    if (m_settleBlocks.empty()) return false;
+    const long n = m_rev.size();
+    m_trialY.assign(data(m_y), data(m_y) + n);
+    m_trialYp.assign(data(m_yp), data(m_yp) + n);
+    const RestartInput in{t,    &m_idValues, m_disc.data(), m_discVersion, m_opt.relativeTolerance, data(m_atol),
+                          1e-3, m_sparse};
+    const LinearSystem full = fullSystem();
+    m_indexOneFactored = false;
+    bool changed = false;
+    if (trialByOneStep(m_rev, in, data(m_y), data(m_yp), full.A, full.ls, m_ctx)) {
+        m_expandAll = true;
+        syncFull(t);
+        changed = settle(t);
+    }
+    std::copy(m_trialY.begin(), m_trialY.end(), data(m_y));
+    std::copy(m_trialYp.begin(), m_trialYp.end(), data(m_yp));
+    m_expandAll = true;
+    syncFull(t);
+    return changed;
 }
 
 void Run::reInit(double t) {
