@@ -276,6 +276,38 @@ Run::Blame Run::blame(double t, const char* measure, int reduced, bool byFlow) {
     return b;
 }
 
+// After IDA's first step the largest local error is where the trouble shows, not always where it
+// comes from. Where the flows at the node nearby are far out of scale (a force of 1e300 N, a mass
+// of 1e-300 kg: beyond a factor 1e6 from 1 in SI) they name the block, as at the start: through
+// drivenBy for a node's velocity, and for a block's own unknown (a mass's position, a stop's
+// penetration) through the node of its ports whose largest flow is largest. Otherwise the unknown's
+// own block stays named: a clutch whose torque IDA cannot follow, under ordinary torques, is
+// named, not the hub it turns.
+Run::Blame Run::blameByNodes(double t, const char* measure, int reduced) {
+    constexpr double kOutOfScale = 6.0;   // decades from 1 in SI
+    const int u = m_red.kept[at(reduced)];
+    const Blame own{std::string(measure) + " in the " + m_sys.describeUnknown(u), m_sys.blockOfUnknown(u)};
+    const dae::Unknown& k = m_sys.unknowns[at(u)];
+    std::vector<int> nodes;
+    if (k.kind == dae::Unknown::Kind::Node) nodes.push_back(u);
+    if (k.kind == dae::Unknown::Kind::Own) {
+        const dae::Binding& bind = m_sys.bindings[at(k.block)];
+        for (std::size_t p = 0; p < bind.portRow().size(); ++p)
+            if (const int v = bind.portUnknown()[p]; v >= 0 && m_sys.unknowns[at(v)].kind == dae::Unknown::Kind::Node)
+                nodes.push_back(v);
+    }
+    Blame best = own;
+    double largest = -1.0;
+    for (const int v : nodes) {
+        Blame candidate = own;
+        if (const FlowReading r = drivenBy(t, v, candidate); r.size > largest && r.outOfScale > kOutOfScale) {
+            largest = r.size;
+            best = candidate;
+        }
+    }
+    return best;
+}
+
 namespace {
 double magnitude(double v) { return std::isfinite(v) ? std::abs(v) : std::numeric_limits<double>::infinity(); }
 }   // namespace
@@ -286,14 +318,15 @@ double magnitude(double v) { return std::isfinite(v) ? std::abs(v) : std::numeri
 // 1e300 N/m names the spring, not the first block on the node. A block whose flow comes from its
 // input (a force source) hands the blame on upstream, to the block whose output carries that
 // size (a constant of 1e300 N, through a sum). The message gives the flow and the node's inertia.
-// Nothing changes if u is not a node's velocity.
-void Run::drivenBy(double t, int u, Blame& blame) {
+// Nothing changes if u is not a node's velocity. Returns the largest flow's size (infinite if it
+// is not finite) and how far out of scale it or the inertia is; a size of -1 where nothing was read.
+Run::FlowReading Run::drivenBy(double t, int u, Blame& blame) {
     const dae::Unknown& k = m_sys.unknowns[at(u)];
-    if (k.kind != dae::Unknown::Kind::Node) return;
+    if (k.kind != dae::Unknown::Kind::Node) return {};
     int row = -1;
     for (std::size_t r = 0; r < m_sys.rows.size() && row < 0; ++r)
         if (m_sys.rows[r].kind == dae::Row::Kind::Node && m_sys.rows[r].index == k.index) row = static_cast<int>(r);
-    if (row < 0) return;
+    if (row < 0) return {};
     const dae::State now = state(t);
     std::vector<double> yp(now.yp, now.yp + m_sys.size());
     yp[at(u)] = 0.0;
@@ -318,7 +351,7 @@ void Run::drivenBy(double t, int u, Blame& blame) {
             }
         }
     }
-    if (block < 0 || size == 0.0) return;
+    if (block < 0 || size == 0.0) return {};
     // the node's inertia: what the flows add per unit of acceleration, and its largest part
     yp[at(u)] = 1.0;
     double inertia = 0.0, heaviest = 0.0;
@@ -360,10 +393,13 @@ void Run::drivenBy(double t, int u, Blame& blame) {
     // A failure at the start comes from a value far out of scale: of the flow and the inertia, the
     // one farther from 1 in SI is taken for it (a mass of 1e-300 kg under 19.62 N, not the weight).
     inertia = std::abs(inertia);
-    if (massive < 0 || !std::isfinite(inertia) || inertia == 0.0) return;
+    const double forceScale = std::abs(std::log10(force));
+    if (massive < 0 || !std::isfinite(inertia) || inertia == 0.0) return {force, forceScale};
     blame.what += std::string(", on ") + (rotational ? "an inertia of " : "a mass of ") + formatNumber(inertia) +
                   (rotational ? " kg*m^2" : " kg") + " (" + name(massive) + ")";
-    if (std::abs(std::log10(inertia)) > std::abs(std::log10(force))) blame.block = name(massive);
+    const double inertiaScale = std::abs(std::log10(inertia));
+    if (inertiaScale > forceScale) blame.block = name(massive);
+    return {force, std::max(forceScale, inertiaScale)};
 }
 
 // The unknown with the largest weighted local error points at the culprit: "largest error in the
@@ -383,7 +419,7 @@ Run::Blame Run::culprit(double t) {
         }
     }
     if (worst < 0) return culpritAtStart(t);   // no error anywhere: the rates may still tell
-    return blame(t, "largest error", m_resting ? m_active[at(worst)] : worst);
+    return blameByNodes(t, "largest error", m_resting ? m_active[at(worst)] : worst);
 }
 
 // Before IDA's first step it has no local error. What keeps it from starting is a rate it cannot

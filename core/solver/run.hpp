@@ -135,7 +135,12 @@ private:
     Blame culpritAtStart(double t, bool byValue = false);   // the fastest weighted rate (or largest value)
     // reduced: an index of the reduced unknowns; byFlow: a node's velocity names its largest flow
     Blame blame(double t, const char* measure, int reduced, bool byFlow = false);
-    void drivenBy(double t, int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
+    Blame blameByNodes(double t, const char* measure, int reduced);   // culprit(): by the flows nearby
+    struct FlowReading {
+        double size = -1.0;        // the largest flow; -1: none read
+        double outOfScale = 0.0;   // decades from 1 in SI of that flow, or of the node's inertia if farther
+    };
+    FlowReading drivenBy(double t, int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint, const std::string& block = {});
 
     const dae::DaeSystem& m_sys;

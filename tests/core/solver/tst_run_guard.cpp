@@ -215,6 +215,52 @@ private Q_SLOTS:
         QVERIFY(!f.hint.isEmpty());
     }
 
+    // After IDA's first step the largest local error shows where the trouble is seen, and a
+    // position or a node's velocity is seen at the body: where the flows at that body's node are
+    // far out of scale, they name the block they come from, followed upstream through inputs. A
+    // step to 1e300 N at 0.5 s named the mass, a contact stiffness of 1e300 N/m the slider; the
+    // clutch of the drive train, whose torque IDA cannot follow under ordinary torques, stays named.
+    void failureAfterTheStartNamesTheBlock_data() {
+        QTest::addColumn<QString>("example");
+        QTest::addColumn<QString>("block");
+        QTest::addColumn<QString>("parameter");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<bool>("reduce");
+        QTest::addColumn<QString>("where");
+        for (const bool reduce : {true, false}) {
+            const char* engine = reduce ? ", reduced" : ", as drawn";
+            QTest::newRow(QByteArray("force step") + engine)
+                << "mass_spring_damper.endstop"
+                << "force"
+                << "final_value" << 1e300 << reduce
+                << "the largest force there is 1e+300 N, from source (its input from force), on a mass of 2 kg";
+            QTest::newRow(QByteArray("stiff contact") + engine)
+                << "rattling_mass.endstop"
+                << "stops"
+                << "upper_stiffness" << 1e300 << reduce << "from stops, on a mass of 0.5 kg (slider)";
+            QTest::newRow(QByteArray("clutch") + engine)
+                << "drive_train.endstop"
+                << "clutch"
+                << "fn_max" << 1e15 << reduce << "largest error in the t of clutch";
+        }
+    }
+    void failureAfterTheStartNamesTheBlock() {
+        QFETCH(QString, example);
+        QFETCH(QString, block);
+        QFETCH(QString, parameter);
+        QFETCH(double, value);
+        QFETCH(bool, reduce);
+        QFETCH(QString, where);
+        core::model::Model m = test::loadExample(example);
+        m.apply(core::model::SetParameter{block.toStdString(), parameter.toStdString(), value});
+        core::simulation::SimulationOptions o;   // the example's settings
+        o.reduce = reduce;
+        const Failure f = runToFailure(m, o);
+        QCOMPARE(f.block, block);
+        QVERIFY2(!f.message.contains("at t = 0 s"), qPrintable(f.message));
+        QVERIFY2(f.message.contains(where), qPrintable(f.message));
+    }
+
     // The gear-train example as drawn at rtol 0.1: the first mesh's contact force is an unknown IDA
     // solves, and round-off carries it back and forth across a corner of the smooth law (the damping
     // reaching -K p) 3e-15 s apart. Those corners are not logged events, yet they count: the run
