@@ -186,7 +186,7 @@ void Clutch::settle(core::EventCtx& ctx) const {
         return;
     }
     if (fn <= 0 && !justSwitched) return disengage(ctx);
-    lock.settle(ctx, eq[f], holdingLimit(eq), -holdingLimit(eq), relVelocity(eq), eq.der(R) - eq.der(C));
+    lock.settle(ctx, eq[f], holdingLimit(eq), -holdingLimit(eq), relVelocity(eq), eq.der(R) - eq.der(C), real(vth));
 }
 
 // Slides in the direction of v, or locks if v is at rest (settle() then checks the limits).

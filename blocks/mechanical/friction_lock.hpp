@@ -119,9 +119,11 @@ struct FrictionLock {
         }
     }
     // what settle() does in the friction modes; `a` is the relative acceleration v_R' - v_C'
-    void settle(core::EventCtx& ctx, double f, double upper, double lower, double v, double a) const {
+    void settle(core::EventCtx& ctx, double f, double upper, double lower, double v, double a, double vth) const {
         if (ctx.mode(mode) == kLocked)
             settleLocked(ctx, f, upper, lower, v);
+        else if (settleReversed(ctx, v, vth))
+            return;
         else if (ctx.mode(mode) == kWait && ctx.discrete(since) == ctx.time())
             settleWait(ctx, a);
     }
@@ -152,6 +154,23 @@ private:
             ctx.set(dir, f >= upper ? kForward : kBackward);
             enter(ctx, kWait, v);
         }
+    }
+    // An impulse elsewhere (an impact, a lock's projection) can carry v through zero at an instant,
+    // where no event function sees it cross. Sliding or waiting against v, the kinetic law would
+    // push the joint along (and a Stribeck curve, read at -|v|, grows without bound): within the
+    // threshold of rest the joint locks as at v = 0, beyond it it slides the way v now goes. Its
+    // friction cannot have stopped it within the impulse: a friction force is finite.
+    bool settleReversed(core::EventCtx& ctx, double v, double vth) const {
+        const double sv = sign(ctx.eq()) * v;
+        if (sv >= 0.0 || (ctx.mode(mode) == kWait && sv >= -vth)) return false;
+        if (sv >= -vth) {
+            enter(ctx, kLocked, v);
+            return true;
+        }
+        ctx.set(dir, v > 0 ? kForward : kBackward);
+        if (ctx.mode(mode) == kWait) confirm(ctx, 0.0);
+        enter(ctx, kSliding, v);
+        return true;
     }
     // just broken away (v = 0): does the friction let the joint move in its direction?
     void settleWait(core::EventCtx& ctx, double a) const {

@@ -105,7 +105,7 @@ public:
     void settle(core::EventCtx& ctx) const override {
         const core::Eq<double>& eq = ctx.eq();
         if (ctx.discrete(lock.since) < 0) return lock.start(ctx, relVelocity(eq), real(vth));
-        lock.settle(ctx, eq[f], upper(eq), lower(eq), relVelocity(eq), eq.der(R) - eq.der(C));
+        lock.settle(ctx, eq[f], upper(eq), lower(eq), relVelocity(eq), eq.der(R) - eq.der(C), real(vth));
     }
     void initModes(core::EventCtx& ctx) const override {
         ctx.set(lock.mode, kSliding);

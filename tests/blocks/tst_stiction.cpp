@@ -376,6 +376,68 @@ private Q_SLOTS:
         }
     }
 
+    // A mass slides at 1 m/s against kinetic friction into a restitution stop 0.1 m away, and the
+    // impact reverses it: v- = sqrt(v0^2 - 2 a g), v+ = -e v-. No event function sees the joint's
+    // velocity cross zero within the impulse; the friction must still oppose the new motion, so
+    // the mass slows at Fk/m and locks |v+| m / Fk later. The joint kept sliding forwards: with
+    // Coulomb friction the mass sped up away from the stop, and with a Stribeck curve, read at
+    // -|v|, the friction grew as exp(|v| / v_S) and the run failed (found by tools/engine-diff --wide).
+    void impactReversesTheSlidingJoint_data() {
+        QTest::addColumn<bool>("reduce");
+        QTest::addColumn<QString>("law");
+        for (const bool reduce : {false, true})
+            for (const char* law : {"coulomb", "stribeck"})
+                QTest::addRow("%s, %s", reduce ? "reduced" : "as drawn", law) << reduce << QString(law);
+    }
+    void impactReversesTheSlidingJoint() {
+        QFETCH(bool, reduce);
+        QFETCH(QString, law);
+        const double m = 1.0, v0 = 1.0, gap = 0.1, e = 0.5, Fk = 2.0, rtol = 1e-8;
+        test::ModelBuilder b;
+        b.block("m", "translational.mass", {{"mass", m}, {"initial_velocity", v0}})
+            .block(
+                "stop", "translational.hard_stop",
+                {{"model", "restitution"}, {"upper_bound", gap}, {"lower_bound", -1.0}, {"restitution_coefficient", e}})
+            .block("s", "translational.stiction",
+                   {{"breakaway_positive", 5.0},
+                    {"breakaway_negative", -5.0},
+                    {"kinetic_friction", Fk},
+                    {"kinetic_model", law.toStdString()},
+                    {"stribeck_velocity", 1e-3}})
+            .block("g", "translational.reference");
+        b.connect("m.M", "stop.R").connect("stop.C", "g.R").connect("m.M", "s.R").connect("s.C", "g.R");
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
+        o.reduce = reduce;
+        const auto r = test::run(b.build(), o);
+        const double a = Fk / m, vMinus = std::sqrt(v0 * v0 - 2 * a * gap), tImpact = (v0 - vMinus) / a;
+        const double vPlus = -e * vMinus;
+        // Stribeck: the friction Fk + (Fs - Fk) exp(-|v| / vS) rises to Fs = 5 N as the mass comes
+        // to rest, which shortens the last part: by (m vS / Fk) ln(Fk / Fs) in time, and in distance
+        // by the integral of u dm/f(u) less the Coulomb one (1e-6 m at most, by a fine quadrature)
+        const bool stribeck = law == "stribeck";
+        const double vS = 1e-3, dF = 5.0 - Fk;
+        const double tLock = tImpact - vPlus / a + (stribeck ? m * vS / Fk * std::log(Fk / 5.0) : 0.0);
+        double xShort = 0.0;
+        if (stribeck) {
+            const int n = 200000;
+            const double du = 40 * vS / n;
+            for (int i = 0; i < n; ++i) {
+                const double u = (i + 0.5) * du;
+                xShort += u * m * (1 / Fk - 1 / (Fk + dF * std::exp(-u / vS))) * du;
+            }
+        }
+        const auto impacts = eventTimes(r, "stop", EventKind::Impact);
+        QCOMPARE(impacts.size(), std::size_t(1));
+        QCOMPARE_NEAR(impacts[0], tImpact, K * rtol, "impact");
+        const auto locks = eventTimes(r, "s", EventKind::Lock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        QCOMPARE_NEAR(locks[0], tLock, K * rtol, "the mass stops");
+        for (const double t : {tImpact + 0.05, tImpact + 0.15})
+            QCOMPARE_NEAR(test::at(r, "m.v", t), vPlus + a * (t - tImpact), K * rtol, QString("v at %1 s").arg(t));
+        QCOMPARE_NEAR(test::last(r, "m.v"), 0.0, 1e-9, "at rest");
+        QCOMPARE_NEAR(test::last(r, "m.x"), gap - vPlus * vPlus / (2 * a) + xShort, K * rtol, "where it stops");
+    }
+
     // limits_from = signals: FK, FSf and FSr are inputs. A step of FSr below the holding force
     // unlocks at the step (no zero crossing: the mode iteration after the time event does it).
     void limitsFromSignals() {
