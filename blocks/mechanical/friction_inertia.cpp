@@ -15,8 +15,10 @@
 //   Pd_stop = d_stop w^2 at a stop, else 0
 // DS_fr (switching rules of our own): stick -> motion in
 // the direction of T_ext + T_stop when its magnitude exceeds TStick (zero crossing, or settle()
-// after a step of the input); motion -> stick when s*w falls to epsn or to zero; a stick whose
-// torque is already above TStick breaks away again at once. DS_endstop: free / upper / lower by
+// after a step of the input); motion -> stick when s*w falls to epsn, or to -epsn (a body that
+// broke away from rest and turns the other way: from s*w = 0 exactly, a crossing of zero is not
+// seen); a stick whose torque is already above TStick breaks away again at once; an impulse that
+// carries s*w below -epsn at an instant turns the direction of motion (settle()). DS_endstop: free / upper / lower by
 // the zero crossings of phi - phimax and phi - phimin. Parameters in the customary display units
 // (deg, rpm, N m/rpm, N m/deg), stored in SI. Outputs phi (rad), nRPM (rad/s), Pd (W), SI too.
 #include "blocks/common.hpp"
@@ -136,7 +138,7 @@ private:
         kBreakForward = 0,
         kBreakReverse = 1,   // stick: the torque reaches +TStick / -TStick
         kSlowed = 0,
-        kStopped = 1,   // motion: s w falls to epsn / to 0
+        kTurned = 1,   // motion: s w falls to epsn / to -epsn
         kUpperStop = 2,
         kLowerStop = 3,   // phi crosses phimax / phimin
         kEvents = 4
@@ -166,7 +168,9 @@ private:
         if (m == kStick) return -(eq.input(Text) + tf) - Tstop - real(J) * real(tauinv) * w;
         const double s = m == kForward ? 1.0 : -1.0;
         const double Tc = real(TCoulomb), Ts = real(TStick);
-        return -s * (Tc + (Ts - Tc) * exp(-s * w / (3 * real(nStri)))) - viscous;
+        // against the motion only down to -epsn (the event kTurned), as for the stiction
+        const double most = std::max(real(epsn) / (3 * real(nStri)), 1.0);
+        return -s * (Tc + (Ts - Tc) * exp(min(-s * w / (3 * real(nStri)), most))) - viscous;
     }
     template <class S> S dissipated(const core::Eq<S>& eq, const S& w, const S& Tfric) const {
         const bool inStop = atStop(eq.mode(stop));
@@ -209,7 +213,7 @@ void FrictionInertia::eventFunctions(const core::Eq<double>& eq, std::span<doubl
         } else {
             const double sw = (m == kForward ? 1.0 : -1.0) * eq.across(F);
             g[kSlowed] = sw - real(epsn);
-            g[kStopped] = sw;
+            g[kTurned] = sw + real(epsn);
         }
     }
     if (elastic()) {
@@ -243,8 +247,15 @@ void FrictionInertia::onEvent(core::EventCtx& ctx, int which, int direction) con
 }
 
 // A stick whose torque is above TStick (after a step of Text, or at once after sticking) moves.
+// In motion, an impulse elsewhere (an impact, a lock's projection) may have turned w past -epsn
+// at an instant: the body goes on the way it now turns (the Stribeck curve read against the
+// motion would grow as exp(|w| / (3 w_Stri))).
 void FrictionInertia::settle(core::EventCtx& ctx) const {
-    if (ctx.mode(fr) != kStick) return;
+    if (ctx.mode(fr) != kStick) {
+        const double w = ctx.eq().across(F), s = ctx.mode(fr) == kForward ? 1.0 : -1.0;
+        if (s * w < -real(epsn)) ctx.set(fr, w > 0 ? kForward : kReverse);
+        return;
+    }
     const double T = externalTorque(ctx.eq());
     if (std::abs(T) > real(TStick)) setFriction(ctx, T > 0 ? kForward : kReverse);
 }

@@ -159,7 +159,11 @@ private:
         if (m_law == KineticLaw::Stribeck) {
             const S fs =
                 fromSignals() ? (s > 0 ? eq.input(FSr) : -eq.input(FSf)) : S(s > 0 ? real(fsPos) : -real(fsNeg));
-            magnitude = fkin + (fs - fkin) * exp(-s * v / real(vS));
+            // read against the motion only as far as the wait mode goes (s v down to -vth): an
+            // impulse that carries v the other way is settled at once (FrictionLock::settleReversed),
+            // but the consistent restart before that must not meet exp(|v| / v_S) = inf
+            const double most = std::max(real(vth) / real(vS), 1.0);
+            magnitude = fkin + (fs - fkin) * exp(min(-s * v / real(vS), most));
         }
         return s * magnitude + real(cv) * v;
     }

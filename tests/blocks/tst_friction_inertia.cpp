@@ -146,6 +146,89 @@ private Q_SLOTS:
         QCOMPARE(test::last(r, "b.Pd"), 0.0);   // no losses counted in stick (eq. 12a)
     }
 
+    // Sliding at 10 rad/s against the Coulomb torque into a restitution stop 0.5 rad away: the
+    // impact turns the flange at an instant, w+ = -e w-, with w-^2 = w0^2 - 2 (Tc / J) phi. The
+    // friction must turn with it, J w' = +Tc, and the body sticks when -w has fallen to epsn. It
+    // kept its forward direction: read against the motion, the Stribeck curve overflowed and the
+    // restart after the impact failed (found by tools/engine-diff --wide).
+    void impactTurnsTheMotion_data() { test::engineRows(); }
+    void impactTurnsTheMotion() {
+        QFETCH(bool, reduce);
+        const double J = 0.1, w0 = 10, Tc = 0.5, gap = 0.5, e = 0.5, weps = si("rpm", 1e-3), rtol = 1e-8;
+        auto model = rotor({{"J", J},
+                            {"nRPMinit", w0},
+                            {"dvisc", 0.0},
+                            {"frictionmode", "stribeck"},
+                            {"TStick", 1.0},
+                            {"TCoulomb", Tc},
+                            {"nStri", 1.1e-7}});   // a Stribeck rise of 1e-8 s near rest: Coulomb here
+        model
+            .block("stop", "rotational.hard_stop",
+                   {{"model", "restitution"},
+                    {"upper_bound", gap},
+                    {"lower_bound", -10.0},
+                    {"restitution_coefficient", e}})
+            .block("g", "rotational.reference");
+        model.connect("b.F", "stop.R").connect("stop.C", "g.R");
+        core::simulation::SimulationOptions o = test::solverOptions(1.5, rtol, 1e-3);
+        o.reduce = reduce;
+        const auto r = test::run(model.build(), o);
+        const double a = Tc / J, wMinus = std::sqrt(w0 * w0 - 2 * a * gap), tImpact = (w0 - wMinus) / a;
+        const double wPlus = -e * wMinus;
+        const auto impacts = eventTimes(r, "stop", EventKind::Impact);
+        QCOMPARE(impacts.size(), std::size_t(1));
+        QCOMPARE_NEAR(impacts[0], tImpact, K * rtol, "impact");
+        for (const double t : {tImpact + 0.2, tImpact + 0.7})
+            QCOMPARE_NEAR(at(r, "b.omega", t), wPlus + a * (t - tImpact), K * rtol * w0, QString("w at %1 s").arg(t));
+        const auto locks = eventTimes(r, "b", EventKind::Lock);
+        QCOMPARE(locks.size(), std::size_t(1));
+        QCOMPARE_NEAR(locks[0], tImpact + (-wPlus - weps) / a, K * rtol, "sticks");
+    }
+
+    // An inertia, the body and a stiction on one shaft, both at rest, and a sine torque: the two
+    // holds split the shaft's torque by round-off, so the body may break away at t = 0 while the
+    // stiction holds, and turn the other way when the stiction lets go. From s w = 0 exactly no
+    // crossing of zero is seen, and the body slid against its motion until the Stribeck curve
+    // overflowed (both engines; tools/engine-diff --wide, seed 108). It now sticks when s w falls
+    // to -epsn, and never slides against its motion by more.
+    void turnsAfterBreakingAwayFromRest_data() { test::engineRows(); }
+    void turnsAfterBreakingAwayFromRest() {
+        QFETCH(bool, reduce);
+        const double weps = si("rpm", 1e-3);
+        auto model = rotor({{"J", 0.871},
+                            {"frictionmode", "stribeck"},
+                            {"TStick", 0.281},
+                            {"TCoulomb", 0.039},
+                            {"endstopmode", "elastic"},
+                            {"phimin", -0.1451},
+                            {"phimax", 0.0704},
+                            {"cstop", 16.746},
+                            {"kimpact", 0.259}});
+        model.block("m", "rotational.inertia", {{"inertia", 5.0246}})
+            .block("s", "rotational.stiction",
+                   {{"breakaway_positive", 0.491},
+                    {"breakaway_negative", -0.491},
+                    {"kinetic_friction", 0.396},
+                    {"kinetic_model", "stribeck"},
+                    {"stribeck_velocity", 0.0952}})
+            .block("drive", "signal.sine", {{"amplitude", 0.932}, {"frequency", 3.791}})
+            .block("src", "rotational.torque_source")
+            .block("g", "rotational.reference");
+        model.connect("b.F", "m.I").connect("s.R", "m.I").connect("s.C", "g.R");
+        model.connect("drive.y", "src.S").connect("src.R", "m.I").connect("src.C", "g.R");
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, 1e-8, 1e-3);
+        o.absoluteTolerance = 1e-10;
+        o.reduce = reduce;
+        const auto r = test::run(model.build(), o);
+        QCOMPARE(r.time().back(), 0.5);
+        for (std::size_t i = 0; i < r.rows(); ++i) {
+            const double mode = r.values("b.mode")[i], w = r.values("b.omega")[i];
+            if (mode != 0.0)
+                QVERIFY2(mode * w >= -weps * (1 + 1e-6),
+                         qPrintable(QString("sliding against its motion at %1 s: w = %2").arg(r.time()[i]).arg(w)));
+        }
+    }
+
     // The flange in a network: a spring to ground makes it an oscillator, J phi'' = -k phi; the
     // open Text reads 0; the outputs feed other blocks (SI values).
     void flangeInNetwork() {

@@ -382,6 +382,8 @@ private Q_SLOTS:
     // the mass slows at Fk/m and locks |v+| m / Fk later. The joint kept sliding forwards: with
     // Coulomb friction the mass sped up away from the stop, and with a Stribeck curve, read at
     // -|v|, the friction grew as exp(|v| / v_S) and the run failed (found by tools/engine-diff --wide).
+    // At v_S = 1e-4 m/s that is exp(3,900), infinite already in the restart after the impact, before
+    // the joint can turn: the curve is read against the motion no further than the wait mode goes.
     void impactReversesTheSlidingJoint_data() {
         QTest::addColumn<bool>("reduce");
         QTest::addColumn<QString>("law");
@@ -403,7 +405,7 @@ private Q_SLOTS:
                     {"breakaway_negative", -5.0},
                     {"kinetic_friction", Fk},
                     {"kinetic_model", law.toStdString()},
-                    {"stribeck_velocity", 1e-3}})
+                    {"stribeck_velocity", 1e-4}})
             .block("g", "translational.reference");
         b.connect("m.M", "stop.R").connect("stop.C", "g.R").connect("m.M", "s.R").connect("s.C", "g.R");
         core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
@@ -415,7 +417,7 @@ private Q_SLOTS:
         // to rest, which shortens the last part: by (m vS / Fk) ln(Fk / Fs) in time, and in distance
         // by the integral of u dm/f(u) less the Coulomb one (1e-6 m at most, by a fine quadrature)
         const bool stribeck = law == "stribeck";
-        const double vS = 1e-3, dF = 5.0 - Fk;
+        const double vS = 1e-4, dF = 5.0 - Fk;
         const double tLock = tImpact - vPlus / a + (stribeck ? m * vS / Fk * std::log(Fk / 5.0) : 0.0);
         double xShort = 0.0;
         if (stribeck) {
