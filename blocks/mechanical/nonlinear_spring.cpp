@@ -128,7 +128,23 @@ private:
         return static_cast<std::size_t>(i) < k.size() ? k[static_cast<std::size_t>(i)] : 0.0;
     }
 
-    template <class S> S force(const S& xv, int mode) const {
+    // The mode, unless x has left its piece without an event: a start exactly on a breakpoint (x = 0
+    // with the origin in the table, or between an asymmetric spring's two laws) takes the piece
+    // above, and IDA does not report a root function leaving the zero it started at, so a spring
+    // compressed from rest kept its tension law. The pieces meet where they join, so the piece x
+    // is in serves until the next crossing brings the mode back in step.
+    int pieceOf(double xv, int mode) const {
+        if (m_form == Form::Table) {
+            const std::vector<double>& bp = table.breakpoints();
+            const int n = static_cast<int>(bp.size());
+            const bool above = mode == 0 || xv >= bp[static_cast<std::size_t>(mode - 1)];
+            const bool below = mode >= n || xv <= bp[static_cast<std::size_t>(mode)];
+            return n == 0 || (above && below) ? mode : table.regionOf(xv);
+        }
+        return (mode == 1 && xv < 0) || (mode == 0 && xv > 0) ? regionOf(xv) : mode;
+    }
+    template <class S> S force(const S& xv, int stored) const {
+        const int mode = pieceOf(core::ad::value(xv), stored);
         if (m_form == Form::Table) return table.force(xv, mode);
         const bool positive = needsSignEvent() ? mode == 1 : true;
         if (m_symmetry == Symmetry::Symmetric) {

@@ -110,16 +110,24 @@ private Q_SLOTS:
         QCOMPARE(events({{"coefficients", k}}), k[1] != 0 || k[3] != 0 ? 1 : 0);   // no event for an odd polynomial
     }
 
-    // tension k1t x + k3t x^3, compression k1c x + k2c x^2 (k2c < 0 stiffens it): a quarter on each side, twice
+    // tension k1t x + k3t x^3, compression k1c x + k2c x^2 (k2c < 0 stiffens it): a quarter on each
+    // side, twice. Started at rest length towards compression, the spring kept its tension law for
+    // the first half: x = 0 is where the two laws meet, and IDA does not report a root function
+    // leaving the zero it starts at (the minimum was the tension amplitude).
     void asymmetricPeriod_data() {
         QTest::addColumn<double>("rtol");
-        QTest::newRow("rtol 1e-6") << 1e-6;
-        QTest::newRow("rtol 1e-8") << 1e-8;
+        QTest::addColumn<double>("v0");
+        for (const double v0 : {1.0, -1.0}) {
+            const char* first = v0 > 0 ? "tension first" : "compression first";
+            QTest::addRow("rtol 1e-6, %s", first) << 1e-6 << v0;
+            QTest::addRow("rtol 1e-8, %s", first) << 1e-8 << v0;
+        }
     }
     void asymmetricPeriod() {
         QFETCH(double, rtol);
+        QFETCH(double, v0);
         const std::vector<double> kt{100, 0, 1e5, 0, 0}, kc{400, -5000, 0, 0, 0};
-        const double m = 0.5, v0 = 1, E = 0.5 * m * v0 * v0;
+        const double m = 0.5, E = 0.5 * m * v0 * v0;
         const auto qt = quarter([&](double x) { return potential(kt, x, false); }, E, m, 1.0);
         const auto qc = quarter([&](double x) { return potential(kc, x, false); }, E, m, -1.0);
         const double T = 2 * qt.time + 2 * qc.time;
@@ -139,6 +147,32 @@ private Q_SLOTS:
                          {"tension_coefficients", kt},
                          {"compression_coefficients", kt}}),
                  0);
+    }
+
+    // A table spring at rest length (the origin a breakpoint) stretched the other way, below its
+    // first point, with the end force held (nearest): no force, x = v0 t. Its region stayed the
+    // one above 0, whose segment went on below it: linear, a spring of the first slope; smooth,
+    // a cubic that grew until the run failed (tools/engine-diff --wide, seed 426).
+    void tableBelowItsFirstPointFromRest_data() {
+        QTest::addColumn<QString>("interpolation");
+        QTest::newRow("linear") << "linear";
+        QTest::newRow("smooth") << "smooth";
+    }
+    void tableBelowItsFirstPointFromRest() {
+        QFETCH(QString, interpolation);
+        const double v0 = -0.5;
+        const auto r = test::run(oscillator({{"parameterization", "table"},
+                                             {"displacements", std::vector<double>{0.01, 0.02, 0.03}},
+                                             {"forces", std::vector<double>{10, 30, 60}},
+                                             {"interpolation", interpolation.toStdString()},
+                                             {"extrapolation", "nearest"}},
+                                            1.0, v0),
+                                 test::solverOptions(1.0, 1e-8, 1e-3));
+        for (std::size_t i = 0; i < r.rows(); ++i) {
+            QCOMPARE(r.values("k.f")[i], 0.0);
+            QCOMPARE_NEAR(r.values("k.x")[i], v0 * r.time()[i], 1e-9, "free motion");
+        }
+        QCOMPARE(r.time().back(), 1.0);
     }
 
     // The rotational twin: same keys, records phi and t; J phi'' = -(k1 phi + k3 phi^3)
