@@ -92,6 +92,22 @@ public:
         if (std::abs(f1 - f0) <= 1e-9 * std::max(std::abs(f0), std::abs(f1))) ctx.continuous();
     }
     void initModes(core::EventCtx& ctx) const override { ctx.set(region, regionOf(ctx.eq()[x])); }
+    // A spring exactly on a breakpoint after a restart (at rest length at the start: where an
+    // asymmetric spring's two laws meet, the table's added origin) is in the piece above it, and
+    // IDA does not report a root function leaving the zero it starts at: moving down, it takes
+    // the piece below now. (It kept the piece above until x came back: a spring compressed from
+    // rest had its tension law, a smooth table's first cubic diverged below the origin.) From
+    // rest the acceleration tells the way.
+    bool hasSettle() const override { return m_form == Form::Table || needsSignEvent(); }
+    void settle(core::EventCtx& ctx) const override {
+        const core::Eq<double>& eq = ctx.eq();
+        const int r = ctx.mode(region);
+        if (r == 0) return;
+        const double bp = m_form == Form::Table ? table.breakpoints()[static_cast<std::size_t>(r - 1)] : 0.0;
+        // the way x leaves: its rate, or from rest its acceleration (the ports' relative one)
+        const double rate = eq.der(x), leaving = rate != 0 ? rate : eq.der(R) - eq.der(C);
+        if (eq[x] == bp && leaving < 0) ctx.set(region, r - 1);
+    }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(fRec.index)] = force(eq[x], eq.mode(region));
     }
@@ -128,23 +144,7 @@ private:
         return static_cast<std::size_t>(i) < k.size() ? k[static_cast<std::size_t>(i)] : 0.0;
     }
 
-    // The mode, unless x has left its piece without an event: a start exactly on a breakpoint (x = 0
-    // with the origin in the table, or between an asymmetric spring's two laws) takes the piece
-    // above, and IDA does not report a root function leaving the zero it started at, so a spring
-    // compressed from rest kept its tension law. The pieces meet where they join, so the piece x
-    // is in serves until the next crossing brings the mode back in step.
-    int pieceOf(double xv, int mode) const {
-        if (m_form == Form::Table) {
-            const std::vector<double>& bp = table.breakpoints();
-            const int n = static_cast<int>(bp.size());
-            const bool above = mode == 0 || xv >= bp[static_cast<std::size_t>(mode - 1)];
-            const bool below = mode >= n || xv <= bp[static_cast<std::size_t>(mode)];
-            return n == 0 || (above && below) ? mode : table.regionOf(xv);
-        }
-        return (mode == 1 && xv < 0) || (mode == 0 && xv > 0) ? regionOf(xv) : mode;
-    }
-    template <class S> S force(const S& xv, int stored) const {
-        const int mode = pieceOf(core::ad::value(xv), stored);
+    template <class S> S force(const S& xv, int mode) const {
         if (m_form == Form::Table) return table.force(xv, mode);
         const bool positive = needsSignEvent() ? mode == 1 : true;
         if (m_symmetry == Symmetry::Symmetric) {
