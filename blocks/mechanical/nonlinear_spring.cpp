@@ -74,12 +74,24 @@ public:
         if (m_form == Form::Table) return static_cast<int>(table.breakpoints().size());
         return needsSignEvent() ? 1 : 0;
     }
+    // x less each breakpoint, moved off it by a few ulps towards the piece the spring is in: a
+    // spring that starts exactly on a breakpoint (at rest length, where an asymmetric spring's
+    // two laws meet and a table's added origin sits) then reads a nonzero function, and IDA reports
+    // it leaving that way. A function that starts at exactly zero IDA sets aside and does not
+    // report leaving: a spring compressed from rest kept its tension law until x came back through
+    // 0, and a smooth table evaluated its first cubic below the origin and diverged. The pieces
+    // meet at the breakpoint, so switching a few ulps past it changes nothing that counts.
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
+        const int r = eq.mode(region);
+        const auto crossing = [&](std::size_t i, double bp) {
+            const double off = std::max(4 * (std::nextafter(std::abs(bp), HUGE_VAL) - std::abs(bp)), 1e-150);
+            return eq[x] - bp + (r > static_cast<int>(i) ? off : -off);
+        };
         if (m_form != Form::Table) {
-            g[kSign] = eq[x];
+            g[kSign] = crossing(0, 0.0);
             return;
         }
-        for (std::size_t i = 0; i < g.size(); ++i) g[i] = eq[x] - table.breakpoints()[i];
+        for (std::size_t i = 0; i < g.size(); ++i) g[i] = crossing(i, table.breakpoints()[i]);
     }
     // crossing breakpoint i upwards enters region i + 1, downwards region i (the sign: 0 / 1).
     // Every curve is continuous there (the polynomial's pieces meet at 0, the table's segments at
@@ -92,22 +104,6 @@ public:
         if (std::abs(f1 - f0) <= 1e-9 * std::max(std::abs(f0), std::abs(f1))) ctx.continuous();
     }
     void initModes(core::EventCtx& ctx) const override { ctx.set(region, regionOf(ctx.eq()[x])); }
-    // A spring exactly on a breakpoint after a restart (at rest length at the start: where an
-    // asymmetric spring's two laws meet, the table's added origin) is in the piece above it, and
-    // IDA does not report a root function leaving the zero it starts at: moving down, it takes
-    // the piece below now. (It kept the piece above until x came back: a spring compressed from
-    // rest had its tension law, a smooth table's first cubic diverged below the origin.) From
-    // rest the acceleration tells the way.
-    bool hasSettle() const override { return m_form == Form::Table || needsSignEvent(); }
-    void settle(core::EventCtx& ctx) const override {
-        const core::Eq<double>& eq = ctx.eq();
-        const int r = ctx.mode(region);
-        if (r == 0) return;
-        const double bp = m_form == Form::Table ? table.breakpoints()[static_cast<std::size_t>(r - 1)] : 0.0;
-        // the way x leaves: its rate, or from rest its acceleration (the ports' relative one)
-        const double rate = eq.der(x), leaving = rate != 0 ? rate : eq.der(R) - eq.der(C);
-        if (eq[x] == bp && leaving < 0) ctx.set(region, r - 1);
-    }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(fRec.index)] = force(eq[x], eq.mode(region));
     }
