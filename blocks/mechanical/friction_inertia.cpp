@@ -29,6 +29,7 @@ namespace endstop::blocks {
 
 namespace {
 enum Friction { kStick = 0, kForward = 1, kReverse = 2 };
+constexpr double kStickCompliance = 1e-9;   // rad/s^2 of a stuck body at the stick torque
 enum Stop { kFree = 0, kUpper = 1, kLower = 2 };
 enum class FrictionLaw { None, Stribeck };   // the choice frictionmode
 enum class EndStop { None, Elastic };        // the choice endstopmode
@@ -165,7 +166,14 @@ private:
         const S viscous = atStop(eq.mode(stop)) ? S(0.0) : real(dvisc) * w;
         if (!stribeck()) return -viscous;
         const int m = eq.mode(fr);
-        if (m == kStick) return -(eq.input(Text) + tf) - Tstop - real(J) * real(tauinv) * w;
+        if (m == kStick) {
+            // the torque the stick holds, less a compliance: J w' = -J tauinv w + J c H, an
+            // acceleration of 1e-9 rad/s^2 at the stick torque, the way the locks of the stiction
+            // yield (docs/blocks.md). Without it two bodies stuck on one shaft (or a body stuck
+            // on a shaft a speed source drives) made the same row twice and no start was found.
+            const S held = eq.input(Text) + tf + Tstop;
+            return -held * (1.0 - real(J) * kStickCompliance / real(TStick)) - real(J) * real(tauinv) * w;
+        }
         const double s = m == kForward ? 1.0 : -1.0;
         const double Tc = real(TCoulomb), Ts = real(TStick);
         // against the motion only down to -epsn (the event kTurned), as for the stiction

@@ -229,6 +229,36 @@ private Q_SLOTS:
         }
     }
 
+    // Two bodies stuck on one shaft, turned by a torque ramp k t: the shaft holds until the ramp
+    // reaches the sum of the stick torques, then both slide. Each stuck body holds its share of
+    // the torque with a compliance of 1e-9 rad/s^2 at its stick torque, so the shares go as the
+    // stick torques and both limits are reached together. Without the compliance the two stick
+    // laws were the same row twice, and no consistent start was found (tools/engine-diff --wide).
+    void twoBodiesStuckOnOneShaft_data() { test::engineRows(); }
+    void twoBodiesStuckOnOneShaft() {
+        QFETCH(bool, reduce);
+        const double ts0 = 0.5, ts1 = 0.3, k = 1.0, rtol = 1e-8;
+        test::ModelBuilder b;
+        for (const auto& [name, ts] : {std::pair{"b0", ts0}, std::pair{"b1", ts1}})
+            b.block(name, "rotational.friction_inertia",
+                    {{"J", 0.1}, {"dvisc", 0.0}, {"frictionmode", "stribeck"}, {"TStick", ts}, {"TCoulomb", 0.8 * ts}});
+        b.block("ramp", "signal.ramp", {{"slope", k}})
+            .block("src", "rotational.torque_source")
+            .block("g", "rotational.reference");
+        b.connect("b0.F", "b1.F").connect("ramp.y", "src.S").connect("src.R", "b0.F").connect("src.C", "g.R");
+        core::simulation::SimulationOptions o = test::solverOptions(1.0, rtol, 1e-3);
+        o.reduce = reduce;
+        const auto r = test::run(b.build(), o);
+        for (const char* body : {"b0", "b1"}) {
+            const auto unlocks = eventTimes(r, body, EventKind::Unlock);
+            QCOMPARE(unlocks.size(), std::size_t(1));
+            QCOMPARE_NEAR(unlocks[0], (ts0 + ts1) / k, K * rtol, QString("%1 breaks away").arg(body));
+        }
+        QCOMPARE_NEAR(at(r, "b0.omega", 0.5), 0.0, 1e-9, "held");
+        QVERIFY(test::last(r, "b0.omega") > 0.0);
+        QCOMPARE(test::last(r, "b0.omega"), test::last(r, "b1.omega"));
+    }
+
     // The flange in a network: a spring to ground makes it an oscillator, J phi'' = -k phi; the
     // open Text reads 0; the outputs feed other blocks (SI values).
     void flangeInNetwork() {
