@@ -5,8 +5,9 @@
 // T_ext is the input Text (0 when open) plus t_F, the torque the network applies through the
 // flange F (through(F, t_F): t_F flows from the node into the body, as for an inertia).
 //   T_friction, no friction:     -dvisc * w
-//   T_friction, Stribeck + stick/Coulomb, DS_fr = 0 (stick):
-//                                -T_ext - T_stop - J * tauinv * w
+//   T_friction, Stribeck + stick/Coulomb, DS_fr = 0 (stick), with H = T_ext + T_stop held:
+//                                -H (1 - J c / TStick) - J * tauinv * w, c = 1e-9 rad/s^2 the
+//                                compliance (w' = c H / TStick - tauinv w), as the locks yield
 //   DS_fr = s = +-1 (motion):    -s [TCoulomb + (TStick - TCoulomb) exp(-s w / (3 w_Stri))] - dvisc * w
 //   T_stop (elastic, phi >= phimax; mirrored at phimin):
 //                                -c (phi - phimax) - sqrt(4 c J / (1 + (pi / ln kimpact)^2)) * w
@@ -18,8 +19,8 @@
 // after a step of the input); motion -> stick when s*w falls to epsn, or to -epsn (a body that
 // broke away from rest and turns the other way: from s*w = 0 exactly, a crossing of zero is not
 // seen); a stick whose torque is already above TStick breaks away again at once; an impulse that
-// carries s*w below -epsn at an instant turns the direction of motion (settle()). DS_endstop: free / upper / lower by
-// the zero crossings of phi - phimax and phi - phimin. Parameters in the customary display units
+// carries s*w below -epsn at an instant turns the direction of motion (settle()). DS_endstop:
+// free / upper / lower by the zero crossings of phi - phimax and phi - phimin. Parameters in the customary display units
 // (deg, rpm, N m/rpm, N m/deg), stored in SI. Outputs phi (rad), nRPM (rad/s), Pd (W), SI too.
 #include "blocks/common.hpp"
 
