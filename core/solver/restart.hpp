@@ -83,7 +83,7 @@ bool consistentByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, doub
 
 // The first of those steps alone, kept whether a second would confirm it or not: a state near the
 // consistent one for a mode where no iteration reaches the tolerance (Run::settleOnTrial). False,
-// with y and yp moved or not, if the matrix is singular.
+// with y and yp as they were, if the matrix is singular or the step not finite.
 bool trialByOneStep(dae::ReducedEvaluator& ev, const RestartInput& in, double* y, double* yp, SUNMatrix A,
                     SUNLinearSolver ls, SUNContext ctx);
 
