@@ -6,7 +6,7 @@
 // flange F (through(F, t_F): t_F flows from the node into the body, as for an inertia).
 //   T_friction, no friction:     -dvisc * w
 //   T_friction, Stribeck + stick/Coulomb, DS_fr = 0 (stick), with H = T_ext + T_stop held:
-//                                -H (1 - J c / TStick) - J * tauinv * w, c = 1e-9 rad/s^2 the
+//                                -H (1 - J c / TStick) - J * tauinv * w, c = 1e-5 rad/s^2 the
 //                                compliance (w' = c H / TStick - tauinv w), as the locks yield
 //   DS_fr = s = +-1 (motion):    -s [TCoulomb + (TStick - TCoulomb) exp(-s w / (3 w_Stri))] - dvisc * w
 //   T_stop (elastic, phi >= phimax; mirrored at phimin):
@@ -30,7 +30,9 @@ namespace endstop::blocks {
 
 namespace {
 enum Friction { kStick = 0, kForward = 1, kReverse = 2 };
-constexpr double kStickCompliance = 1e-9;   // rad/s^2 of a stuck body at the stick torque
+// rad/s^2 of a stuck body at the stick torque: with tauinv it creeps at c / tauinv (1e-8 rad/s at
+// the default) at most; a stiction's lock (1e-9) beside it on one shaft takes the held torque first
+constexpr double kStickCompliance = 1e-5;
 enum Stop { kFree = 0, kUpper = 1, kLower = 2 };
 enum class FrictionLaw { None, Stribeck };   // the choice frictionmode
 enum class EndStop { None, Elastic };        // the choice endstopmode
@@ -168,9 +170,9 @@ private:
         if (!stribeck()) return -viscous;
         const int m = eq.mode(fr);
         if (m == kStick) {
-            // the torque the stick holds, less a compliance: J w' = -J tauinv w + J c H, an
-            // acceleration of 1e-9 rad/s^2 at the stick torque, the way the locks of the stiction
-            // yield (docs/blocks.md). Without it two bodies stuck on one shaft (or a body stuck
+            // the torque the stick holds, less a compliance: J w' = -J tauinv w + J c H / TStick,
+            // an acceleration of 1e-5 rad/s^2 at the stick torque, the way the locks of the
+            // stiction yield (docs/blocks.md). Without it two bodies stuck on one shaft (or a body stuck
             // on a shaft a speed source drives) made the same row twice and no start was found.
             const S held = eq.input(Text) + tf + Tstop;
             return -held * (1.0 - real(J) * kStickCompliance / real(TStick)) - real(J) * real(tauinv) * w;
