@@ -68,7 +68,6 @@ private:
     void chooseFirstStep(double t);
     bool calcIC(double t);   // false: no consistent state, but settleOnTrial() changed a mode
     bool settleOnTrial(double t);
-    std::vector<double> m_trialY, m_trialYp;
     const std::vector<double>& idMask();   // the full id vector in the current modes (m_mask)
     void reInit(double t);
     void syncFull(double t);

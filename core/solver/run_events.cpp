@@ -181,20 +181,18 @@ bool Run::calcIC(double t) {
 bool Run::settleOnTrial(double t) {
     if (m_settleBlocks.empty()) return false;
     const long n = m_rev.size();
-    m_trialY.assign(data(m_y), data(m_y) + n);
-    m_trialYp.assign(data(m_yp), data(m_yp) + n);
+    const std::vector<double> y(data(m_y), data(m_y) + n), yp(data(m_yp), data(m_yp) + n);   // a failure path
     const RestartInput in{t,    &m_idValues, m_disc.data(), m_discVersion, m_opt.relativeTolerance, data(m_atol),
                           1e-3, m_sparse};
     const LinearSystem full = fullSystem();
-    m_indexOneFactored = false;
     bool changed = false;
     if (trialByOneStep(m_rev, in, data(m_y), data(m_yp), full.A, full.ls, m_ctx)) {
         m_expandAll = true;
         syncFull(t);
         changed = settle(t);
     }
-    std::copy(m_trialY.begin(), m_trialY.end(), data(m_y));
-    std::copy(m_trialYp.begin(), m_trialYp.end(), data(m_yp));
+    std::copy(y.begin(), y.end(), data(m_y));
+    std::copy(yp.begin(), yp.end(), data(m_yp));
     m_expandAll = true;
     syncFull(t);
     return changed;
