@@ -54,10 +54,13 @@ public:
           C(conserving("C", d, "C")),
           U(input("u", "Normalized normal force", "")),
           vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
-          f(algebraic(names(d).f, std::string("Friction ") + names(d).flow, names(d).force).recorded()),
+          f(algebraic(names(d).f, std::string("Friction ") + names(d).flow, names(d).force)
+                .recorded()
+                .constraintForce()),
           fnRec(computed("fn", "Normal force", "N")),
           modeRec(computed("mode", "Mode: -1 backward, 0 locked, 1 forward, 2 free", "")),
-          h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
+          h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)
+                .constraintForce()),
           lock{discrete("mode", kFree, 4), discrete("direction", 1.0, 2), discrete("since", -1.0),
                discrete("logged", -1.0),   discrete("vetoed", -1.0),      discrete("v_event", 0.0)},
           switched(discrete("switched", -1.0)) {}
@@ -88,6 +91,7 @@ public:
     void onEvent(core::EventCtx& ctx, int which, int direction) const override;
     bool hasSettle() const override { return true; }
     void settle(core::EventCtx& ctx) const override;
+    bool holding(const core::Eq<double>& eq) const override { return eq.mode(lock.mode) == kLocked; }
     void initModes(core::EventCtx& ctx) const override {
         ctx.set(lock.mode, kFree);
         ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? kBackward : kForward);

@@ -60,8 +60,11 @@ public:
           FSf(input("FSf", "Lower static limit (< 0)", names(d).force).visibleWhen(limitsFrom, {"signals"})),
           FSr(input("FSr", "Upper static limit (> 0)", names(d).force).visibleWhen(limitsFrom, {"signals"})),
           vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
-          f(algebraic(names(d).f, std::string("Friction ") + names(d).flow, names(d).force).recorded()),
-          h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)),
+          f(algebraic(names(d).f, std::string("Friction ") + names(d).flow, names(d).force)
+                .recorded()
+                .constraintForce()),
+          h(algebraic("holding", std::string("Copy of the ") + names(d).flow + " for the lock", names(d).force)
+                .constraintForce()),
           modeRec(computed("mode", "Mode: 0 unlocked, 1 locked, 2 wait", "")),
           lock{discrete("mode", kSliding, 3), discrete("direction", 1.0, 2), discrete("since", -1.0),
                discrete("logged", -1.0),      discrete("vetoed", -1.0),      discrete("v_event", 0.0)},
@@ -97,6 +100,7 @@ public:
         return true;
     }
     void liveEvents(const core::Eq<double>& eq, std::span<char> live) const override { lock.liveEvents(eq, live); }
+    bool holding(const core::Eq<double>& eq) const override { return eq.mode(lock.mode) == kLocked; }
     void onEvent(core::EventCtx& ctx, int which, int direction) const override {
         lock.onEvent(ctx, which, direction, relVelocity(ctx.eq()));
     }

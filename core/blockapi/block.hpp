@@ -156,6 +156,9 @@ public:
     // solver then evaluates it as a sparse row over its unknowns, without calling the block, until
     // the next event. Must give eventFunctions()'s value. false (the default): not affine.
     virtual bool affineEvent(const Eq<double>& /*e*/, int /*which*/, AffineEvent& /*out*/) const { return false; }
+    // Whether the block's constraintForce() variables hold a lock in the current discrete state
+    // (asked at every consistent restart). Always, by default.
+    virtual bool holding(const Eq<double>& /*e*/) const { return true; }
     // After every event (and at the start) the engine iterates settle() over the blocks that
     // ask for it, with the algebraic state recomputed, until no block changes its discrete state.
     virtual bool hasSettle() const { return false; }
@@ -272,6 +275,12 @@ public:
     // A state that only accumulates (x' = power): left out of IDA's local error test, so it is
     // integrated on the steps the other unknowns need instead of dictating tiny ones near zero.
     VarBuilder& quadrature();
+    // The force that holds a lock (an acceleration constraint with constraint force mixing): while
+    // Block::holding() says the lock holds, it is left out of IDA's error and Newton tests, as a
+    // dummy derivative is. The states it acts on are tested; how redundant locks on one motion
+    // split it is set by the mixing alone, below the round-off of a BDF derivative (docs/engine.md,
+    // "Locked constraints and impacts").
+    VarBuilder& constraintForce();
     operator Var() const { return Var{m_i}; }   // NOLINT
 private:
     Block& m_b;

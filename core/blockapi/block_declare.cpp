@@ -264,6 +264,11 @@ Block::VarBuilder& Block::VarBuilder::quadrature() {
     return *this;
 }
 
+Block::VarBuilder& Block::VarBuilder::constraintForce() {
+    if (m_b.building()) m_b.m_shape->vars[at(m_i)].constraintForce = true;
+    return *this;
+}
+
 PortDesc& Block::PortBuilder::p() { return m_b.building() ? m_b.m_shape->ports[at(m_i)] : scratchPort(); }
 
 Block::PortBuilder& Block::PortBuilder::visibleWhen(Choice c, std::initializer_list<const char*> values) {

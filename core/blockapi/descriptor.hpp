@@ -99,6 +99,7 @@ struct VarDesc {
     VarKind kind = VarKind::Algebraic;
     bool recorded = false;
     bool quadrature = false;   // a running integral (energy): follows the solution, steers no step size
+    bool constraintForce = false;   // a lock's holding force: out of IDA's tests (Block::VarBuilder)
     bool operator==(const VarDesc&) const = default;
 };
 

@@ -239,21 +239,54 @@ void Run::createIda(double t) {
 // so do dummy derivatives: each stands for y' of an unknown that is tested itself, and as an
 // acceleration computed through a rigid coupling (a gear between two inertias) it carries
 // round-off that a tight atol (1e-14) cannot accept near its zero crossings, which stalled the
-// steps and failed IDACalcIC's convergence test at the start.
+// steps and failed IDACalcIC's convergence test at the start. So do a lock's holding forces while
+// it holds (holdConstraintForces()).
+namespace {
+constexpr double kIgnored = 1e30;
+}
+
 void Run::setTolerances() {
-    constexpr double kIgnored = 1e30;
-    if (!m_atol) {
+    const bool first = !m_atol;
+    if (first) {
         m_atol = makeVector(m_rev.size(), m_ctx);
         findAliases();
     }
     for (int i = 0; i < m_rev.size(); ++i) {
         const int u = m_red.kept[at(i)];
         const dae::Unknown& k = m_sys.unknowns[at(u)];
-        const bool quadrature =
-            k.kind == dae::Unknown::Kind::Own && m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)].quadrature;
-        const bool dummy = k.kind == dae::Unknown::Kind::Dummy;
-        data(m_atol)[i] = quadrature || dummy ? kIgnored : m_opt.absoluteTolerance;
+        const bool own = k.kind == dae::Unknown::Kind::Own;
+        const VarDesc* var = own ? &m_sys.topo.blocks[at(k.block)].block->vars()[at(k.index)] : nullptr;
+        const bool ignored = k.kind == dae::Unknown::Kind::Dummy || (var && var->quadrature);
+        data(m_atol)[i] = ignored ? kIgnored : m_opt.absoluteTolerance;
+        if (first && var && var->constraintForce) m_constraintForces.push_back({i, k.block});
     }
+    for (const ConstraintForce& c : m_constraintForces)
+        if (c.held) data(m_atol)[c.unknown] = kIgnored;
+    passTolerances();
+}
+
+// A locked joint's holding force (VarDesc::constraintForce) is the multiplier of an acceleration
+// constraint. Where two locks hold one motion, their constraint force mixing (1e-9 m/s^2 at the
+// limit) alone splits the force, and where one side of that motion is imposed by a source and
+// the other is IDA's y', the y' carries round-off far above it: the split's noise failed every
+// Newton iteration at any tolerance, in both engines. While a lock holds, its forces leave IDA's
+// tests as dummy derivatives do, and the states they act on are tested. Sliding, the force follows
+// the friction law and is tested as before.
+void Run::holdConstraintForces(double t) {
+    bool changed = false;
+    for (ConstraintForce& c : m_constraintForces) {
+        bool held = false;
+        m_ev.withEq(c.block, state(t),
+                    [&](const Eq<double>& eq) { held = m_sys.topo.blocks[at(c.block)].block->holding(eq); });
+        if (held == c.held) continue;
+        c.held = held;
+        data(m_atol)[c.unknown] = held ? kIgnored : m_opt.absoluteTolerance;
+        changed = true;
+    }
+    if (changed && m_mem) passTolerances();
+}
+
+void Run::passTolerances() {
     if (!m_aliasOffset.empty()) {   // the aliases' weights join their kept unknowns' (weightFn)
         const long tested = idaSize();
         long aliases = 0;

@@ -56,6 +56,13 @@ private:
     // full matrix (a resting b10000 never does)
     LinearSystem fullSystem();
     void setTolerances();
+    void passTolerances();
+    void holdConstraintForces(double t);   // constraint forces out of IDA's tests while their locks hold
+    struct ConstraintForce {
+        int unknown = -1, block = -1;   // a reduced unknown, its block
+        bool held = false;              // its block's lock holds: out of IDA's tests
+    };
+    std::vector<ConstraintForce> m_constraintForces;
     void findAliases();
     static int weightFn(N_Vector y, N_Vector ewt, void* ud);   // IDAWFtolerances: aliases tested too
     std::vector<int> m_aliasFirst;                  // per reduced unknown: its aliases' range

@@ -106,6 +106,7 @@ const std::vector<double>& Run::idMask() {
 
 bool Run::calcIC(double t) {
     void* mem = m_mem.get();
+    holdConstraintForces(t);
     m_indexOneFactored = false;
     m_rateDiagonal = false;
     const std::vector<double>& idFull = idMask();

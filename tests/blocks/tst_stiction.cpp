@@ -316,6 +316,64 @@ private Q_SLOTS:
         }
     }
 
+    // The same pair of locks with j0's speed imposed by a source, w0 = A sin(w t): j1 is carried
+    // along, w1 = w0, and the locks pass on J1 A w cos(w t) (at most 0.47 of the 1.05 N*m they
+    // hold together) in proportion to their limits (0.758
+    // and 0.291 N*m; the clutch's is peak cgeo mu(0) fn_max = 0.291 too). Here one side of the
+    // locked motion is exact and the other is IDA's y', whose round-off is far above the 1e-9
+    // m/s^2 that splits the force: the split, in IDA's Newton test, failed every run at its first
+    // lock, at every tolerance, in both engines (tools/engine-diff --wide, seed 126). The holding
+    // forces are constraint forces now, out of IDA's tests (Block::VarBuilder::constraintForce).
+    void parallelLocksOnAnImposedSpeed_data() {
+        QTest::addColumn<bool>("reduce");
+        QTest::addColumn<bool>("clutch");
+        QTest::addColumn<double>("rtol");
+        for (const bool reduce : {false, true})
+            for (const bool clutch : {false, true})
+                for (const double rtol : {1e-6, 1e-8, 1e-10})
+                    QTest::addRow("%s, stiction and %s, rtol %g", reduce ? "reduced" : "as drawn",
+                                  clutch ? "clutch" : "stiction", rtol)
+                        << reduce << clutch << rtol;
+    }
+    void parallelLocksOnAnImposedSpeed() {
+        QFETCH(bool, reduce);
+        QFETCH(bool, clutch);
+        QFETCH(double, rtol);
+        const double J1 = 0.0377, A = 0.5, f = 3.997, w = 2 * kPi * f, F0 = 0.758, F1 = 0.291;
+        test::ModelBuilder b;
+        b.block("drive", "signal.sine", {{"amplitude", A}, {"frequency", f}})
+            .block("src", "rotational.speed_source")
+            .block("j0", "rotational.inertia", {{"inertia", 1.0}})
+            .block("j1", "rotational.inertia", {{"inertia", J1}})
+            .block("s0", "rotational.stiction",
+                   {{"breakaway_positive", F0}, {"breakaway_negative", -F0}, {"kinetic_friction", 0.316}})
+            .block("g", "rotational.reference");
+        if (clutch)
+            b.block("s1", "rotational.clutch", {{"fn_max", 2 * F1}, {"mu_values", std::vector<double>{0.5}}})
+                .block("press", "signal.constant", {{"value", 1.0}})
+                .connect("press.y", "s1.u");
+        else
+            b.block("s1", "rotational.stiction",
+                    {{"breakaway_positive", F1}, {"breakaway_negative", -F1}, {"kinetic_friction", 0.219}});
+        b.connect("drive.y", "src.S").connect("src.R", "j0.I").connect("src.C", "g.R");
+        b.connect("j0.I", "s0.R").connect("s0.C", "j1.I").connect("j1.I", "s1.R").connect("s1.C", "j0.I");
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
+        o.absoluteTolerance = rtol / 100;
+        o.reduce = reduce;
+        const auto r = test::run(b.build(), o);
+        QCOMPARE_NEAR(r.time().back(), 0.5, 1e-12, "the run reached its end");
+        QCOMPARE(eventTimes(r, "s0", EventKind::Unlock).size(), std::size_t(0));
+        QCOMPARE(eventTimes(r, "s1", EventKind::Unlock).size(), std::size_t(0));
+        const double scale = J1 * A * w;
+        for (const double t : {0.05, 0.13, 0.25, 0.38, 0.5}) {
+            const double passed = J1 * A * w * std::cos(w * t);
+            QCOMPARE_NEAR(test::at(r, "j0.w", t), A * std::sin(w * t), K * rtol * A, QString("speed at %1 s").arg(t));
+            QCOMPARE_NEAR(test::at(r, "j1.w", t), test::at(r, "j0.w", t), 1e-9 * t + K * rtol * A, "carried along");
+            QCOMPARE_NEAR(test::at(r, "s0.t", t), passed * F0 / (F0 + F1), 1e-4 * scale, QString("s0 at %1 s").arg(t));
+            QCOMPARE_NEAR(test::at(r, "s1.t", t), -passed * F1 / (F0 + F1), 1e-4 * scale, QString("s1 at %1 s").arg(t));
+        }
+    }
+
     // A velocity source v = A sin(2 pi f t) drives the mass, with the stiction across it to the
     // ground: no lock can hold. At each reversal (t = k / 2f) the joint locks and breaks away at
     // once in the direction the source accelerates it, and in between it slides with the kinetic
