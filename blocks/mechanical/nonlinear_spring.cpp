@@ -15,6 +15,8 @@
 
 #include "blocks/mechanical/spring_table.hpp"
 
+#include <sstream>
+
 namespace endstop::blocks {
 
 namespace {
@@ -176,8 +178,30 @@ void NonlinearSpring::validateMore(core::Diagnostics& out) const {
                     paramError(params()[static_cast<std::size_t>(v.index)].key, "at most 5 coefficients (k1 .. k5)"));
         return;
     }
-    if (std::string e = SpringTable::check(vec(xs), vec(fs)); !e.empty())
+    if (std::string e = SpringTable::check(vec(xs), vec(fs)); !e.empty()) {
         out.push_back(paramError(e.rfind("forces", 0) == 0 ? "forces" : "displacements", e));
+        return;
+    }
+    // A falling end slope, extrapolated, is a negative stiffness without bound: the spring pushes
+    // a deformation beyond the table further out, faster and faster (the smooth curve's end slope
+    // can fall where the points rise, as MATLAB's makima's does).
+    const core::Unit& position = params()[static_cast<std::size_t>(xs.index)].unit;
+    const core::Unit& force = params()[static_cast<std::size_t>(fs.index)].unit;
+    for (const bool upper : {false, true}) {
+        const double k = table.endSlope(upper);
+        if (!(k < 0)) continue;
+        std::ostringstream m;
+        m << "linear: " << (upper ? "above" : "below") << " the " << (upper ? "last" : "first")
+          << " point, x = " << position.fromSI(table.endPoint(upper)) << " " << position.display()
+          << ", the force goes on with the " << (is(interpolation, "smooth") ? "smooth curve's" : "table's")
+          << " end slope of " << force.fromSI(k) / position.fromSI(1.0) << " " << force.display() << "/"
+          << position.display()
+          << ", a negative stiffness that drives the deformation further out; choose nearest, or end the "
+             "table with a rising point";
+        core::Diagnostic d = paramError("extrapolation", m.str());
+        d.severity = core::Severity::Warning;
+        out.push_back(d);
+    }
 }
 
 void addNonlinearSpring(core::Registry& r) { r.addTwins<NonlinearSpring>(); }

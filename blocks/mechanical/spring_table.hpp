@@ -23,6 +23,10 @@ public:
 
     const std::vector<double>& breakpoints() const { return m_x; }
     int regionOf(double x) const;   // the number of breakpoints <= x
+    // The first (upper: last) point's displacement and the slope the force keeps beyond it:
+    // the interpolant's end slope with linear extrapolation, 0 with nearest or an empty table
+    double endPoint(bool upper) const { return m_x.empty() ? 0.0 : upper ? m_x.back() : m_x.front(); }
+    double endSlope(bool upper) const { return m_x.empty() || !m_linear ? 0.0 : upper ? m_d.back() : m_d.front(); }
 
     template <class S> S force(const S& x, int region) const {
         const int n = static_cast<int>(m_x.size());

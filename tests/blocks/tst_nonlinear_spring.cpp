@@ -295,6 +295,46 @@ private Q_SLOTS:
         QVERIFY(core::hasErrors(six) && six[0].param == "coefficients");
         QCOMPARE(events({{"parameterization", std::string("table")}}), 4);   // one per point, origin included
     }
+
+    // An end slope that falls, extrapolated linearly, is a negative stiffness without bound: a
+    // deformation beyond the table is pushed further out. Validation warns about it, naming the
+    // extrapolation and the slope; nearest extrapolation, or a table that ends rising, does not.
+    // The smooth curve's end slopes can fall where every point rises (tools/engine-diff --wide,
+    // seed 248, which ran to the step limit): its secants are extended past the ends.
+    void fallingEndSlopeWarns() {
+        using V = std::vector<double>;
+        auto warnings = [](const V& x, const V& f, const char* interpolation, const char* extrapolation) {
+            const core::ParamValues p{{"parameterization", std::string("table")},
+                                      {"displacements", x},
+                                      {"forces", f},
+                                      {"interpolation", std::string(interpolation)},
+                                      {"extrapolation", std::string(extrapolation)}};
+            std::vector<std::string> out;
+            for (const core::Diagnostic& d : blocks::registry().create("translational.nonlinear_spring", p)->validate())
+                out.push_back(std::string(core::toString(d.severity)) + " on " + d.param + ": " + d.message);
+            return out;
+        };
+        const V x{0, 0.01, 0.02}, falling{0, 10, 5}, rising{0, 10, 30};
+        const auto last = warnings(x, falling, "linear", "linear");
+        QCOMPARE(last.size(), std::size_t(1));
+        QVERIFY2(
+            last[0].find("warning on extrapolation: linear: above the last point, x = 0.02 m") != std::string::npos,
+            last[0].c_str());
+        QVERIFY2(last[0].find("end slope of -500 N/m") != std::string::npos, last[0].c_str());
+        QVERIFY(warnings(x, falling, "linear", "nearest").empty());
+        QVERIFY(warnings(x, rising, "linear", "linear").empty());
+        QVERIFY(warnings(x, rising, "smooth", "linear").empty());
+        const V x248{0.0191, 0.0217, 0.0238}, f248{3.576, 59.352, 69.344};   // the origin is added
+        const auto both = warnings(x248, f248, "smooth", "linear");
+        QCOMPARE(both.size(), std::size_t(2));
+        QVERIFY2(both[0].find("warning on extrapolation: linear: below the first point, x = 0 m") != std::string::npos,
+                 both[0].c_str());
+        QVERIFY2(
+            both[1].find("warning on extrapolation: linear: above the last point, x = 0.0238 m") != std::string::npos,
+            both[1].c_str());
+        QVERIFY(warnings(x248, f248, "linear", "linear").empty());
+        QVERIFY(warnings(x248, f248, "smooth", "nearest").empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNonlinearSpring)
