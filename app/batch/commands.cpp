@@ -85,6 +85,7 @@ int runCommand(Args& args) {
     core::model::Model model = loadModel(path);
     applySets(model, sets);
     checkSettings(model, options, path);
+    options.onWarning = [&path](const core::Diagnostic& d) { std::cerr << path << ": warning: " << d.text() << "\n"; };
 
     std::unique_ptr<core::CsvSink> csv;
     try {

@@ -72,7 +72,11 @@ RunStats run(const Source& source, const Registry& registry, const SimulationOpt
              const solver::RunControl& control) {
     const auto start = Clock::now();
     const solver::SolverOptions settings = resolveSettings(source.model.simulation(), options);
-    const dae::DaeSystem sys = dae::assemble(source.build(registry));
+    graph::Topology topo = source.build(registry);
+    if (options.onWarning)
+        for (const Diagnostic& d : topo.diagnostics)
+            if (d.severity == Severity::Warning) options.onWarning(d);
+    const dae::DaeSystem sys = dae::assemble(std::move(topo));
     solver::Recorder recorder(sys, options.signals, sink.columnsRead());
     const double build = std::chrono::duration<double>(Clock::now() - start).count();
 

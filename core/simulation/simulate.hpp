@@ -8,6 +8,7 @@
 #include "core/results/results.hpp"
 #include "core/solver/integrator.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct SimulationOptions {   // overrides of the model's settings (command line,
     std::vector<std::string> signals;   // recorded columns; empty: all
     std::optional<long> maxSteps;       // over the whole run (default solver::RunLimits)
     std::optional<double> maxWallSeconds;
+    // Called with each warning the blocks' validation raises (a negative stiffness beyond a spring
+    // table, a friction inertia's stick torque below its Coulomb torque), before the run starts
+    std::function<void(const Diagnostic&)> onWarning;
 };
 
 // The model's settings with the overrides applied, checked (ModelError naming the setting).

@@ -147,6 +147,28 @@ private Q_SLOTS:
         QCOMPARE(unknowns(off.out), std::pair(before, before));
     }
 
+    // Validation's warnings go to stderr before the run, which still runs: a table spring whose
+    // smooth curve falls past its last point is a negative stiffness out there.
+    void runPrintsWarnings() {
+        const QString model = writeText(scratch("warn.endstop"), R"({
+  "format": "endstop-project", "formatVersion": 1,
+  "simulation": { "stop_time": 0.01 },
+  "blocks": [
+    { "name": "m", "type": "translational.mass" },
+    { "name": "k", "type": "translational.nonlinear_spring",
+      "parameters": { "parameterization": "table", "displacements": [0.01, 0.02, 0.03],
+                      "forces": [10, 20, 21], "interpolation": "smooth" } },
+    { "name": "g", "type": "translational.reference" } ],
+  "connections": [ ["m.M", "k.R"], ["k.C", "g.R"] ] })");
+        const auto r = runBatch({"run", model, "--out", scratch("warn.csv")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(
+            r.err.contains(model + ": warning: block 'k', parameter 'extrapolation': linear: above the last point"),
+            qPrintable(r.err));
+        QVERIFY2(!r.err.contains("below the first point"), qPrintable(r.err));
+        QVERIFY(runBatch({"run", m_osc, "--out", scratch("nowarn.csv")}).err.isEmpty());
+    }
+
     void setParameters() {
         const QString out = scratch("set.csv");
         auto r = runBatch({"run", m_osc, "--out", out, "--set", "mass1.mass=4000 g", "--set=spring1.stiffness=1.2 kN/m",
