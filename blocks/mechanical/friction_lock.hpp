@@ -41,6 +41,10 @@ enum LockEvent : int {
     kLockEvents = 2
 };
 
+// A sliding joint within this share of velocity_threshold of rest at an event has been stopped by
+// it (FrictionLock::settleReversed): far below the threshold, far above round-off after a projection.
+inline constexpr double kAtRest = 1e-6;
+
 struct FrictionLock {
     core::Discrete mode, dir, since, logged, vetoed, vEvent;
 
@@ -159,10 +163,14 @@ private:
     // where no event function sees it cross. Sliding or waiting against v, the kinetic law would
     // push the joint along (and a Stribeck curve, read at -|v|, grows without bound): within the
     // threshold of rest the joint locks as at v = 0, beyond it it slides the way v now goes. Its
-    // friction cannot have stopped it within the impulse: a friction force is finite.
+    // friction cannot have stopped it within the impulse: a friction force is finite. An impulse
+    // that leaves a sliding joint at rest (a stop beside it comes into contact) is v reaching zero
+    // too: IDA would set aside an event function that restarts at zero, and the joint slid on at
+    // v = 0 until round-off drift crossed it, or never (kAtRest).
     bool settleReversed(core::EventCtx& ctx, double v, double vth) const {
         const double sv = sign(ctx.eq()) * v;
-        if (sv >= 0.0 || (ctx.mode(mode) == kWait && sv >= -vth)) return false;
+        const bool atRest = ctx.mode(mode) == kSliding && sv <= kAtRest * vth;
+        if ((sv >= 0.0 && !atRest) || (ctx.mode(mode) == kWait && sv >= -vth)) return false;
         if (sv >= -vth) {
             enter(ctx, kLocked, v);
             return true;

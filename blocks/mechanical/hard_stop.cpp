@@ -123,6 +123,10 @@ public:
     void onEvent(EventCtx& ctx, int which, int direction) const override;
     void liveEvents(const core::Eq<double>& eq, std::span<char> live) const override;
     bool affineEvent(const core::Eq<double>& eq, int which, core::AffineEvent& out) const override;
+    // a restitution stop's contact is a lock (v_R' - v_C' = 0), its force a constraint force
+    bool holding(const core::Eq<double>& eq) const override {
+        return m_law == ContactLaw::Restitution && eq.mode(mode) != kFree;
+    }
     bool hasSettle() const override { return m_law != ContactLaw::FullDamped; }
     void settle(EventCtx& ctx) const override;
     void initModes(EventCtx& ctx) const override;
@@ -271,7 +275,7 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       C(conserving("C", d, "Case")),
       x(state(names(d).x, "Slider position relative to the case", names(d).position).recorded().startsAt(0.0)),
       vRec(computed(names(d).v, "Relative velocity", names(d).velocity)),
-      f(algebraic(names(d).f, std::string("Contact ") + names(d).flow, names(d).force).recorded()),
+      f(algebraic(names(d).f, std::string("Contact ") + names(d).flow, names(d).force).recorded().constraintForce()),
       penetrationRec(computed("penetration", "Penetration into the stop", names(d).position)),
       impactsRec(computed("impacts", "Number of impacts", "")),
       energyRec(computed("energy_dissipated", "Energy dissipated (cumulative)", "J")),
