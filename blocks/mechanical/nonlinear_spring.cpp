@@ -191,11 +191,10 @@ void NonlinearSpring::validateMore(core::Diagnostics& out) const {
         const double k = table.endSlope(upper);
         if (!(k < 0)) continue;
         std::ostringstream m;
-        m << "linear: " << (upper ? "above" : "below") << " the " << (upper ? "last" : "first")
+        m << "linear extrapolation " << (upper ? "above" : "below") << " the " << (upper ? "last" : "first")
           << " point, x = " << position.fromSI(table.endPoint(upper)) << " " << position.display()
-          << ", the force goes on with the " << (is(interpolation, "smooth") ? "smooth curve's" : "table's")
-          << " end slope of " << force.fromSI(k) / position.fromSI(1.0) << " " << force.display() << "/"
-          << position.display()
+          << ", goes on with the " << (is(interpolation, "smooth") ? "smooth curve's" : "table's") << " end slope of "
+          << force.fromSI(k) / position.fromSI(1.0) << " " << force.display() << "/" << position.display()
           << ", a negative stiffness that drives the deformation further out; choose nearest, or end the "
              "table with a rising point";
         core::Diagnostic d = paramError("extrapolation", m.str());

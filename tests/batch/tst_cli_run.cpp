@@ -163,7 +163,8 @@ private Q_SLOTS:
         const auto r = runBatch({"run", model, "--out", scratch("warn.csv")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(
-            r.err.contains(model + ": warning: block 'k', parameter 'extrapolation': linear: above the last point"),
+            r.err.contains(
+                model + ": warning: block 'k', parameter 'extrapolation': linear extrapolation above the last point"),
             qPrintable(r.err));
         QVERIFY2(!r.err.contains("below the first point"), qPrintable(r.err));
         QVERIFY(runBatch({"run", m_osc, "--out", scratch("nowarn.csv")}).err.isEmpty());

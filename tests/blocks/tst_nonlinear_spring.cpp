@@ -317,9 +317,9 @@ private Q_SLOTS:
         const V x{0, 0.01, 0.02}, falling{0, 10, 5}, rising{0, 10, 30};
         const auto last = warnings(x, falling, "linear", "linear");
         QCOMPARE(last.size(), std::size_t(1));
-        QVERIFY2(
-            last[0].find("warning on extrapolation: linear: above the last point, x = 0.02 m") != std::string::npos,
-            last[0].c_str());
+        QVERIFY2(last[0].find("warning on extrapolation: linear extrapolation above the last point, x = 0.02 m") !=
+                     std::string::npos,
+                 last[0].c_str());
         QVERIFY2(last[0].find("end slope of -500 N/m") != std::string::npos, last[0].c_str());
         QVERIFY(warnings(x, falling, "linear", "nearest").empty());
         QVERIFY(warnings(x, rising, "linear", "linear").empty());
@@ -327,11 +327,12 @@ private Q_SLOTS:
         const V x248{0.0191, 0.0217, 0.0238}, f248{3.576, 59.352, 69.344};   // the origin is added
         const auto both = warnings(x248, f248, "smooth", "linear");
         QCOMPARE(both.size(), std::size_t(2));
-        QVERIFY2(both[0].find("warning on extrapolation: linear: below the first point, x = 0 m") != std::string::npos,
+        QVERIFY2(both[0].find("warning on extrapolation: linear extrapolation below the first point, x = 0 m") !=
+                     std::string::npos,
                  both[0].c_str());
-        QVERIFY2(
-            both[1].find("warning on extrapolation: linear: above the last point, x = 0.0238 m") != std::string::npos,
-            both[1].c_str());
+        QVERIFY2(both[1].find("warning on extrapolation: linear extrapolation above the last point, x = 0.0238 m") !=
+                     std::string::npos,
+                 both[1].c_str());
         QVERIFY(warnings(x248, f248, "linear", "linear").empty());
         QVERIFY(warnings(x248, f248, "smooth", "nearest").empty());
     }
