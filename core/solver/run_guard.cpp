@@ -75,14 +75,30 @@ void RunGuard::event(double t, const std::string& block) {
              "tolerances");
 }
 
+// A burst of one block is a block that keeps switching; of several, blocks that keep switching
+// each other: impacts of two stops that alternate at one instant are a body caught between them
+// with no room to move (one of them on a motion a source imposes, closing in).
 void RunGuard::restart(double t, const std::string& block) {
     if (t > m_burstStart + 1e-12 * std::max(1.0, std::abs(t))) {
         m_burstStart = t;
         m_burstRestarts = 0;
+        m_burstBlocks.clear();
     }
-    if (++m_burstRestarts > kRestartsAtOneTime)
-        fail(t, block, "more than " + std::to_string(kRestartsAtOneTime) + " events at one instant (chattering)",
+    constexpr std::size_t kNamed = 4;
+    if (m_burstBlocks.size() < kNamed &&
+        std::find(m_burstBlocks.begin(), m_burstBlocks.end(), block) == m_burstBlocks.end())
+        m_burstBlocks.push_back(block);
+    if (++m_burstRestarts <= kRestartsAtOneTime) return;
+    const std::string what = "more than " + std::to_string(kRestartsAtOneTime) + " events at one instant (chattering)";
+    if (m_burstBlocks.size() < 2)
+        fail(t, block, what,
              "this block keeps switching: check its thresholds, or a period or width far below the time resolution");
+    std::string among;
+    for (std::size_t i = 0; i < m_burstBlocks.size(); ++i)
+        among += (i == 0 ? "" : i + 1 == m_burstBlocks.size() ? " and " : ", ") + m_burstBlocks[i];
+    fail(t, block, what + " between " + among,
+         "they keep switching each other: a body caught between two stops cannot move out (is one side's motion "
+         "imposed by a source, closing in?); else check their thresholds");
 }
 
 std::string idaFlagName(int flag) {

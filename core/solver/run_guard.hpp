@@ -59,6 +59,7 @@ private:
     std::size_t m_next = 0;
     double m_burstStart = -1.0;   // restarts at one instant (within 1e-12 relative)
     int m_burstRestarts = 0;
+    std::vector<std::string> m_burstBlocks;   // the blocks whose events make the burst (the first few)
 };
 
 // IDA's name for a return flag ("IDA_ERR_FAIL") and what it usually means for a model.

@@ -322,6 +322,44 @@ private Q_SLOTS:
         QCOMPARE_NEAR(at.captured(1).toDouble(), t, 1e-6);
     }
 
+    // A body between a stop on the ground and a stop on a body whose speed a source imposes, which
+    // drives it into the first: the two stops' impacts alternate at one instant, the body has no
+    // room to move out, and the chattering guard ends the run. It named one of the stops and
+    // said "this block keeps switching"; it names both now and says what catches the body
+    // (tools/engine-diff seed 445).
+    void pinchedBodyNamesBothStops_data() { test::engineRows(); }
+    void pinchedBodyNamesBothStops() {
+        QFETCH(bool, reduce);
+        test::ModelBuilder net;
+        net.block("speed", "signal.sine", {{"amplitude", 0.526}, {"frequency", 1.219}})
+            .block("source", "translational.velocity_source")
+            .block("pusher", "translational.mass", {{"mass", 0.05}})
+            .block("body", "translational.mass", {{"mass", 1.5}})
+            .block("wall", "translational.hard_stop",
+                   {{"model", "restitution"},
+                    {"upper_bound", 0.0363},
+                    {"lower_bound", -0.0567},
+                    {"restitution_coefficient", 0.575}})
+            .block("gap", "translational.hard_stop",
+                   {{"model", "restitution"},
+                    {"upper_bound", 0.0341},
+                    {"lower_bound", -0.0039},
+                    {"restitution_coefficient", 0.689}})
+            .block("ground", "translational.reference");
+        net.connect("speed.y", "source.S").connect("source.R", "pusher.M").connect("source.C", "ground.R");
+        net.connect("body.M", "wall.R").connect("wall.C", "ground.R");
+        net.connect("body.M", "gap.R").connect("gap.C", "pusher.M");
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, 1e-8);
+        o.absoluteTolerance = 1e-10;
+        o.reduce = reduce;
+        const Failure f = runToFailure(net.build(), o);
+        QVERIFY2(f.message.contains("events at one instant (chattering) between gap and wall") ||
+                     f.message.contains("events at one instant (chattering) between wall and gap"),
+                 qPrintable(f.message));
+        QVERIFY2(f.block == "gap" || f.block == "wall", qPrintable(f.block));
+        QVERIFY2(f.hint.contains("a body caught between two stops"), qPrintable(f.hint));
+    }
+
     // A pulse period far below the time resolution blamed 'mass1' (IDA refused the stop time);
     // now the pulse itself is named.
     void pulseBelowTheTimeResolution() {
