@@ -92,6 +92,7 @@ public:
     bool hasSettle() const override { return true; }
     void settle(core::EventCtx& ctx) const override;
     bool holding(const core::Eq<double>& eq) const override { return eq.mode(lock.mode) == kLocked; }
+    bool holdsByFriction() const override { return true; }
     void initModes(core::EventCtx& ctx) const override {
         ctx.set(lock.mode, kFree);
         ctx.set(lock.dir, relVelocity(ctx.eq()) < 0 ? kBackward : kForward);

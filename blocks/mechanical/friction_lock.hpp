@@ -16,6 +16,8 @@
 //                       s v falls to -threshold
 //   sliding -> locked   v reaches zero; if the holding force is outside the limits there, the
 //                       joint breaks away again at once (a lock and an unlock at one time)
+//   locked -> sliding   an impulse elsewhere set the joint moving beyond the threshold: a friction
+//                       force carries no impulse (Block::holdsByFriction; within it, it locks again)
 // Lock and unlock go to the event log when they are confirmed, with the relative velocity just
 // before the event. A block declares the six discrete states in this order and passes them here.
 #pragma once
@@ -44,6 +46,9 @@ enum LockEvent : int {
 // A sliding joint within this share of velocity_threshold of rest at an event has been stopped by
 // it (FrictionLock::settleReversed): far below the threshold, far above round-off after a projection.
 inline constexpr double kAtRest = 1e-6;
+// A locked joint moving faster than this share of velocity_threshold was moved by an impulse
+// (FrictionLock::settleLocked): its compliance lets it drift by 1e-9 m/s per second at most.
+inline constexpr double kDrift = 1e-2;
 
 struct FrictionLock {
     core::Discrete mode, dir, since, logged, vetoed, vEvent;
@@ -125,7 +130,7 @@ struct FrictionLock {
     // what settle() does in the friction modes; `a` is the relative acceleration v_R' - v_C'
     void settle(core::EventCtx& ctx, double f, double upper, double lower, double v, double a, double vth) const {
         if (ctx.mode(mode) == kLocked)
-            settleLocked(ctx, f, upper, lower, v);
+            settleLocked(ctx, f, upper, lower, v, vth);
         else if (settleReversed(ctx, v, vth))
             return;
         else if (ctx.mode(mode) == kWait && ctx.discrete(since) == ctx.time())
@@ -151,7 +156,19 @@ private:
         ctx.log(locked > 0 ? core::EventKind::Lock : core::EventKind::Unlock, ctx.discrete(vEvent));
         ctx.set(logged, locked);
     }
-    void settleLocked(core::EventCtx& ctx, double f, double upper, double lower, double v) const {
+    // A locked joint that an impulse elsewhere set moving (Block::holdsByFriction: a friction
+    // force carries no impulse) slides the way it moves; if the impulse left it within the
+    // threshold of rest it locks again, and the projection sets v to zero. Below kDrift of the
+    // threshold v is the lock's own drift (its compliance), left as it is.
+    void settleLocked(core::EventCtx& ctx, double f, double upper, double lower, double v, double vth) const {
+        if (std::abs(v) > vth) {
+            confirm(ctx, 1.0);
+            confirm(ctx, 0.0);
+            ctx.set(dir, v > 0 ? kForward : kBackward);
+            enter(ctx, kSliding, v);
+            return;
+        }
+        if (std::abs(v) > kDrift * vth && ctx.discrete(since) != ctx.time()) return enter(ctx, kLocked, v);
         confirm(ctx, 1.0);   // a reversal through v = 0 is a lock and an unlock at the same instant
         // at the limit counts as outside: IDA ignores an event function that restarts at exactly 0
         if (f >= upper || f <= lower) {

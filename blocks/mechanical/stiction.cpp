@@ -101,6 +101,7 @@ public:
     }
     void liveEvents(const core::Eq<double>& eq, std::span<char> live) const override { lock.liveEvents(eq, live); }
     bool holding(const core::Eq<double>& eq) const override { return eq.mode(lock.mode) == kLocked; }
+    bool holdsByFriction() const override { return true; }
     void onEvent(core::EventCtx& ctx, int which, int direction) const override {
         lock.onEvent(ctx, which, direction, relVelocity(ctx.eq()));
     }

@@ -159,6 +159,11 @@ public:
     // Whether the block's constraintForce() variables hold a lock in the current discrete state
     // (asked at every consistent restart). Always, by default.
     virtual bool holding(const Eq<double>& /*e*/) const { return true; }
+    // Whether its locks hold by friction, a finite force: its velocityConstraints() then join an
+    // event's projection only when the block changed its modes at that event (it locks there),
+    // and an impulse from another block's impact passes through it (settle() finds it moving).
+    // A rigid lock (a stop in contact) carries impulses; false by default.
+    virtual bool holdsByFriction() const { return false; }
     // After every event (and at the start) the engine iterates settle() over the blocks that
     // ask for it, with the algebraic state recomputed, until no block changes its discrete state.
     virtual bool hasSettle() const { return false; }

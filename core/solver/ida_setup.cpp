@@ -153,6 +153,7 @@ void Run::setUp() {
     m_stats.unknownsBefore = m_sys.size();
     m_stats.movingUnknowns = n;
     m_disc = m_sys.discrete0;
+    m_changedAtEvent.assign(m_sys.topo.blocks.size(), 0);
     m_journal.forget();
     ++m_discVersion;
     m_y = makeVector(n, m_ctx);

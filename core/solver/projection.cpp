@@ -107,7 +107,8 @@ ProjectionWorkspace::System& prepareSystem(ProjectionWorkspace& ws, int n, SUNCo
 }   // namespace
 
 ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& current,
-                         const double* vBefore, double* y, SUNContext ctx, ProjectionWorkspace& ws) {
+                         const double* vBefore, double* y, SUNContext ctx, ProjectionWorkspace& ws,
+                         const std::vector<char>& changed) {
     ProjectionResult result;
     ws.count = 0;
     // evaluate at the pre-event node velocities with today's signals (made once a block makes
@@ -115,6 +116,7 @@ ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const da
     bool copied = false;
     const dae::State s{current.t, nullptr, current.yp, current.discrete};
     for (const int bi : sys.impulsiveBlocks) {
+        if (sys.topo.blocks[at(bi)].block->holdsByFriction() && changed[at(bi)] == 0) continue;
         ws.vars = dae::constraintForces(sys, bi, current.discrete);
         if (ws.vars.empty()) continue;
         if (!copied) {

@@ -59,8 +59,10 @@ struct ProjectionWorkspace {
 };
 
 // vBefore: the node velocities just before the event (before CalcIC could move the algebraic
-// ones); the other unknowns of s (signals) are taken as they are. Writes v+ into y.
+// ones); the other unknowns of s (signals) are taken as they are. Writes v+ into y. A block whose
+// locks hold by friction (Block::holdsByFriction) joins only if changed[block] is set: it changed
+// its modes at this event (it locks); otherwise its finite force carries no impulse.
 ProjectionResult project(const dae::DaeSystem& sys, dae::Evaluator& ev, const dae::State& s, const double* vBefore,
-                         double* y, SUNContext ctx, ProjectionWorkspace& ws);
+                         double* y, SUNContext ctx, ProjectionWorkspace& ws, const std::vector<char>& changed);
 
 }   // namespace endstop::core::solver

@@ -195,6 +195,7 @@ private:
     // the blocks whose events the restart under way follows: filled by handleRoots() and
     // handleTimeEvents(), emptied when the step-over or restart that follows is done
     std::vector<int> m_eventBlocks;
+    std::vector<char> m_changedAtEvent;   // per block: it changed its discretes at this event (project())
     // IDA's root j is live root m_idaRoots[j]: while resting, an affine root over resting unknowns
     // alone is a constant and left out
     std::vector<int> m_idaRoots;

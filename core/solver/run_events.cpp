@@ -35,7 +35,7 @@ void Run::restart(double t) {
         if (impulsive) {
             m_impulse.assign(at(m_sys.size()), 0.0);
             const ProjectionResult pr =
-                project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx, m_projection);
+                project(m_sys, m_ev, state(t), m_before.data(), m_fy.data(), m_ctx, m_projection, m_changedAtEvent);
             for (const Impulse& p : pr.impulses) m_impulse[at(ownUnknown(p.block, p.var))] = p.value;
             if (pr.maxChange > 0.0) {
                 m_expandAll = true;
@@ -47,6 +47,7 @@ void Run::restart(double t) {
     }
     m_impulse.clear();   // settle() alone sees the impulses
     m_eventBlocks.clear();
+    std::fill(m_changedAtEvent.begin(), m_changedAtEvent.end(), char(0));
     chooseFirstStep(t);
     if (m_resting) {   // resting unknowns have zero rates (IDACalcIC or one Newton step may have set some)
         double* yp = data(m_yp);
@@ -243,6 +244,7 @@ template <class F> bool Run::withCtx(int b, double t, F&& f) {
                      m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
         f(ctx);
         changed = ctx.changed();
+        if (changed) m_changedAtEvent[at(b)] = 1;
         m_jumped = m_jumped || ctx.jumped();
     });
     ++m_discVersion;   // whatever the block wrote
@@ -279,6 +281,7 @@ void Run::handleRoots(double t) {
     guardChattering(t);
     if (m_opt.stepOver && !m_jumped && stepOver(t)) {
         m_eventBlocks.clear();
+        std::fill(m_changedAtEvent.begin(), m_changedAtEvent.end(), char(0));
         return;
     }
     restart(t);

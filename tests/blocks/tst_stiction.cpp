@@ -592,6 +592,81 @@ private Q_SLOTS:
         }
     }
 
+    // A body B (0.2 kg) at 2 m/s strikes, through a restitution stop (e = 0.5), a body A (1 kg)
+    // that a stiction holds at rest on the ground. A friction force is finite and carries no
+    // impulse, so the two bodies collide as if A were free: v_A = (1 + e) m_B v0 / (m_A + m_B) =
+    // 0.5 m/s, v_B = (m_B - e m_A) v0 / (m_A + m_B) = -0.5 m/s. The joint breaks away at the
+    // impact, A slides against the kinetic 8 N and locks again after m_A v_A / Fk, v_A^2 m_A /
+    // (2 Fk) further on. The lock used to take the impulse as ground does: A stayed put and B
+    // rebounded at -e v0; with A's other side imposed by a source there was no rebound the
+    // source allowed, and the impacts repeated at one instant (tools/engine-diff --wide seed 222).
+    void impactPassesThroughALockedJoint_data() { stopContactLocksTheSlidingJoint_data(); }
+    void impactPassesThroughALockedJoint() {
+        QFETCH(bool, reduce);
+        QFETCH(double, rtol);
+        const double mA = 1.0, mB = 0.2, v0 = 2.0, e = 0.5, gap = 0.1;
+        test::ModelBuilder b;
+        b.block("A", "translational.mass", {{"mass", mA}})
+            .block("B", "translational.mass", {{"mass", mB}, {"initial_velocity", v0}})
+            .block("s", "translational.stiction")
+            .block("stop", "translational.hard_stop",
+                   {{"model", std::string("restitution")},
+                    {"upper_bound", gap},
+                    {"lower_bound", -1.0},
+                    {"restitution_coefficient", e}})
+            .block("g", "translational.reference");
+        b.connect("A.M", "s.R").connect("s.C", "g.R").connect("B.M", "stop.R").connect("stop.C", "A.M");
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
+        o.absoluteTolerance = rtol / 100;
+        o.reduce = reduce;
+        const auto r = test::run(b.build(), o);
+        const double hit = gap / v0, vA = (1 + e) * mB * v0 / (mA + mB), vB = (mB - e * mA) * v0 / (mA + mB);
+        QCOMPARE(eventTimes(r, "stop", EventKind::Impact).size(), std::size_t(1));
+        QCOMPARE_NEAR(eventTimes(r, "stop", EventKind::Impact)[0], hit, K * rtol);
+        const auto unlocks = eventTimes(r, "s", EventKind::Unlock), locks = eventTimes(r, "s", EventKind::Lock);
+        QCOMPARE(unlocks.size(), std::size_t(1));
+        QCOMPARE_NEAR(unlocks[0], hit, K * rtol, "broken by the impact");
+        QCOMPARE(locks.size(), std::size_t(2));   // at the start, and again
+        QCOMPARE_NEAR(locks[1], hit + mA * vA / kFk, K * rtol, "locked again");
+        QCOMPARE_NEAR(test::at(r, "A.v", hit + 1e-3), vA - kFk / mA * 1e-3, K * rtol * vA, "A after the impact");
+        QCOMPARE_NEAR(test::last(r, "A.x"), vA * vA * mA / (2 * kFk), K * rtol, "where A stops");
+        QCOMPARE_NEAR(test::last(r, "B.v"), vB, K * rtol * v0, "B's rebound");
+    }
+
+    // The same impact at 2e-4 m/s: it leaves A at 5e-5 m/s, within the velocity threshold
+    // (1e-4 m/s), so the joint counts as at rest and locks again at once, setting A's velocity
+    // to zero: no unlock, A does not move. B rebounds as from the free collision,
+    // (m_B - e m_A) v0 / (m_A + m_B) = -5e-5 m/s.
+    void smallImpactLeavesTheJointLocked_data() { test::engineRows(); }
+    void smallImpactLeavesTheJointLocked() {
+        QFETCH(bool, reduce);
+        const double v0 = 2e-4, e = 0.5, gap = 1e-5, rtol = 1e-8;
+        test::ModelBuilder b;
+        b.block("A", "translational.mass", {{"mass", 1.0}})
+            .block("B", "translational.mass", {{"mass", 0.2}, {"initial_velocity", v0}})
+            .block("s", "translational.stiction")
+            .block("stop", "translational.hard_stop",
+                   {{"model", std::string("restitution")},
+                    {"upper_bound", gap},
+                    {"lower_bound", -1.0},
+                    {"restitution_coefficient", e},
+                    {"static_speed_threshold", 1e-5}})   // it bounces
+            .block("g", "translational.reference");
+        b.connect("A.M", "s.R").connect("s.C", "g.R").connect("B.M", "stop.R").connect("stop.C", "A.M");
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
+        o.absoluteTolerance = 1e-12;
+        o.reduce = reduce;
+        const auto r = test::run(b.build(), o);
+        QCOMPARE(eventTimes(r, "stop", EventKind::Impact).size(), std::size_t(1));
+        QCOMPARE_NEAR(eventTimes(r, "stop", EventKind::Impact)[0], gap / v0, K * rtol);
+        QVERIFY(eventTimes(r, "s", EventKind::Unlock).empty());
+        QCOMPARE(eventTimes(r, "s", EventKind::Lock).size(), std::size_t(1));
+        QCOMPARE(test::last(r, "s.mode"), 1.0);
+        QCOMPARE_NEAR(test::last(r, "A.v"), 0.0, 1e-12);
+        QCOMPARE_NEAR(test::last(r, "A.x"), 0.0, 1e-12);
+        QCOMPARE_NEAR(test::last(r, "B.v"), (0.2 - e * 1.0) * v0 / 1.2, K * rtol * v0);
+    }
+
     void limitsFromSignals() {
         auto model = [](double fsrAfter) {
             test::ModelBuilder b;
