@@ -53,6 +53,26 @@ double param(const core::model::Model& model, const char* block, const char* key
     return std::get<double>(model.find(block)->params.at(key));
 }
 
+// A restitution stop `stop` from the port r to the port c: bounds -1 and gap, coefficient e,
+// static contact speed threshold contactSpeed.
+void restitutionStop(test::ModelBuilder& b, const char* r, const char* c, double gap, double e,
+                     double contactSpeed = 1e-3) {
+    b.block("stop", "translational.hard_stop",
+            {{"model", std::string("restitution")},
+             {"upper_bound", gap},
+             {"lower_bound", -1.0},
+             {"restitution_coefficient", e},
+             {"static_speed_threshold", contactSpeed}});
+    b.connect(r, "stop.R").connect("stop.C", c);
+}
+
+core::simulation::SimulationOptions options(double stopTime, double rtol, double atol, bool reduce) {
+    core::simulation::SimulationOptions o = test::solverOptions(stopTime, rtol, 1e-3);
+    o.absoluteTolerance = atol;
+    o.reduce = reduce;
+    return o;
+}
+
 void rtolRows() {
     QTest::addColumn<double>("rtol");
     QTest::newRow("rtol 1e-6") << 1e-6;
@@ -522,19 +542,11 @@ private Q_SLOTS:
         b.block("F", "signal.constant", {{"value", F}})
             .block("src", "translational.force_source")
             .block("m", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}})
-            .block("s", "translational.stiction")
-            .block("stop", "translational.hard_stop",
-                   {{"model", std::string("restitution")},
-                    {"upper_bound", gap},
-                    {"lower_bound", -1.0},
-                    {"restitution_coefficient", 0.0}})
             .block("g", "translational.reference");
         b.connect("F.y", "src.S").connect("src.R", "m.M").connect("src.C", "g.R");
-        b.connect("m.M", "s.R").connect("s.C", "g.R").connect("m.M", "stop.R").connect("stop.C", "g.R");
-        core::simulation::SimulationOptions o = test::solverOptions(1.0, rtol, 1e-3);
-        o.absoluteTolerance = rtol / 100;
-        o.reduce = reduce;
-        const auto r = test::run(b.build(), o);
+        b.block("s", "translational.stiction").connect("m.M", "s.R").connect("s.C", "g.R");
+        restitutionStop(b, "m.M", "g.R", gap, 0.0);
+        const auto r = test::run(b.build(), options(1.0, rtol, rtol / 100, reduce));
         const double hit = std::sqrt(1 + 2 * (F - kFk) * gap) - 1;
         const auto locks = eventTimes(r, "s", EventKind::Lock);
         QCOMPARE(locks.size(), std::size_t(1));
@@ -564,20 +576,12 @@ private Q_SLOTS:
             .block("b", "translational.mass", {{"mass", 1.0}})
             .block("drive", "signal.sine", {{"amplitude", A}, {"frequency", f}})
             .block("vsrc", "translational.velocity_source")
-            .block("s", "translational.stiction")
-            .block("stop", "translational.hard_stop",
-                   {{"model", std::string("restitution")},
-                    {"upper_bound", gap},
-                    {"lower_bound", -1.0},
-                    {"restitution_coefficient", 0.0}})
             .block("g", "translational.reference");
         b.connect("F.y", "src.S").connect("src.R", "m.M").connect("src.C", "g.R");
         b.connect("drive.y", "vsrc.S").connect("vsrc.R", "b.M").connect("vsrc.C", "g.R");
-        b.connect("m.M", "s.R").connect("s.C", "b.M").connect("m.M", "stop.R").connect("stop.C", "b.M");
-        core::simulation::SimulationOptions o = test::solverOptions(1.0, rtol, 1e-3);
-        o.absoluteTolerance = rtol / 100;
-        o.reduce = reduce;
-        const auto r = test::run(b.build(), o);
+        b.block("s", "translational.stiction").connect("m.M", "s.R").connect("s.C", "b.M");
+        restitutionStop(b, "m.M", "b.M", gap, 0.0);
+        const auto r = test::run(b.build(), options(1.0, rtol, rtol / 100, reduce));
         QCOMPARE_NEAR(r.time().back(), 1.0, 1e-12, "the run reached its end");
         const auto locks = eventTimes(r, "s", EventKind::Lock);
         QCOMPARE(locks.size(), std::size_t(1));
@@ -609,17 +613,10 @@ private Q_SLOTS:
         b.block("A", "translational.mass", {{"mass", mA}})
             .block("B", "translational.mass", {{"mass", mB}, {"initial_velocity", v0}})
             .block("s", "translational.stiction")
-            .block("stop", "translational.hard_stop",
-                   {{"model", std::string("restitution")},
-                    {"upper_bound", gap},
-                    {"lower_bound", -1.0},
-                    {"restitution_coefficient", e}})
             .block("g", "translational.reference");
-        b.connect("A.M", "s.R").connect("s.C", "g.R").connect("B.M", "stop.R").connect("stop.C", "A.M");
-        core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
-        o.absoluteTolerance = rtol / 100;
-        o.reduce = reduce;
-        const auto r = test::run(b.build(), o);
+        b.connect("A.M", "s.R").connect("s.C", "g.R");
+        restitutionStop(b, "B.M", "A.M", gap, e);
+        const auto r = test::run(b.build(), options(0.5, rtol, rtol / 100, reduce));
         const double hit = gap / v0, vA = (1 + e) * mB * v0 / (mA + mB), vB = (mB - e * mA) * v0 / (mA + mB);
         QCOMPARE(eventTimes(r, "stop", EventKind::Impact).size(), std::size_t(1));
         QCOMPARE_NEAR(eventTimes(r, "stop", EventKind::Impact)[0], hit, K * rtol);
@@ -645,18 +642,10 @@ private Q_SLOTS:
         b.block("A", "translational.mass", {{"mass", 1.0}})
             .block("B", "translational.mass", {{"mass", 0.2}, {"initial_velocity", v0}})
             .block("s", "translational.stiction")
-            .block("stop", "translational.hard_stop",
-                   {{"model", std::string("restitution")},
-                    {"upper_bound", gap},
-                    {"lower_bound", -1.0},
-                    {"restitution_coefficient", e},
-                    {"static_speed_threshold", 1e-5}})   // it bounces
             .block("g", "translational.reference");
-        b.connect("A.M", "s.R").connect("s.C", "g.R").connect("B.M", "stop.R").connect("stop.C", "A.M");
-        core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol, 1e-3);
-        o.absoluteTolerance = 1e-12;
-        o.reduce = reduce;
-        const auto r = test::run(b.build(), o);
+        b.connect("A.M", "s.R").connect("s.C", "g.R");
+        restitutionStop(b, "B.M", "A.M", gap, e, 1e-5);   // slow enough to bounce
+        const auto r = test::run(b.build(), options(0.5, rtol, 1e-12, reduce));
         QCOMPARE(eventTimes(r, "stop", EventKind::Impact).size(), std::size_t(1));
         QCOMPARE_NEAR(eventTimes(r, "stop", EventKind::Impact)[0], gap / v0, K * rtol);
         QVERIFY(eventTimes(r, "s", EventKind::Unlock).empty());
