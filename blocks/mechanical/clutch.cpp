@@ -223,11 +223,7 @@ void Clutch::validateMore(core::Diagnostics& out) const {
                 paramError("mu_speeds", "must be strictly increasing (element " + std::to_string(i + 1) + ")"));
             break;
         }
-    if (real(fnMax) == 0.0) {
-        core::Diagnostic w = paramError("fn_max", "is 0: the block never engages");
-        w.severity = core::Severity::Warning;
-        out.push_back(w);
-    }
+    if (real(fnMax) == 0.0) out.push_back(paramWarning("fn_max", "is 0: the block never engages"));
 }
 
 void addClutch(core::Registry& r) {

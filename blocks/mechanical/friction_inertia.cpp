@@ -20,8 +20,8 @@
 // broke away from rest and turns the other way: from s*w = 0 exactly, a crossing of zero is not
 // seen); a stick whose torque is already above TStick breaks away again at once; an impulse that
 // carries s*w below -epsn at an instant turns the direction of motion (settle()). DS_endstop:
-// free / upper / lower by the zero crossings of phi - phimax and phi - phimin. Parameters in the customary display units
-// (deg, rpm, N m/rpm, N m/deg), stored in SI. Outputs phi (rad), nRPM (rad/s), Pd (W), SI too.
+// free / upper / lower by the zero crossings of phi - phimax and phi - phimin. Parameters in the
+// customary display units (deg, rpm, N m/rpm, N m/deg), stored in SI. Outputs phi (rad), nRPM (rad/s), Pd (W), SI too.
 #include "blocks/common.hpp"
 
 #include <numbers>
@@ -290,11 +290,7 @@ void FrictionInertia::record(const core::Eq<double>& eq, std::span<double> out) 
 }
 
 void FrictionInertia::validateMore(core::Diagnostics& out) const {
-    auto warn = [&](const char* key, std::string message) {
-        core::Diagnostic d = paramError(key, std::move(message));
-        d.severity = core::Severity::Warning;
-        out.push_back(d);
-    };
+    auto warn = [&](const char* key, std::string message) { out.push_back(paramWarning(key, std::move(message))); };
     if (stribeck() && real(TStick) < real(TCoulomb))
         warn("TStick", "should be >= TCoulomb (the model assumes TStick >= TCoulomb)");
     if (!elastic()) return;

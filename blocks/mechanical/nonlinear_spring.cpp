@@ -197,9 +197,7 @@ void NonlinearSpring::validateMore(core::Diagnostics& out) const {
           << force.fromSI(k) / position.fromSI(1.0) << " " << force.display() << "/" << position.display()
           << ", a negative stiffness that drives the deformation further out; choose nearest, or end the "
              "table with a rising point";
-        core::Diagnostic d = paramError("extrapolation", m.str());
-        d.severity = core::Severity::Warning;
-        out.push_back(d);
+        out.push_back(paramWarning("extrapolation", m.str()));
     }
 }
 

@@ -121,13 +121,10 @@ public:
         out[static_cast<std::size_t>(modeRec.index)] = eq.mode(lock.mode);
     }
     void validateMore(core::Diagnostics& out) const override {
-        if (!fromSignals() && real(fk) > std::min(real(fsPos), -real(fsNeg))) {
-            core::Diagnostic w = paramError("kinetic_friction",
-                                            "is above a breakaway force: the joint will hold up to the "
-                                            "kinetic friction instead");
-            w.severity = core::Severity::Warning;
-            out.push_back(w);
-        }
+        if (!fromSignals() && real(fk) > std::min(real(fsPos), -real(fsNeg)))
+            out.push_back(paramWarning("kinetic_friction",
+                                       "is above a breakaway force: the joint will hold up to the "
+                                       "kinetic friction instead"));
     }
 
 private:

@@ -230,6 +230,12 @@ Diagnostic Block::paramError(const std::string& key, std::string message) const 
     return d;
 }
 
+Diagnostic Block::paramWarning(const std::string& key, std::string message) const {
+    Diagnostic d = paramError(key, std::move(message));
+    d.severity = Severity::Warning;
+    return d;
+}
+
 Diagnostics Block::validate() const {
     Diagnostics out = m_i->buildErrors;
     if (m_i->construction)   // not published yet: publishShape() adds these to buildErrors

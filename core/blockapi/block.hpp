@@ -206,6 +206,7 @@ protected:
     void fail(std::string param, std::string message) const;   // a construction-time error
     virtual void validateMore(Diagnostics& /*out*/) const {}
     Diagnostic paramError(const std::string& key, std::string message) const;
+    Diagnostic paramWarning(const std::string& key, std::string message) const;   // the run goes on
 
 private:
     struct Shape;          // what every block of one shape shares (block_storage.hpp)
