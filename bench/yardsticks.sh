@@ -6,7 +6,8 @@
 # rounds, default 3; C_REPS for c, default 31; b10000 once unless B10000_REPS is set): medians,
 # and the median of each round's ratio to the floor. The stretch t(b10000) / t(b1000) alike, from
 # STRETCH_REPS rounds of the two (default 9).
-# Then the smooth stop law's figures on model d (restarts per event, steps against full_damped).
+# Then the smooth stop law's figures on model d (restarts per event, steps against full_damped),
+# beside a hand-written IDA program of the same gear train (bench/gear_floor.c).
 # YARDSTICKS: the directory holding ida_floor.c and peer_scipy.py (default ../shared/yardsticks).
 # Absolute times from different runs mean nothing on a shared machine: read the ratios.
 set -euo pipefail
@@ -21,6 +22,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$YS"/* "$work/"
 make -s -C "$work" ida_floor >/dev/null
+# model d written by hand, built the way the floor is (its Makefile's libraries)
+cc -O2 -Wall -Wextra -o "$work/gear_floor" bench/gear_floor.c -lsundials_ida -lsundials_nvecserial \
+    -lsundials_sunlinsoldense -lsundials_sunmatrixdense -lsundials_generic -lm
 tools/build.sh >/dev/null
 build/bench/endstop-bench-models "$work/models" >/dev/null
 PY="$(command -v /usr/bin/python3 || command -v python3)"
@@ -120,3 +124,16 @@ for reduce in off on; do
             "$(awk -v a="$steps" -v b="$fd" 'BEGIN {printf "%.2f", a / b}')"
     done
 done
+# the same train written by hand: events restart IDA at every bound and clamp corner (with IDA's
+# own first step), through integrates the smooth law without root functions; the last column is
+# against the hand-written full_damped
+fd=""
+for run in "full_damped events" "smooth events" "smooth through"; do
+    read -r law handling <<< "$run"
+    out="$("$work/gear_floor" --law "$law" --handling "$handling")"
+    read -r steps restarts < <("$PY" -c 'import json,sys; s=json.loads(sys.argv[1]); print(s["steps"], s["restarts"])' "$out")
+    [ "$law" = full_damped ] && fd="$steps"
+    printf "%-16s %-10s %8s %8s %9s %12s %15s %14s\n" "d_$law" "hand:$handling" "$steps" "" "$restarts" "" "" \
+        "$(awk -v a="$steps" -v b="$fd" 'BEGIN {printf "%.2f", a / b}')"
+done
+echo "(hand: bench/gear_floor.c, the gear train written by hand for IDA; its last column is against hand:events full_damped)"
