@@ -309,7 +309,10 @@ PortDesc Reader::port(const std::string& text, const PathOf& path, const Context
 
 // The ports the block has as its parameters configure it, as an index into m_portLists. What a
 // connection end needs of a port is its name, kind and domain: blocks that agree on these share
-// one list.
+// one list. Only a parameter that is not tunable (a choice, a text, a vector) may change a block's
+// structure and so its ports (ParamDesc::tunable, held of every block type by
+// tst_contract::tunableKeepsStructure): blocks whose numbers alone differ share one description
+// (docs/architecture.md, "Memory").
 int Reader::presentPorts(const model::BlockSpec& spec) {
     // the same parameters as the last block of its type (a long chain of like blocks): its list
     auto& [lastParams, lastList] = m_lastPorts[spec.type];
@@ -321,8 +324,13 @@ int Reader::presentPorts(const model::BlockSpec& spec) {
 
 int Reader::presentPortsOf(const model::BlockSpec& spec) {
     const ParamValues params = model::currentParams(evaluable(spec, m_registry), m_registry);
+    const BlockType* type = m_registry.find(spec.type);
     std::string key = spec.type;
-    for (const auto& [name, value] : params) key += ';' + name + '=' + toString(value);
+    for (const auto& [name, value] : params) {
+        const ParamDesc* desc = type ? type->param(name) : nullptr;
+        if (desc && desc->tunable) continue;
+        key += ';' + name + '=' + toString(value);
+    }
     if (const auto known = m_portListOf.find(key); known != m_portListOf.end()) return known->second;
     const std::vector<PortDesc> ports = m_registry.describe(spec.type, params).presentPorts();
     const auto same = [&](const std::vector<PortDesc>& known) {

@@ -132,6 +132,55 @@ private Q_SLOTS:
         QVERIFY(!b->info().title.empty() && !b->info().category.empty());
     }
 
+    // A tunable parameter is a number that changes no structure (ParamDesc::tunable): the same
+    // ports, variables, discretes and event functions for any valid value. The project reader
+    // describes one block per type and non-tunable parameters to learn the ports of all
+    // (docs/architecture.md, "Memory"), so a block that broke this would be read with wrong ports.
+    void tunableKeepsStructure_data() { rows(); }
+    void tunableKeepsStructure() {
+        QFETCH(QString, type);
+        QFETCH(QString, choice);
+        QFETCH(QString, value);
+        const auto base = fetchBlock();
+        int tried = 0;
+        for (const core::ParamDesc& d : base->params()) {
+            if (!d.tunable) continue;
+            QVERIFY2(d.type == core::ParamType::Real, qPrintable(QString::fromStdString(d.key)));
+            const double x = std::get<double>(base->values().at(d.key));
+            for (const double candidate : {2.0 * x + 1.0, 0.5 * x, x - 1.0, -2.0 * x - 1.0}) {
+                core::ParamValues params;
+                if (!choice.isEmpty()) params[choice.toStdString()] = value.toStdString();
+                params[d.key] = candidate;
+                std::unique_ptr<Block> other;
+                try {
+                    other = blocks::registry().create(type.toStdString(), params);
+                } catch (const std::exception&) {
+                    continue;
+                }
+                if (core::hasErrors(other->validate())) continue;
+                ++tried;
+                const QByteArray what = QByteArray::fromStdString(d.key + " = " + std::to_string(candidate));
+                QVERIFY2(other->ports().size() == base->ports().size(), what);
+                for (std::size_t i = 0; i < base->ports().size(); ++i) {
+                    QVERIFY2(other->ports()[i].name == base->ports()[i].name, what);
+                    QVERIFY2(other->ports()[i].kind == base->ports()[i].kind, what);
+                    QVERIFY2(other->ports()[i].domain == base->ports()[i].domain, what);
+                    QVERIFY2(other->portPresent(static_cast<int>(i)) == base->portPresent(static_cast<int>(i)), what);
+                }
+                QVERIFY2(other->vars().size() == base->vars().size(), what);
+                for (std::size_t i = 0; i < base->vars().size(); ++i)
+                    QVERIFY2(other->vars()[i].kind == base->vars()[i].kind, what);
+                QVERIFY2(other->discretes().size() == base->discretes().size(), what);
+                QVERIFY2(other->eventCount() == base->eventCount(), what);
+                break;
+            }
+        }
+        // every type with a tunable parameter had a second valid value tried
+        const bool anyTunable = std::any_of(base->params().begin(), base->params().end(),
+                                            [](const core::ParamDesc& d) { return d.tunable; });
+        QVERIFY(!anyTunable || tried > 0);
+    }
+
     void jacobian_data() { rows(); }
     void jacobian() {
         const auto b = fetchBlock();

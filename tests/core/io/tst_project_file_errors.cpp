@@ -191,6 +191,14 @@ private Q_SLOTS:
                    R"({"name": "s", "type": "signal.sum", "parameters": {"signs": "++"}}, {"name": "c", "type": "signal.constant"})",
                    R"([["c.y", "s.u3"]])")
             << QStringList{": connections[0][1]:", "no port \"u3\"", "ports: u1, u2, y"};
+        // blocks of one type whose numbers differ share a port list, those whose choices differ do not
+        QTest::newRow("port hidden by a choice beside a block showing it")
+            << file(R"({"name": "a", "type": "translational.stiction", "parameters": {"limits_from": "signals",)"
+                    R"( "breakaway_positive": 10}}, {"name": "b", "type": "translational.stiction",)"
+                    R"( "parameters": {"limits_from": "parameters", "breakaway_positive": 20}},)"
+                    R"( {"name": "c", "type": "signal.constant"})",
+                    R"([["c.y", "a.FK"], ["c.y", "b.FK"]])")
+            << QStringList{": connections[1][1]:", "\"b\"", "no port \"FK\"", "ports: R, C"};
         QTest::newRow("wire between domains")
             << file(mass + R"(, {"name": "J", "type": "rotational.inertia"})", R"([["m.M", "J.I"]])")
             << QStringList{": connections[0]:", "m.M (translational)", "J.I (rotational)", "different domains"};
