@@ -62,22 +62,25 @@ Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
     return out;
 }
 
-// A generator that replays a stream's draws, drawing more only past its end: the same numbers
-// as a generator seeded afresh.
-class Replay {
+// The draws of a stream, replayed, drawing more only past their end: the same numbers as a
+// generator seeded afresh. A draw is a sign, then a magnitude in [0.25, 1.25); kept as the number
+// it makes, not as the generator's words, it is made once per stream instead of once per block.
+class Draws {
 public:
-    using result_type = std::mt19937::result_type;
-    explicit Replay(Sampling::Stream& stream) : m_stream(stream) {}
-    static constexpr result_type min() { return std::mt19937::min(); }
-    static constexpr result_type max() { return std::mt19937::max(); }
-    result_type operator()() {
-        if (m_next == m_stream.drawn.size()) m_stream.drawn.push_back(m_stream.generator());
+    explicit Draws(Sampling::Stream& stream) : m_stream(stream) {}
+    double operator()() {
+        if (m_next == m_stream.drawn.size()) {
+            std::mt19937& g = m_stream.generator;
+            const double sign = (g() & 1u) ? 1.0 : -1.0;
+            m_stream.drawn.push_back(sign * m_magnitude(g));
+        }
         return m_stream.drawn[m_next++];
     }
 
 private:
     Sampling::Stream& m_stream;
     std::size_t m_next = 0;
+    std::uniform_real_distribution<double> m_magnitude{0.25, 1.25};
 };
 
 bool same(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
@@ -106,9 +109,7 @@ template <class F> bool forEachSample(const DaeSystem& s, int bi, Sampling& samp
         for (int u : b.slot()) y[at(u)] = yp[at(u)] = 0.0;
     };
     const unsigned seed = 12345u + static_cast<unsigned>(b.slot().size());   // reproducible
-    Replay rng(sampling.streams.try_emplace(seed, seed).first->second);
-    std::uniform_real_distribution<double> magnitude(0.25, 1.25);
-    auto draw = [&] { return (rng() & 1u ? 1.0 : -1.0) * magnitude(rng); };
+    Draws draw(sampling.streams.try_emplace(seed, seed).first->second);
     try {
         for (int c = 0; c < combinations; ++c)
             for (int k = 0; k < kSamples; ++k) {

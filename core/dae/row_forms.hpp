@@ -55,7 +55,7 @@ struct Sampling {
     struct Stream {
         explicit Stream(unsigned seed) : generator(seed) {}
         std::mt19937 generator;
-        std::vector<std::mt19937::result_type> drawn;
+        std::vector<double> drawn;   // what it gave so far, in order (Draws in row_forms.cpp)
     };
     std::map<unsigned, Stream> streams;
 };
