@@ -17,28 +17,54 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 constexpr int kSamples = 4;   // pseudo-random states per mode combination
 constexpr int kMaxCombinations = 256;
 
-// One evaluation: per own row, its value and its derivative along every (slot, order).
-struct Sample {
-    std::vector<double> value;   // per own row
-    // per local row (own, then ports), one after the other: 2 * slots entries, (k, 0) at 2k,
-    // (k, 1) at 2k + 1
-    std::vector<double> grads;
-    std::vector<double> point;   // 2 * slots: the slot values and rates
-    std::size_t rows = 0;
-    const double* grad(std::size_t row) const { return grads.data() + row * point.size(); }
+// A block's evaluations, one after the other in flat arrays that the next block reuses (a vector
+// per sample and array made most of the allocations of building a network whose blocks all
+// differ). Per sample: each own row's value; per local row (own, then ports) its derivative along
+// every direction, 2 * slots of them, (k, 0) at 2k and (k, 1) at 2k + 1; and the point, the slot
+// values and rates.
+class Samples {
+public:
+    explicit Samples(Sampling::Store& store, std::size_t ownRows, std::size_t rows, std::size_t width)
+        : m_s(store), m_nv(ownRows), m_rows(rows), m_width(width) {
+        m_s.value.clear();
+        m_s.grads.clear();
+        m_s.point.clear();
+    }
+    std::size_t size() const { return m_count; }
+    std::size_t rows() const { return m_rows; }
+    double value(std::size_t smp, std::size_t v) const { return m_s.value[smp * m_nv + v]; }
+    const double* grad(std::size_t smp, std::size_t row) const {
+        return m_s.grads.data() + (smp * m_rows + row) * m_width;
+    }
+    const double* point(std::size_t smp) const { return m_s.point.data() + smp * m_width; }
+
+    // One more sample, zero: its value, gradient and point arrays
+    void add() {
+        ++m_count;
+        m_s.value.resize(m_count * m_nv, 0.0);
+        m_s.grads.resize(m_count * m_rows * m_width, 0.0);
+        m_s.point.resize(m_count * m_width, 0.0);
+    }
+    double* lastValue() { return m_s.value.data() + (m_count - 1) * m_nv; }
+    double* lastGrads() { return m_s.grads.data() + (m_count - 1) * m_rows * m_width; }
+    double* lastPoint() { return m_s.point.data() + (m_count - 1) * m_width; }
+
+private:
+    Sampling::Store& m_s;
+    std::size_t m_nv, m_rows, m_width, m_count = 0;
 };
 
-Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
+// One evaluation of block bi at st, appended to out.
+void evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st, Samples& out) {
     const Binding& b = s.bindings[at(bi)];
     const Block& blk = *b.block;
     const int ns = static_cast<int>(b.slot().size()), nv = static_cast<int>(b.ownRow().size());
     const int np = static_cast<int>(b.portRow().size());
-    Sample out;
-    out.value.assign(at(nv), 0.0);
-    out.rows = at(nv + np);
-    out.grads.assign(out.rows * at(2 * ns), 0.0);
-    out.point.assign(at(2 * ns), 0.0);
-    const auto grad = [&](int row, int dir) -> double& { return out.grads[at(row) * at(2 * ns) + at(dir)]; };
+    out.add();
+    double* value = out.lastValue();
+    double* grads = out.lastGrads();
+    double* point = out.lastPoint();
+    const auto grad = [&](int row, int dir) -> double& { return grads[at(row) * at(2 * ns) + at(dir)]; };
     // two directions per slot: its value at 2k, its rate at 2k + 1
     forEachJetPass(2 * ns, [&](const JetPass& pass) {
         Workspace<Jet>& w = ev.jets();
@@ -47,19 +73,18 @@ Sample evaluate(const DaeSystem& s, Evaluator& ev, int bi, const State& st) {
             [&](int k, double y, double d, Jet& yo, Jet& dout) {
                 yo = pass.seed(y, 2 * k);
                 dout = pass.seed(d, 2 * k + 1);
-                out.point[at(2 * k)] = y;
-                out.point[at(2 * k + 1)] = d;
+                point[at(2 * k)] = y;
+                point[at(2 * k + 1)] = d;
             },
             [](double t) { return Jet(t); });
         blk.eval(eq);
         for (int v = 0; v < nv; ++v) {
-            out.value[at(v)] = w.res[at(v)].v;
+            value[at(v)] = w.res[at(v)].v;
             pass.derivatives(w.res[at(v)], [&](int dir, double g) { grad(v, dir) = g; });
         }
         for (int p = 0; p < np; ++p)
             pass.derivatives(w.thr[at(p)], [&](int dir, double g) { grad(nv + p, dir) = g; });
     });
-    return out;
 }
 
 // The draws of a stream, replayed, drawing more only past their end: the same numbers as a
@@ -198,7 +223,8 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
     const Binding& b = s.bindings[at(bi)];
     const std::size_t nv = b.ownRow().size();
     std::vector<RowForm> forms(nv);
-    std::vector<Sample> samples;
+    const std::size_t width = 2 * b.slot().size();
+    Samples samples(sampling.store, nv, nv + b.portRow().size(), width);
     std::vector<char> timed(nv, 0);
     std::vector<double> now(nv), later(nv);
     bool readsTime = false;
@@ -222,44 +248,44 @@ std::vector<RowForm> analyseRowForms(const DaeSystem& s, Evaluator& ev, int bi, 
         for (std::size_t v = 0; v < nv; ++v) out[v] = w.res[v];
     };
     const bool sampled = forEachSample(s, bi, sampling, [&](const State& st, std::vector<double>&, auto&) {
-        samples.push_back(evaluate(s, ev, bi, st));
+        evaluate(s, ev, bi, st, samples);
         values(st, now);
         values({st.t + 0.37, st.y, st.yp, st.discrete}, later);
         for (std::size_t v = 0; v < nv; ++v)
             if (!same(later[v], now[v])) timed[v] = 1;
     });
-    if (!sampled || samples.empty()) return forms;   // keep everything
-    const std::size_t width = 2 * b.slot().size();
+    if (!sampled || samples.size() == 0) return forms;   // keep everything
     for (std::size_t v = 0; v < nv; ++v) {
         RowForm& f = forms[v];
         const std::size_t self = at(b.varSlot()[v]);
         bool constant = true, exact = true, self0 = true, self1 = true;
-        for (const Sample& smp : samples) {
-            const double* g = smp.grad(v);
-            const double* g0 = samples.front().grad(v);
+        const double* g0 = samples.grad(0, v);
+        for (std::size_t smp = 0; smp < samples.size(); ++smp) {
+            const double* g = samples.grad(smp, v);
+            const double* point = samples.point(smp);
             double sum = 0.0, scale = 0.0;
             for (std::size_t d = 0; d < width; ++d) {
                 constant = constant && same(g[d], g0[d]);
-                sum += g[d] * smp.point[d];
-                scale += std::abs(g[d] * smp.point[d]);
+                sum += g[d] * point[d];
+                scale += std::abs(g[d] * point[d]);
             }
-            exact = exact && std::isfinite(smp.value[v]) && std::abs(smp.value[v] - sum) <= 1e-12 * scale;
+            const double value = samples.value(smp, v);
+            exact = exact && std::isfinite(value) && std::abs(value - sum) <= 1e-12 * scale;
             self0 = self0 && same(g[2 * self], g0[2 * self]);
             self1 = self1 && same(g[2 * self + 1], g0[2 * self + 1]);
         }
-        const double* g0 = samples.front().grad(v);
         if (self0 && std::isfinite(g0[2 * self])) f.self0 = g0[2 * self];
         if (self1 && std::isfinite(g0[2 * self + 1])) f.self1 = g0[2 * self + 1];
         f.linear = constant && exact;
         f.timed = timed[v] != 0;
         f.readsTime = readsTime;
-        const std::size_t rows = samples.front().rows;
+        const std::size_t rows = samples.rows();
         f.in.assign(rows, 0.0);
         for (std::size_t r = 0; r < rows; ++r) {
-            const double c = samples.front().grad(r)[2 * self];
+            const double c = samples.grad(0, r)[2 * self];
             bool fixed = std::isfinite(c);
-            for (const Sample& smp : samples)
-                fixed = fixed && same(smp.grad(r)[2 * self], c) && smp.grad(r)[2 * self + 1] == 0.0;
+            for (std::size_t smp = 0; smp < samples.size(); ++smp)
+                fixed = fixed && same(samples.grad(smp, r)[2 * self], c) && samples.grad(smp, r)[2 * self + 1] == 0.0;
             f.in[r] = fixed ? c : std::numeric_limits<double>::quiet_NaN();
         }
         if (!f.linear) continue;

@@ -58,6 +58,12 @@ struct Sampling {
         std::vector<double> drawn;   // what it gave so far, in order (Draws in row_forms.cpp)
     };
     std::map<unsigned, Stream> streams;
+    // One block's sampled evaluations (values, gradients, points), reused by the next block
+    // (Samples in row_forms.cpp)
+    struct Store {
+        std::vector<double> value, grads, point;
+    };
+    Store store;
 };
 
 // Per own variable of block bi. The sampling state is as it was on return.
