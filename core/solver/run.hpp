@@ -84,6 +84,7 @@ private:
     void initRoots(double t);
     void handleRoots(double t);
     bool stepOver(double t);   // after a root whose changes are all continuous: go on without a restart
+    void eventDone();          // the step-over or restart is done: the event's blocks and changes forgotten
     bool m_jumped = false;     // withCtx(): a block changed its rows discontinuously (EventCtx::jumped)
     bool withinErrorTest();    // stepOver(): IDA's last step agrees with the new modes
     bool rootAtRest(double t);   // stepOver(): a live root is exactly zero at the event
@@ -193,7 +194,7 @@ private:
     // network's event function m_liveRoots[k], of block m_rootBlock[k]
     std::vector<int> m_liveRoots, m_rootBlock, m_rootsFound;
     // the blocks whose events the restart under way follows: filled by handleRoots() and
-    // handleTimeEvents(), emptied when the step-over or restart that follows is done
+    // handleTimeEvents(), emptied when the step-over or restart that follows is done (eventDone())
     std::vector<int> m_eventBlocks;
     std::vector<char> m_changedAtEvent;   // per block: it changed its discretes at this event (project())
     // IDA's root j is live root m_idaRoots[j]: while resting, an affine root over resting unknowns

@@ -46,8 +46,7 @@ void Run::restart(double t) {
         if (!settle(t)) break;
     }
     m_impulse.clear();   // settle() alone sees the impulses
-    m_eventBlocks.clear();
-    std::fill(m_changedAtEvent.begin(), m_changedAtEvent.end(), char(0));
+    eventDone();
     chooseFirstStep(t);
     if (m_resting) {   // resting unknowns have zero rates (IDACalcIC or one Newton step may have set some)
         double* yp = data(m_yp);
@@ -263,6 +262,11 @@ bool Run::settle(double t) {
     return changed;
 }
 
+void Run::eventDone() {
+    m_eventBlocks.clear();
+    std::fill(m_changedAtEvent.begin(), m_changedAtEvent.end(), char(0));
+}
+
 void Run::handleRoots(double t) {
     IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
     m_jumped = false;
@@ -280,8 +284,7 @@ void Run::handleRoots(double t) {
     }
     guardChattering(t);
     if (m_opt.stepOver && !m_jumped && stepOver(t)) {
-        m_eventBlocks.clear();
-        std::fill(m_changedAtEvent.begin(), m_changedAtEvent.end(), char(0));
+        eventDone();
         return;
     }
     restart(t);
