@@ -4,7 +4,9 @@
 #include "core/solver/integrator.hpp"
 
 #include "core/errors.hpp"
+#include "core/solver/restart.hpp"
 #include "core/solver/run.hpp"
+#include "core/solver/singular.hpp"
 
 #include <idas/idas.h>
 
@@ -454,6 +456,26 @@ Run::Blame Run::culpritAtStart(double t, bool byValue) {
     if (const int i = byValue ? worstBy(rate) : worstBy(value); i >= 0)
         return blame(t, byValue ? fastest : largest, i, byValue);
     return {};
+}
+
+// IDACalcIC found no consistent state. Where the index-1 matrix is singular at this state, the
+// equations leave some unknowns open (an algebraic loop whose gain is 1): a null vector's largest
+// components name them and the block of the first (singular.hpp).
+Run::Blame Run::undetermined(double t) {
+    if (m_rev.size() > kMaxUndeterminedColumns) return {};
+    const std::vector<double> values =
+        indexOneMatrix(m_rev, {t, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_idValues);
+    const std::vector<int> open = undeterminedColumns(m_rev.pattern(), values);
+    if (open.empty()) return {};
+    constexpr std::size_t kNamed = 4;
+    std::string what;
+    for (std::size_t i = 0; i < open.size() && i < kNamed; ++i)
+        what += (i == 0                                   ? "the "
+                 : i + 1 == std::min(open.size(), kNamed) ? " and the "
+                                                          : ", the ") +
+                m_sys.describeUnknown(m_red.kept[at(open[i])]);
+    if (open.size() > kNamed) what += " (and " + std::to_string(open.size() - kNamed) + " more)";
+    return {what, m_sys.blockOfUnknown(m_red.kept[at(open.front())])};
 }
 
 void Run::failAt(double t, const std::string& what, const std::string& hint, const std::string& block) {

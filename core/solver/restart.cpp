@@ -15,8 +15,8 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-// [F_y(:, alg) | F_y'(:, diff)] in the fixed pattern: algebraic columns of dF/dy + cj dF/dy' do
-// not depend on cj, differential ones are F_y + cj F_y', so two evaluations separate them.
+}   // namespace
+
 std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& s, const std::vector<double>& id) {
     const dae::Pattern& p = ev.pattern();
     std::vector<double> j0(at(p.nnz())), j1(at(p.nnz()));
@@ -27,6 +27,8 @@ std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& 
             for (int k = p.colPtr[at(c)]; k < p.colPtr[at(c + 1)]; ++k) j0[at(k)] = j1[at(k)] - j0[at(k)];
     return j0;
 }
+
+namespace {
 
 // -(F_t + F_y(:, diff) y'_d) by a forward difference along the differential motion: forward,
 // because the solution goes on from here (a kink at the event would spoil a central one)

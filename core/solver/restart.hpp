@@ -23,6 +23,11 @@
 
 namespace endstop::core::solver {
 
+// [F_y(:, alg) | F_y'(:, diff)] in the evaluator's pattern (id: 1 differential, 0 algebraic):
+// algebraic columns of dF/dy + cj dF/dy' do not depend on cj, differential ones are F_y + cj F_y',
+// so two evaluations separate them.
+std::vector<double> indexOneMatrix(dae::ReducedEvaluator& ev, const dae::State& s, const std::vector<double>& id);
+
 struct RestartGuess {
     bool ok = false;          // false: the matrix was singular; nothing was changed
     double firstStep = 0.0;   // 0: no second derivative to go by

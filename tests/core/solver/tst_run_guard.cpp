@@ -322,6 +322,48 @@ private Q_SLOTS:
         QCOMPARE_NEAR(at.captured(1).toDouble(), t, 1e-6);
     }
 
+    // A signal fed back into its own sum with a loop gain of exactly 1 (y = u + y, or y = u - (-1) y
+    // through a "+-" sum): no value of y satisfies it, and IDACalcIC gives up at the start. The
+    // failure said "no consistent state found" and named no block; it now names the loop's
+    // unknowns and the block of the first (core/solver/singular.hpp). A loop gain of 0.5 is
+    // regular and runs: y = u / (1 - 0.5) = 2 sin(2 pi t).
+    void algebraicLoopOfGainOneNamesItsBlocks_data() {
+        QTest::addColumn<bool>("reduce");
+        QTest::addColumn<QString>("signs");
+        QTest::addColumn<double>("gain");
+        for (const bool reduce : {false, true}) {
+            const char* engine = reduce ? "reduced" : "as drawn";
+            QTest::addRow("%s, ++ and 1", engine) << reduce << "++" << 1.0;
+            QTest::addRow("%s, +- and -1", engine) << reduce << "+-" << -1.0;
+            QTest::addRow("%s, ++ and 0.5 runs", engine) << reduce << "++" << 0.5;
+        }
+    }
+    void algebraicLoopOfGainOneNamesItsBlocks() {
+        QFETCH(bool, reduce);
+        QFETCH(QString, signs);
+        QFETCH(double, gain);
+        test::ModelBuilder net;
+        net.block("source", "signal.sine", {{"amplitude", 1.0}, {"frequency", 1.0}})
+            .block("sum", "signal.sum", {{"signs", signs.toStdString()}})
+            .block("loop", "signal.gain", {{"gain", gain}});
+        net.connect("source.y", "sum.u1").connect("sum.y", "loop.u").connect("loop.y", "sum.u2");
+        core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-8, 0.01);   // rows on the times below
+        o.reduce = reduce;
+        const Failure f = runToFailure(net.build(), o);
+        if (gain == 0.5) {
+            QVERIFY2(f.message.isEmpty(), qPrintable(f.message));
+            for (const double t : {0.1, 0.37, 0.8})
+                QCOMPARE_NEAR(test::at(f.rows, "sum.y", t), 2 * std::sin(2 * std::numbers::pi * t), 1e-6);
+            return;
+        }
+        QVERIFY2(f.message.contains("at t = 0 s: no consistent state found"), qPrintable(f.message));
+        QVERIFY2(f.message.contains("do not determine the y of sum and the y of loop") ||
+                     f.message.contains("do not determine the y of loop and the y of sum"),
+                 qPrintable(f.message));
+        QVERIFY2(f.block == "sum" || f.block == "loop", qPrintable(f.block));
+        QVERIFY2(f.hint.contains("algebraic loop"), qPrintable(f.hint));
+    }
+
     // A body between a stop on the ground and a stop on a body whose speed a source imposes, which
     // drives it into the first: the two stops' impacts alternate at one instant, the body has no
     // room to move out, and the chattering guard ends the run. It named one of the stops and

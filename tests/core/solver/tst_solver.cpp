@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/solver/fast_vector.hpp"
+#include "core/solver/singular.hpp"
 
 #include <QTest>
 
@@ -394,6 +395,44 @@ private Q_SLOTS:
             }
         }
         SUNContext_Free(&ctx);
+    }
+
+    // What a singular system leaves open (core/solver/singular.hpp), on dense matrices given by
+    // rows: the columns a null vector moves, largest first, or none where the matrix is regular
+    // however badly scaled.
+    void undeterminedColumns_data() {
+        QTest::addColumn<std::vector<std::vector<double>>>("rows");
+        QTest::addColumn<std::vector<int>>("open");
+        QTest::newRow("regular") << std::vector<std::vector<double>>{{2, 1, 0}, {1, 3, 1}, {0, 1, 4}}
+                                 << std::vector<int>{};
+        // a stiff contact beside a light mass: entries from 1e-3 to 1e9, still regular
+        QTest::newRow("regular, scaled apart")
+            << std::vector<std::vector<double>>{{1e-3, 0, 1}, {0, 1e9, -1e9}, {1, 1, 0}} << std::vector<int>{};
+        // y = u + y: column 1 appears in row 1 with 1 - 1 = 0; the null vector moves it alone
+        QTest::newRow("loop of gain 1") << std::vector<std::vector<double>>{{1, 0, 0}, {-1, 0, 0}, {0, 0, 1}}
+                                        << std::vector<int>{1};
+        // two rows that say one thing (columns 0 and 2 in a fixed ratio): the null vector is
+        // (1, 0, -2) scaled, so column 0 carries half of column 2's motion
+        QTest::newRow("dependent rows") << std::vector<std::vector<double>>{{2, 0, 1}, {0, 5, 0}, {4, 0, 2}}
+                                        << std::vector<int>{2, 0};
+        QTest::newRow("empty") << std::vector<std::vector<double>>{} << std::vector<int>{};
+    }
+    void undeterminedColumns() {
+        QFETCH(std::vector<std::vector<double>>, rows);
+        QFETCH(std::vector<int>, open);
+        const int n = static_cast<int>(rows.size());
+        std::vector<std::vector<int>> columns(rows.size());
+        for (int c = 0; c < n; ++c)
+            for (int r = 0; r < n; ++r)
+                if (rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)] != 0.0)
+                    columns[static_cast<std::size_t>(c)].push_back(r);
+        const core::dae::Pattern p = core::dae::Pattern::fromColumns(columns);
+        std::vector<double> values;
+        for (int c = 0; c < n; ++c)
+            for (int k = p.colPtr[static_cast<std::size_t>(c)]; k < p.colPtr[static_cast<std::size_t>(c + 1)]; ++k)
+                values.push_back(
+                    rows[static_cast<std::size_t>(p.rowIdx[static_cast<std::size_t>(k)])][static_cast<std::size_t>(c)]);
+        QCOMPARE(core::solver::undeterminedColumns(p, values), open);
     }
 
     void badSettingsAreRefused() {
