@@ -67,7 +67,8 @@ std::string describe(const Outcome& o) {
 py::tuple statsState(const core::RunStats& s) {
     return py::make_tuple(s.steps, s.residualEvals, s.jacobianEvals, s.events, s.reinits, s.errorTestFails,
                           s.convergenceFails, s.buildSeconds, s.solveSeconds, s.wallSeconds, s.unknowns, s.linearSolver,
-                          s.finalTime, s.completed, s.cancelled, s.unknownsBefore, s.movingUnknowns, s.restingGrowths, s.steppedOver);
+                          s.finalTime, s.completed, s.cancelled, s.unknownsBefore, s.movingUnknowns, s.restingGrowths,
+                          s.steppedOver, s.aliases, s.explicitVariables, s.quadratures);
 }
 
 core::RunStats statsFromState(const py::tuple& t) {
@@ -93,6 +94,11 @@ core::RunStats statsFromState(const py::tuple& t) {
         s.restingGrowths = t[17].cast<long>();
     }
     if (t.size() > 18) s.steppedOver = t[18].cast<long>();
+    if (t.size() > 21) {
+        s.aliases = t[19].cast<int>();
+        s.explicitVariables = t[20].cast<int>();
+        s.quadratures = t[21].cast<int>();
+    }
     return s;
 }
 

@@ -13,7 +13,8 @@ std::string RunStats::toJson() const {
            ",\"jacobian_evals\":" + std::to_string(jacobianEvals) + ",\"events\":" + std::to_string(events) +
            ",\"build_s\":" + num(buildSeconds) + ",\"solve_s\":" + num(solveSeconds) +
            ",\"wall_s\":" + num(wallSeconds) + ",\"unknowns\":" + std::to_string(unknowns) +
-           ",\"unknowns_before\":" + std::to_string(unknownsBefore) +
+           ",\"unknowns_before\":" + std::to_string(unknownsBefore) + ",\"aliases\":" + std::to_string(aliases) +
+           ",\"explicit\":" + std::to_string(explicitVariables) + ",\"quadratures\":" + std::to_string(quadratures) +
            ",\"moving_unknowns\":" + std::to_string(movingUnknowns) +
            ",\"resting_growths\":" + std::to_string(restingGrowths) + ",\"restarts\":" + std::to_string(reinits) +
            ",\"stepped_over\":" + std::to_string(steppedOver) +

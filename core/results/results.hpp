@@ -37,6 +37,10 @@ struct RunStats {
     double wallSeconds = 0.0;
     int unknowns = 0;           // what IDA solves, after the reduction stage
     int unknownsBefore = 0;     // the network as drawn, before it
+    // where the others went (docs/engine.md, "Reduction"): unknownsBefore is unknowns plus these
+    int aliases = 0;             // equal to a kept unknown, or a sum of them, up to an offset
+    int explicitVariables = 0;   // computed inside the residual from the others
+    int quadratures = 0;         // integrated outside IDA's Newton iteration and error test
     int movingUnknowns = 0;     // the most IDA solved at once, the resting part left out (docs/engine.md)
     long restingGrowths = 0;    // how often the moving part grew
     std::string linearSolver;   // toString(LinearSolver::Dense or Klu); "none": nothing to solve

@@ -151,6 +151,9 @@ void Run::setUp() {
     const int n = m_rev.size();
     m_stats.unknowns = n;
     m_stats.unknownsBefore = m_sys.size();
+    m_stats.aliases = static_cast<int>(m_red.combinations.size());
+    m_stats.explicitVariables = static_cast<int>(m_red.explicits.size());
+    m_stats.quadratures = static_cast<int>(m_red.quadratures.size());
     m_stats.movingUnknowns = n;
     m_disc = m_sys.discrete0;
     m_changedAtEvent.assign(m_sys.topo.blocks.size(), 0);

@@ -110,10 +110,13 @@ private Q_SLOTS:
         QJsonParseError err;
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &err).object();
         QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
-        for (const char* key :
-             {"steps", "residual_evals", "jacobian_evals", "events", "build_s", "solve_s", "wall_s", "unknowns"})
+        for (const char* key : {"steps", "residual_evals", "jacobian_evals", "events", "build_s", "solve_s", "wall_s",
+                                "unknowns", "unknowns_before", "aliases", "explicit", "quadratures"})
             QVERIFY2(o.contains(key) && o[key].isDouble() && o[key].toDouble() >= 0, key);
         QVERIFY(o["steps"].toInt() > 10);
+        // where the network's unknowns went: each one is solved by IDA or eliminated one way
+        QCOMPARE(o["unknowns"].toInt() + o["aliases"].toInt() + o["explicit"].toInt() + o["quadratures"].toInt(),
+                 o["unknowns_before"].toInt());
         QVERIFY(o["residual_evals"].toInt() >= o["steps"].toInt());
         QCOMPARE(o["events"].toInt(), 1);
         QCOMPARE(o["unknowns"].toInt(), static_cast<int>(inProcess(m_osc).stats().unknowns));

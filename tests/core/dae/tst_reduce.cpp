@@ -40,6 +40,9 @@ private Q_SLOTS:
         const auto r = runWith(oscillator(), true, 1.0, 1e-9);
         QCOMPARE(r.stats().unknowns, 2);
         QCOMPARE(r.stats().unknownsBefore, 3);
+        QCOMPARE(r.stats().aliases, 1);   // what --stats says went where
+        QCOMPARE(r.stats().explicitVariables, 0);
+        QCOMPARE(r.stats().quadratures, 0);
         for (double t : {0.2, 0.5, 1.0}) {
             QCOMPARE_NEAR(test::at(r, "m.x", t), 0.3 * std::cos(w * t), 1e-6);
             QCOMPARE_NEAR(test::at(r, "s.x", t), 0.3 * std::cos(w * t), 1e-6);
@@ -98,6 +101,15 @@ private Q_SLOTS:
         QCOMPARE(p.plan.size(), 2);
 
         const auto reduced = runWith(model, true, 1.0, 1e-9), full = runWith(model, false, 1.0, 1e-9);
+        // --stats: the plan's counts, adding up to the network as drawn; none eliminated as drawn
+        const core::RunStats& s = reduced.stats();
+        QCOMPARE(s.aliases, static_cast<int>(p.plan.combinations.size()));
+        QCOMPARE(s.explicitVariables, static_cast<int>(p.plan.explicits.size()));
+        QCOMPARE(s.quadratures, static_cast<int>(p.plan.quadratures.size()));
+        QVERIFY(s.aliases >= 1 && s.explicitVariables >= 1 && s.quadratures >= 1);
+        QCOMPARE(s.unknowns + s.aliases + s.explicitVariables + s.quadratures, s.unknownsBefore);
+        QCOMPARE(full.stats().aliases + full.stats().explicitVariables + full.stats().quadratures, 0);
+        QCOMPARE(full.stats().unknowns, full.stats().unknownsBefore);
         QVERIFY(test::last(reduced, "stop.impacts") >= 4);
         QCOMPARE(test::last(reduced, "stop.impacts"), test::last(full, "stop.impacts"));
         QCOMPARE(reduced.events().size(), full.events().size());
