@@ -33,6 +33,34 @@ namespace endstop::gui {
 
 namespace {
 QString seconds(double s) { return QString::number(s, 'g', 4) + QStringLiteral(" s"); }
+
+QString count(long n, const char* one, const char* many) {
+    return QString::number(n) + QLatin1Char(' ') + QObject::tr(n == 1 ? one : many);
+}
+
+// The run status's tooltip: what the solver solved and how, as `endstop-batch run --stats` gives it
+// (docs/engine.md, "Reduction"); empty until the network is built
+QString statistics(const core::RunStats& s) {
+    if (s.unknownsBefore <= 0) return {};
+    const int eliminated = s.aliases + s.explicitVariables + s.quadratures;
+    QString text = eliminated == 0 ? QObject::tr("IDA solved all %1 of the network's unknowns.").arg(s.unknownsBefore)
+                                   : QObject::tr(
+                                         "IDA solved %1 of the network's %2 unknowns; the reduction computes the other "
+                                         "%3: %4, %5 explicit, %6 (docs/engine.md, \"Reduction\").")
+                                         .arg(s.unknowns)
+                                         .arg(s.unknownsBefore)
+                                         .arg(eliminated)
+                                         .arg(count(s.aliases, "alias", "aliases"))
+                                         .arg(s.explicitVariables)
+                                         .arg(count(s.quadratures, "quadrature", "quadratures"));
+    if (s.movingUnknowns < s.unknowns)
+        text += QObject::tr("\nAt most %1 of them moved at once (the resting part left out).").arg(s.movingUnknowns);
+    return text + QObject::tr("\n%1, %2 stepped over, %3; %4 linear solver.")
+                      .arg(count(s.reinits, "restart", "restarts"))
+                      .arg(count(s.steppedOver, "event", "events"))
+                      .arg(count(s.errorTestFails, "failed error test", "failed error tests"))
+                      .arg(QString::fromStdString(s.linearSolver));
+}
 }   // namespace
 
 void MainWindow::createRunControls() {
@@ -253,6 +281,7 @@ void MainWindow::updateRunStatus() {
     QString text = series->label + QStringLiteral(": ") + state + QStringLiteral(" \u00b7 ") + numbers;
     if (m_runs->stale()) text = tr("Out of date (the model changed; F5 runs it again) \u00b7 ") + text;
     m_runStatus->setText(text);
+    m_runStatus->setToolTip(statistics(stats));
     m_runStatus->setStyleSheet(m_runs->stale() ? QStringLiteral("color: #b26a00") : QString());
 }
 

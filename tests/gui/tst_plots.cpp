@@ -268,6 +268,22 @@ private Q_SLOTS:
         const std::size_t columns = runs().current()->run().results().columns().size();
         QVERIFY2(reduced.unknowns < reduced.unknownsBefore,
                  qPrintable(QString("%1 of %2 unknowns").arg(reduced.unknowns).arg(reduced.unknownsBefore)));
+        // the run status's tooltip says what IDA solved and where the rest went (--stats)
+        const QString tip = m_window->runStatus()->toolTip();
+        const auto plural = [](int n, const char* one, const char* many) {
+            return QString("%1 %2").arg(n).arg(n == 1 ? one : many);
+        };
+        QVERIFY2(tip.startsWith(QString("IDA solved %1 of the network's %2 unknowns; the reduction computes the other "
+                                        "%3: %4, %5 explicit, %6")
+                                    .arg(reduced.unknowns)
+                                    .arg(reduced.unknownsBefore)
+                                    .arg(reduced.unknownsBefore - reduced.unknowns)
+                                    .arg(plural(reduced.aliases, "alias", "aliases"))
+                                    .arg(reduced.explicitVariables)
+                                    .arg(plural(reduced.quadratures, "quadrature", "quadratures"))),
+                 qPrintable(tip));
+        QVERIFY2(tip.contains(plural(static_cast<int>(reduced.reinits), "restart", "restarts") + ", "),
+                 qPrintable(tip));
         gui::SolverSettingsDialog dialog(doc(), m_window.get());
         QVERIFY(dialog.reduce()->isChecked());
         dialog.reduce()->click();
@@ -277,6 +293,9 @@ private Q_SLOTS:
         QVERIFY(runAndWait());
         const core::RunStats drawn = runs().current()->run().stats();
         QCOMPARE(drawn.unknowns, drawn.unknownsBefore);
+        QVERIFY2(m_window->runStatus()->toolTip().startsWith(
+                     QString("IDA solved all %1 of the network's unknowns.").arg(drawn.unknownsBefore)),
+                 qPrintable(m_window->runStatus()->toolTip()));
         QCOMPARE(drawn.unknownsBefore, reduced.unknownsBefore);
         QCOMPARE(runs().current()->run().results().columns().size(), columns);
         QCOMPARE(drawn.events, reduced.events);
