@@ -460,12 +460,18 @@ Run::Blame Run::culpritAtStart(double t, bool byValue) {
 
 // IDACalcIC found no consistent state. Where the index-1 matrix is singular at this state, the
 // equations leave some unknowns open (an algebraic loop whose gain is 1): a null vector's largest
-// components name them and the block of the first (singular.hpp).
+// components name them and the block of the first (singular.hpp). A diagnosis only: if the
+// matrix cannot be had at this state, the failure keeps IDA's message.
 Run::Blame Run::undetermined(double t) {
     if (m_rev.size() > kMaxUndeterminedColumns) return {};
-    const std::vector<double> values =
-        indexOneMatrix(m_rev, {t, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_idValues);
-    const std::vector<int> open = undeterminedColumns(m_rev.pattern(), values);
+    std::vector<int> open;
+    try {
+        open = undeterminedColumns(
+            m_rev.pattern(),
+            indexOneMatrix(m_rev, {t, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_idValues));
+    } catch (const std::exception&) {
+        return {};
+    }
     if (open.empty()) return {};
     constexpr std::size_t kNamed = 4;
     std::string what;
