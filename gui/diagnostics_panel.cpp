@@ -3,6 +3,7 @@
 
 #include "core/simulation/simulate.hpp"
 #include "gui/document.hpp"
+#include "gui/help_text.hpp"
 
 #include <QApplication>
 #include <QHeaderView>
@@ -162,21 +163,18 @@ void DiagnosticsPanel::render() {
     }
     m_list->addTopLevelItems(items);
     const int infos = static_cast<int>(m_diagnostics.size()) - errors - warnings;
-    const auto count = [](int n, const char* one, const char* many) {
-        return QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(n == 1 ? one : many));
-    };
     QString summary;
     if (errors == 0 && warnings == 0 && !m_finishedRun.isEmpty())
         summary = infos == 0
                       ? tr("%1 finished without problems.").arg(m_finishedRun)
-                      : tr("%1 finished without problems (%2).").arg(m_finishedRun, count(infos, "note", "notes"));
+                      : tr("%1 finished without problems (%2).").arg(m_finishedRun, countOf(infos, "note", "notes"));
     else if (errors == 0 && warnings == 0)
         summary =
-            infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(count(infos, "note", "notes"));
+            infos == 0 ? tr("Ready to simulate.") : tr("Ready to simulate (%1).").arg(countOf(infos, "note", "notes"));
     else
         summary = QStringLiteral("%1, %2, %3")
-                      .arg(count(errors, "error", "errors"), count(warnings, "warning", "warnings"),
-                           count(infos, "note", "notes"));
+                      .arg(countOf(errors, "error", "errors"), countOf(warnings, "warning", "warnings"),
+                           countOf(infos, "note", "notes"));
     if (!m_runDiagnostics.empty()) summary = tr("The last run failed (the errors below say why). ") + summary;
     m_summary->setText(summary);
     Q_EMIT validated(errorBlocks);

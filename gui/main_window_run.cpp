@@ -7,6 +7,7 @@
 #include "gui/diagnostics_panel.hpp"
 #include "gui/diagram_view.hpp"
 #include "gui/document.hpp"
+#include "gui/help_text.hpp"
 #include "gui/main_window.hpp"
 #include "gui/parameters_panel.hpp"
 #include "gui/plot_panel.hpp"
@@ -34,10 +35,6 @@ namespace endstop::gui {
 namespace {
 QString seconds(double s) { return QString::number(s, 'g', 4) + QStringLiteral(" s"); }
 
-QString count(long n, const char* one, const char* many) {
-    return QString::number(n) + QLatin1Char(' ') + QObject::tr(n == 1 ? one : many);
-}
-
 // The run status's tooltip: what the solver solved and how, as `endstop-batch run --stats` gives it
 // (docs/engine.md, "Reduction"); empty until the network is built
 QString statistics(const core::RunStats& s) {
@@ -50,15 +47,15 @@ QString statistics(const core::RunStats& s) {
                                          .arg(s.unknowns)
                                          .arg(s.unknownsBefore)
                                          .arg(eliminated)
-                                         .arg(count(s.aliases, "alias", "aliases"))
+                                         .arg(countOf(s.aliases, "alias", "aliases"))
                                          .arg(s.explicitVariables)
-                                         .arg(count(s.quadratures, "quadrature", "quadratures"));
+                                         .arg(countOf(s.quadratures, "quadrature", "quadratures"));
     if (s.movingUnknowns < s.unknowns)
         text += QObject::tr("\nAt most %1 of them moved at once (the resting part left out).").arg(s.movingUnknowns);
     return text + QObject::tr("\n%1, %2 stepped over, %3; %4 linear solver.")
-                      .arg(count(s.reinits, "restart", "restarts"))
-                      .arg(count(s.steppedOver, "event", "events"))
-                      .arg(count(s.errorTestFails, "failed error test", "failed error tests"))
+                      .arg(countOf(s.reinits, "restart", "restarts"))
+                      .arg(countOf(s.steppedOver, "event", "events"))
+                      .arg(countOf(s.errorTestFails, "failed error test", "failed error tests"))
                       .arg(QString::fromStdString(s.linearSolver));
 }
 }   // namespace

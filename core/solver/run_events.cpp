@@ -153,16 +153,14 @@ bool Run::calcIC(double t) {
     if (flag < 0) {
         if (settleOnTrial(t)) return false;
         if (m_eventBlocks.empty()) {
+            const std::string failed = "no consistent state found (" + idaFlagName(flag) + "): ";
             if (const Blame open = undetermined(t); !open.what.empty())
-                failAt(t,
-                       "no consistent state found (" + idaFlagName(flag) + "): the equations do not determine " +
-                           open.what + " (their matrix is singular here)",
+                failAt(t, failed + "the equations do not determine " + open.what + " (their matrix is singular here)",
                        "an algebraic loop whose gain is exactly 1 (a signal fed back into its own sum), or two "
                        "constraints that fix the same motion: change a gain, put an integrator in the loop, or "
                        "remove one of the constraints",
                        open.block);
-            failAt(t, "no consistent state found (" + idaFlagName(flag) + "): " + m_idaMessage,
-                   "check for conflicting constraints or inconsistent initial values");
+            failAt(t, failed + m_idaMessage, "check for conflicting constraints or inconsistent initial values");
         }
         // after an event: what its block changed asks for a state the rest cannot take (a
         // restitution impact on a motion a velocity source imposes: the source keeps its speed)
