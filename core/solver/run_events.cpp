@@ -244,8 +244,13 @@ template <class F> bool Run::withCtx(int b, double t, F&& f) {
     m_blockImpulse.assign(m_impulse.empty() ? 0 : blk.vars().size(), 0.0);
     for (std::size_t v = 0; v < m_blockImpulse.size(); ++v)
         m_blockImpulse[v] = m_impulse[at(ownUnknown(b, static_cast<int>(v)))];
+    // the state first: making it may expand the full vector, which reads the journal and marks
+    // it seen. After beforeWrite() that would take this block's write as seen before it happened,
+    // and the resting part's next expansion would keep what the write changes (a pulse's output
+    // at its time event) as it was.
+    const dae::State st = state(t);
     m_journal.beforeWrite(b, m_disc.data());   // the one place a run writes its discretes
-    m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
+    m_ev.withEq(b, st, [&](const Eq<double>& eq) {
         EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
                      m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
         f(ctx);

@@ -3,6 +3,7 @@
 // the results are those of the whole chain solved at once, to within the tolerance: the front of
 // the disturbance, a scheduled force deep in the resting part, contacts.
 #include "support/compare.hpp"
+#include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 #include "core/dae/reduce_models.hpp"   // chain(): the benchmark's model b
 
@@ -10,6 +11,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace endstop;
 
@@ -79,6 +82,54 @@ private Q_SLOTS:
         QCOMPARE(test::at(resting, "m300.x", 0.19), 0.0);
         QVERIFY(test::last(resting, "m300.x") > 1e-4);
         compare(resting, whole, {"m0.x", "m300.x", "m290.x", "m310.x", "m300.v"}, 0.4, 3e-5);
+    }
+
+    // A clutch deep in the resting part, beside a spring, pressed by a pulse train from 0.0465 s
+    // for 0.04 s: the pulse's time event sets its output, and the clutch engages at that instant
+    // and lets go when the pulse ends, as in the whole chain. The resting part's expansion used to
+    // miss the pulse's change when making the handler's state had expanded the full vector after
+    // the write was announced: the clutch read the old output and engaged 14 ms late, when the
+    // moving part reached it (tools/engine-diff --chains --wide).
+    void scheduledInputReachesARestingBlock() {
+        test::ModelBuilder b;
+        b.block("g", "rotational.reference")
+            .block("drive", "signal.sine", {{"amplitude", 50.0}, {"frequency", 10.0}})
+            .block("src", "rotational.torque_source")
+            .block("cl", "rotational.clutch",
+                   {{"fn_max", 15.0},
+                    {"mu_speeds", std::vector<double>{0, 1, 5}},
+                    {"mu_values", std::vector<double>{0.5, 0.4, 0.3}},
+                    {"peak", 1.0}})
+            .block("pl", "signal.pulse", {{"period", 0.15}, {"width", 0.04}, {"start_time", 0.0465}})
+            .block("ck", "rotational.spring", {{"stiffness", 5e4}});
+        const int n = 200, at = 10;
+        std::string previous = "g.R";
+        for (int i = 0; i < n; ++i) {
+            const std::string m = "m" + std::to_string(i), k = "k" + std::to_string(i);
+            b.block(m, "rotational.inertia", {{"inertia", 0.1}}).block(k, "rotational.spring", {{"stiffness", 1e4}});
+            b.connect(k + ".R", previous).connect(k + ".C", m + ".I");
+            if (i == at)
+                b.connect("cl.R", m + ".I")
+                    .connect("cl.C", previous)
+                    .connect("ck.R", previous)
+                    .connect("ck.C", m + ".I");
+            previous = m + ".I";
+        }
+        b.connect("pl.y", "cl.u").connect("drive.y", "src.S").connect("src.R", previous).connect("src.C", "g.R");
+        const auto resting = run(b.model(), true, 0.1, 1e-10, 0.005), whole = run(b.model(), false, 0.1, 1e-10, 0.005);
+        QVERIFY(resting.stats().completed);
+        QVERIFY(resting.stats().movingUnknowns < resting.stats().unknowns / 2);
+        for (const core::MemorySink* r : {&resting, &whole}) {
+            std::vector<std::pair<double, core::EventKind>> clutch;
+            for (const core::EventRecord& e : r->events())
+                if (e.block == "cl") clutch.emplace_back(e.time, e.kind);
+            QCOMPARE(clutch.size(), std::size_t(3));   // engage and lock at the rise, disengage at the fall
+            QCOMPARE(clutch[0].second, core::EventKind::Engage);
+            QCOMPARE(clutch[0].first, 0.0465);
+            QCOMPARE(clutch[2].second, core::EventKind::Disengage);
+            QCOMPARE_NEAR(clutch[2].first, 0.0865, 1e-12);
+        }
+        QCOMPARE(test::last(resting, "m10.phi"), 0.0);   // the front never reaches it
     }
 
     // The benchmark's amplitude: the first masses hit their stops. Contacts, impacts and the
