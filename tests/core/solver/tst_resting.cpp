@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The resting part (docs/engine.md): IDA solves only the moving part of a long reduced chain, and
 // the results are those of the whole chain solved at once, to within the tolerance: the front of
-// the disturbance, a scheduled force deep in the resting part, contacts.
+// the disturbance, a scheduled force deep in the resting part, a scheduled input to a resting
+// block, contacts.
 #include "support/compare.hpp"
 #include "support/model_builder.hpp"
 #include "support/test_support.hpp"
@@ -88,7 +89,7 @@ private Q_SLOTS:
     // for 0.04 s: the pulse's time event sets its output, and the clutch engages at that instant
     // and lets go when the pulse ends, as in the whole chain. The resting part's expansion used to
     // miss the pulse's change when making the handler's state had expanded the full vector after
-    // the write was announced: the clutch read the old output and engaged 14 ms late, when the
+    // the write was announced: the clutch read the old output and engaged 11 ms late, when the
     // moving part reached it (tools/engine-diff --chains --wide).
     void scheduledInputReachesARestingBlock() {
         test::ModelBuilder b;
