@@ -67,10 +67,7 @@ ContactLaw lawOf(const std::string& k) {
 }
 
 constexpr double kZenoRatio = 1e-6;
-// Added to an event function towards the side of the current mode, so that a function that is
-// exactly zero after an event still has a sign and IDA does not switch it off. Far below any
-// position or force, yet its product with another event value (IDA's sign test) cannot underflow.
-constexpr double kTiny = 1e-150;
+constexpr double kTiny = core::kEventNudge;   // towards the current mode's side (block.hpp)
 
 struct Defaults {
     double bound, stiffness, damping, transition;

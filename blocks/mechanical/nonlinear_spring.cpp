@@ -86,7 +86,7 @@ public:
     void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
         const int r = eq.mode(region);
         const auto crossing = [&](std::size_t i, double bp) {
-            const double off = std::max(4 * (std::nextafter(std::abs(bp), HUGE_VAL) - std::abs(bp)), 1e-150);
+            const double off = std::max(4 * (std::nextafter(std::abs(bp), HUGE_VAL) - std::abs(bp)), core::kEventNudge);
             return eq[x] - bp + (r > static_cast<int>(i) ? off : -off);
         };
         if (m_form != Form::Table) {

@@ -7,6 +7,8 @@
 #include "support/model_builder.hpp"
 
 #include "blocks/mechanical/spring_table.hpp"
+#include "core/blockapi/block.hpp"
+#include "core/errors.hpp"
 
 #include <QTest>
 
@@ -184,6 +186,55 @@ private Q_SLOTS:
             QCOMPARE_NEAR(r.values("k.x")[i], v0 * t + F * t * t / (2 * m), 1e-9, "free motion");
         }
         QCOMPARE(r.time().back(), 1.0);
+    }
+
+    // A table spring whose deformation swings across its origin, a breakpoint, at ten times the
+    // offset its event functions carry towards the current piece (core::kEventNudge), far below
+    // the absolute tolerance, while a second oscillator keeps IDA's steps short. Near a root IDA's
+    // sign test multiplies two values of one function, about 1e-12 of its swing: with an offset of
+    // 1e-150 that product underflowed to 0, IDA reported a root without naming any function and
+    // found it again after every restart, and the chatter guard ended the run (a spring deep in the
+    // resting part of a long chain, tools/engine-diff --chains --wide, seed 219). The run ends, the
+    // crossings are events, and the force is the table's slope times x throughout.
+    void crossesItsOriginAtTheOffsetScale_data() { test::engineRows(); }
+    void crossesItsOriginAtTheOffsetScale() {
+        QFETCH(bool, reduce);
+        const double swing = 10 * core::kEventNudge, k = 1000.0;   // the slope from the origin to (0.01, 10)
+        test::ModelBuilder b;
+        b.block("m", "translational.mass", {{"mass", 1.0}})
+            .block("k", "translational.nonlinear_spring",
+                   {{"parameterization", "table"},
+                    {"displacements", std::vector<double>{0.01, 0.02, 0.03}},
+                    {"forces", std::vector<double>{10, 30, 60}}})
+            .block("push", "signal.sine", {{"amplitude", k * swing}, {"frequency", 1.0}})
+            .block("src", "translational.force_source")
+            .block("pace", "translational.mass", {{"mass", 1.0}, {"initial_velocity", 1.0}})
+            .block("kp", "translational.spring", {{"stiffness", k}})
+            .block("g", "translational.reference");
+        b.connect("m.M", "k.R").connect("k.C", "g.R");
+        b.connect("push.y", "src.S").connect("src.R", "m.M").connect("src.C", "g.R");
+        b.connect("pace.M", "kp.R").connect("kp.C", "g.R");
+        core::simulation::SimulationOptions o = test::solverOptions(2.0, 1e-8);   // a row per step
+        o.reduce = reduce;
+        core::MemorySink r;
+        try {
+            r = test::run(b.build(), o);
+        } catch (const core::Error& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(r.time().back(), 2.0);
+        const auto &x = r.values("k.x"), &f = r.values("k.f");
+        int crossings = 0, side = 0;   // from beyond the offset on one side to beyond it on the other
+        for (const double xi : x) {
+            const int now = xi > core::kEventNudge ? 1 : xi < -core::kEventNudge ? -1 : side;
+            crossings += side != 0 && now != side ? 1 : 0;
+            side = now;
+        }
+        const long events = r.stats().reinits + r.stats().steppedOver - 1;   // the start is a restart
+        QVERIFY2(r.rows() > 1000 && crossings >= 3 && events >= crossings,
+                 qPrintable(QString("%1 rows, %2 crossings, %3 events").arg(r.rows()).arg(crossings).arg(events)));
+        const double fMax = test::maxOf(r, "k.f");
+        for (std::size_t i = 0; i < r.rows(); ++i) QCOMPARE_NEAR(f[i], k * x[i], 1e-9 * fMax, "force");
     }
 
     // The rotational twin: same keys, records phi and t; J phi'' = -(k1 phi + k3 phi^3)
