@@ -196,6 +196,9 @@ private:
     Penetration penetration(const core::Eq<double>& eq) const;
     int branchAt(const core::Eq<double>& eq, int current) const;
     void crossKink(EventCtx& ctx, int which, int direction) const;
+    bool againstRate(const core::Eq<double>& eq, int which, int direction) const;
+    bool heads(const core::Eq<double>& eq, int which, int direction) const;
+    bool returning(const core::Eq<double>& eq, int clamp, int held) const;
     void markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) const;
     void kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const;
     void hit(EventCtx& ctx, int side) const;
@@ -404,7 +407,18 @@ int HardStop::branchAt(const core::Eq<double>& eq, int current) const {
     const int clamp = damper < -spring ? kClampLow : damper > spring ? kClampHigh : kUnclamped, held = current / 2;
     const bool onLow = std::abs(spring + damper) <= band && (clamp == kClampLow || held == kClampLow);
     const bool onHigh = std::abs(spring - damper) <= band && (clamp == kClampHigh || held == kClampHigh);
-    return 2 * (onLow || onHigh ? held : clamp);
+    return 2 * (onLow || onHigh || returning(eq, clamp, held) ? held : clamp);
+}
+
+// The state is across a clamp corner from the branch held, within 1e-6 of the law's terms, and
+// heading back: a restart's consistent values moved it there (againstRate()). The branch stands.
+bool HardStop::returning(const core::Eq<double>& eq, int clamp, int held) const {
+    if (clamp == held || (clamp != kUnclamped && held != kUnclamped)) return false;
+    const Penetration c = penetration(eq);
+    const bool low = clamp == kClampLow || held == kClampLow;
+    const double spring = c.K * c.p, damper = c.D * c.pd, g = low ? spring + damper : spring - damper;
+    return std::abs(g) <= 1e-6 * (std::abs(spring) + std::abs(damper)) &&
+           heads(eq, low ? kLowClampKink : kHighClampKink, held == kUnclamped ? core::kRising : core::kFalling);
 }
 
 // A kink crossed: its direction says which branch the state enters
@@ -414,11 +428,34 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
     const bool rising = direction == core::kRising;
     if (which == kRegionKink)
         region = rising ? 1 : 0;   // p' rises through 0
+    else if (againstRate(ctx.eq(), which, direction))
+        return;   // round-off, not motion: the branch stands
     else if (which == kLowClampKink)
         clamp = rising ? kUnclamped : kClampLow;   // K p + D p' falls through 0: the damping reaches -K p
     else
         clamp = rising ? kUnclamped : kClampHigh;   // K p - D p' falls through 0: it reaches +K p
     ctx.set(branch, region + 2 * clamp);
+}
+
+// A clamp corner crossed against its function's rate. The force is continuous at the corner, so
+// the accelerations there, and the rate K p' +- D p'' of the corner's function K p +- D p', are
+// the same on both branches. A restart's consistent values can move the function a few ulps of
+// its terms back across the corner it was just crossed at, and IDA's next step reads that as a
+// crossing the other way while the rate still points on. Switched there, the law went back and
+// forth at one instant until the chatter guard ended the run (the engine as drawn at loose
+// tolerances, docs/reliability.md). Where the rate's sign is in no doubt and points against the
+// crossing, the crossing is round-off: the branch stands, and the function comes back at once.
+bool HardStop::againstRate(const core::Eq<double>& eq, int which, int direction) const {
+    return heads(eq, which, -direction);
+}
+
+// whether the corner's function (+ for the low clamp) moves in the direction given, beyond doubt:
+// its rate has that sign, and its two terms do not cancel to within a tenth of their sizes
+bool HardStop::heads(const core::Eq<double>& eq, int which, int direction) const {
+    const Penetration c = penetration(eq);   // zeros out of contact: never
+    const double s = eq.mode(mode) == kContactUpper ? 1.0 : -1.0;
+    const double spring = c.K * c.pd, damping = (which == kLowClampKink ? c.D : -c.D) * s * (eq.der(R) - eq.der(C));
+    return (spring + damping) * direction > 0.1 * (std::abs(spring) + std::abs(damping));
 }
 
 // the kinks: p' = 0 (full_undamped), the damping reaches -Kp / +Kp (smooth); offset towards the
