@@ -13,6 +13,7 @@
 #include <sunmatrix/sunmatrix_sparse.h>   // its SM_ macros; the library itself is the KLU module's
 
 #include <algorithm>
+#include <cmath>
 
 namespace endstop::core::solver::detail {
 
@@ -27,6 +28,9 @@ constexpr long kStepsPerCall = 500;
 // the tolerance keeps the step from growing: the step size froze on it at tight tolerances
 // (docs/engine.md, "IDA's iteration matrix").
 constexpr double kDeltaCjSetup = 0.15;
+
+// the smallest magnitude an event function shows IDA (rootFn)
+constexpr double kRootFloor = 1e-150;
 
 }   // namespace
 
@@ -121,6 +125,12 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
             }
             g[j] = smallest;
         }
+        // IDA's root finding tests a sign change as the product of two values of one function,
+        // which underflows to 0 where both are below 1e-154: a change of sign found there was
+        // reported with no function named, again after every restart (docs/reliability.md, "Long
+        // chains"). Only the signs and the interpolation between them count at that scale.
+        for (std::size_t j = 0; j < self->m_idaRoots.size(); ++j)
+            if (g[j] != 0.0 && std::abs(g[j]) < kRootFloor) g[j] = std::copysign(kRootFloor, g[j]);
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();

@@ -6,6 +6,7 @@
 #include "blocks/friction_helpers.hpp"
 #include "support/model_builder.hpp"
 
+#include "core/errors.hpp"
 #include "core/units/unit.hpp"
 
 #include <QTest>
@@ -62,6 +63,34 @@ private Q_SLOTS:
         for (double t : {1.0 / 12, 5.0 / 12, 7.0 / 12, 11.0 / 12})
             QVERIFY2(hasRowNear(period, t, 1e-9), qPrintable(QString("no row where u reaches a limit near %1").arg(t)));
         QCOMPARE_NEAR(test::last(period, "int.y"), 0.0, 5e-8, "integral over a period");
+    }
+
+    // The same limiter and input scaled down to 1e-160. Near a root IDA's sign test multiplies two
+    // values of one event function, about 1e-12 of its swing; at this scale that product underflows
+    // to 0, and IDA reported a root without naming any function, again after every restart, until
+    // the chatter guard ended the run. The engine shows IDA no event value smaller than 1e-150 (of
+    // the same sign): the limits are reached where they are at any scale.
+    void limiterAtTheScaleOfUnderflow() {
+        const double a = 1e-160;
+        test::ModelBuilder b;
+        b.block("u", "signal.sine", {{"amplitude", 2 * a}})
+            .block("x", "signal.limiter", {{"upper_limit", a}, {"lower_limit", -a}})
+            .connect("u.y", "x.u");
+        core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-8);
+        o.maxStep = 1e-2;   // steps short against the sine: each limit is a change of sign between two
+        o.reduce = true;    // as drawn u is an unknown IDA solves to its absolute tolerance, not to 1e-160
+        core::MemorySink r;
+        try {
+            r = test::run(integrated(b), o);
+        } catch (const core::Error& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(r.time().back(), 1.0);
+        for (double t : {1.0 / 12, 5.0 / 12, 7.0 / 12, 11.0 / 12})
+            QVERIFY2(hasRowNear(r, t, 1e-9), qPrintable(QString("no row where u reaches a limit near %1").arg(t)));
+        for (std::size_t i = 0; i < r.rows(); ++i)
+            QCOMPARE_NEAR(r.values("x.y")[i], std::clamp(r.values("u.y")[i], -a, a), 1e-9 * a,
+                          QString("t = %1").arg(r.time()[i]));
     }
 
     // an input outside the band from the start gives the limit at once; limits are any values
