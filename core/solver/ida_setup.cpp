@@ -126,7 +126,7 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
             g[j] = smallest;
         }
         // IDA's root finding tests a sign change as the product of two values of one function,
-        // which underflows to 0 where both are below 1e-154: a change of sign found there was
+        // which underflows to 0 where both are below about 1e-162: a change of sign found there was
         // reported with no function named, again after every restart (docs/reliability.md, "Long
         // chains"). Only the signs and the interpolation between them count at that scale.
         for (std::size_t j = 0; j < self->m_idaRoots.size(); ++j)
