@@ -45,12 +45,7 @@ struct InitialAcross {   // a block's wish for the initial across value of a nod
 
 // The offset a block adds to an event function towards the side of its current mode, so that a
 // function that is exactly zero after an event still has a sign and IDA does not set it aside.
-// Far below any position or force, and far above where IDA's sign test underflows: near a root
-// it multiplies two values of one function, about 1e-12 of its swing, and a state that moves at
-// the offset's own scale (a spring deep in the resting part of a chain, at its breakpoint) gave
-// 1e-166 with an offset of 1e-150. The product went to 0, and IDA reported a root without saying
-// which function had it, again at every restart, until the chatter guard ended the run
-// (docs/reliability.md, "Long chains"). The run also floors what IDA sees (Run::rootFn).
+// Far below any position or force, and far above where IDA's sign test underflows (Run::rootFn).
 inline constexpr double kEventNudge = 1e-100;
 
 // An event function that is affine while the discrete state stays as it is (Block::affineEvent):

@@ -113,24 +113,23 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
         const double* value = self->m_rootValue.data();
         for (std::size_t j = 0; j < self->m_idaRoots.size(); ++j) {
             const int k = self->m_idaRoots[j];
+            double gj = 0.0;
             if (self->m_rootAffine[at(k)] == 0) {
-                g[j] = self->m_g[at(self->m_liveRoots[at(k)])];
-                continue;
+                gj = self->m_g[at(self->m_liveRoots[at(k)])];
+            } else {
+                gj = std::numeric_limits<double>::infinity();
+                for (int r = rows[k]; r < rows[k + 1]; ++r) {
+                    double sum = self->m_rowConstant[at(r)];
+                    for (int e = first[r]; e < first[r + 1]; ++e) sum += value[e] * yr[column[e]];
+                    gj = std::min(gj, sum + self->m_rowNudge[at(r)]);
+                }
             }
-            double smallest = std::numeric_limits<double>::infinity();
-            for (int r = rows[k]; r < rows[k + 1]; ++r) {
-                double sum = self->m_rowConstant[at(r)];
-                for (int e = first[r]; e < first[r + 1]; ++e) sum += value[e] * yr[column[e]];
-                smallest = std::min(smallest, sum + self->m_rowNudge[at(r)]);
-            }
-            g[j] = smallest;
+            // IDA's root finding tests a sign change as the product of two values of one function,
+            // which underflows to 0 where both are below about 1e-162: a change of sign found there
+            // was reported with no function named, again after every restart (docs/reliability.md,
+            // "Long chains"). Only the signs and the interpolation between them count at that scale.
+            g[j] = gj != 0.0 && std::abs(gj) < kRootFloor ? std::copysign(kRootFloor, gj) : gj;
         }
-        // IDA's root finding tests a sign change as the product of two values of one function,
-        // which underflows to 0 where both are below about 1e-162: a change of sign found there was
-        // reported with no function named, again after every restart (docs/reliability.md, "Long
-        // chains"). Only the signs and the interpolation between them count at that scale.
-        for (std::size_t j = 0; j < self->m_idaRoots.size(); ++j)
-            if (g[j] != 0.0 && std::abs(g[j]) < kRootFloor) g[j] = std::copysign(kRootFloor, g[j]);
         return 0;
     } catch (...) {
         self->m_error = std::current_exception();
