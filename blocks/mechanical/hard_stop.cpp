@@ -38,6 +38,8 @@
 #include "blocks/common.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace endstop::blocks {
 
@@ -197,6 +199,7 @@ private:
     int branchAt(const core::Eq<double>& eq, int current) const;
     void crossKink(EventCtx& ctx, int which, int direction) const;
     bool againstRate(const core::Eq<double>& eq, int which, int direction) const;
+    bool backAtOnce(const EventCtx& ctx, int which, int direction) const;
     bool heads(const core::Eq<double>& eq, int which, int direction) const;
     bool returning(const core::Eq<double>& eq, int clamp, int held) const;
     void markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) const;
@@ -215,7 +218,8 @@ private:
     const core::Var f;
     const core::Computed penetrationRec, impactsRec, energyRec, modeRec;
     const core::Var E;
-    const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest, receding;
+    const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest, receding,
+        cornerTime;
     const ContactLaw m_law;
 };
 
@@ -293,6 +297,7 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       refLower(discrete("ref_lower", real(gn))),
       fastest(discrete("fastest")),
       receding(discrete("receding")),
+      cornerTime(discrete("corner_time", -std::numeric_limits<double>::max())),
       m_law(lawOf(key(contactLaw))) {}
 
 void HardStop::validateMore(core::Diagnostics& out) const {
@@ -428,13 +433,27 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
     const bool rising = direction == core::kRising;
     if (which == kRegionKink)
         region = rising ? 1 : 0;   // p' rises through 0
-    else if (againstRate(ctx.eq(), which, direction))
+    else if (againstRate(ctx.eq(), which, direction) || backAtOnce(ctx, which, direction))
         return;   // round-off, not motion: the branch stands
     else if (which == kLowClampKink)
         clamp = rising ? kUnclamped : kClampLow;   // K p + D p' falls through 0: the damping reaches -K p
     else
         clamp = rising ? kUnclamped : kClampHigh;   // K p - D p' falls through 0: it reaches +K p
+    if (which != kRegionKink && clamp != b / 2) ctx.set(cornerTime, ctx.time());
     ctx.set(branch, region + 2 * clamp);
+}
+
+// A clamp corner crossed again at the instant of the last clamp switch (to the chatter guard's
+// resolution of time), with no rate beyond doubt carrying the state that way. The branch held
+// for no time at all cannot have been left by motion: where the corner's function grazes zero,
+// its rate reads as round-off of either sign from the accelerations at the root, and a restart's
+// consistent values can put the function a few ulps on either side. Switched back there, the law
+// went back and forth at one instant until the chatter guard ended the run (model d as drawn at
+// rtol 1e-2, docs/reliability.md). The force is continuous at the corner, so the branch the first
+// crossing chose is as good as the other at this state; a later crossing moves it on.
+bool HardStop::backAtOnce(const EventCtx& ctx, int which, int direction) const {
+    const double t = ctx.time(), last = ctx.discrete(cornerTime);
+    return std::abs(t - last) <= 1e-12 * std::max(1.0, std::abs(t)) && !heads(ctx.eq(), which, direction);
 }
 
 // A clamp corner crossed against its function's rate. The force is continuous at the corner, so

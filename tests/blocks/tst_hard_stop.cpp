@@ -12,6 +12,7 @@
 #include "support/model_builder.hpp"
 #include "support/test_support.hpp"
 
+#include "core/dae/reduce_models.hpp"
 #include "core/errors.hpp"
 
 #include <QTest>
@@ -59,6 +60,23 @@ std::vector<EventRecord> eventsOf(const core::MemorySink& r, const std::string& 
     std::vector<EventRecord> out;
     for (const EventRecord& e : r.events())
         if (e.block == block) out.push_back(e);
+    return out;
+}
+
+// How far a stop's contact force pulls against its penetration (the smooth law's clamp allows
+// none), and the largest force it carries, over the rows of a run
+struct Pull {
+    double pull = 0.0, largest = 0.0;
+};
+Pull pullOf(const core::MemorySink& r, const std::string& stop) {
+    const bool rotational = r.columnIndex(stop + ".phi") >= 0;
+    const auto &p = r.values(stop + ".penetration"), &x = r.values(stop + (rotational ? ".phi" : ".x")),
+               &f = r.values(stop + (rotational ? ".t" : ".f"));
+    Pull out;
+    for (std::size_t i = 0; i < r.rows(); ++i) {
+        out.largest = std::max(out.largest, std::abs(f[i]));
+        if (p[i] > 0) out.pull = std::max(out.pull, -(x[i] > 0 ? f[i] : -f[i]));   // f along the penetration
+    }
     return out;
 }
 
@@ -662,17 +680,59 @@ private Q_SLOTS:
             QFAIL(e.what());
         }
         QCOMPARE(r.time().back(), m.simulation().stopTime);
-        const bool rotational = r.columnIndex((stop + ".phi").toStdString()) >= 0;
-        const std::string name = stop.toStdString(), position = name + (rotational ? ".phi" : ".x"),
-                          force = name + (rotational ? ".t" : ".f");
-        const auto &p = r.values(name + ".penetration"), &x = r.values(position), &f = r.values(force);
-        double largest = 0, pull = 0;
-        for (std::size_t i = 0; i < r.rows(); ++i) {
-            largest = std::max(largest, std::abs(f[i]));
-            if (p[i] > 0) pull = std::max(pull, -(x[i] > 0 ? f[i] : -f[i]));   // f along the penetration
-        }
-        QVERIFY2(pull <= rtol * largest, qPrintable(QString("pulls with %1 of at most %2").arg(pull).arg(largest)));
+        const std::string name = stop.toStdString();
+        const Pull p = pullOf(r, name);
+        QVERIFY2(p.pull <= rtol * p.largest,
+                 qPrintable(QString("pulls with %1 of at most %2").arg(p.pull).arg(p.largest)));
         QVERIFY(eventsOf(r, name).size() > 10);
+    }
+
+    // A clamp corner grazed: the benchmark's gear train of ten smooth backlash stops, as drawn at
+    // loose tolerances. The damping reaches -K p with the corner's function hardly moving, the
+    // accelerations at the root read its rate as round-off of either sign, and the function crossed
+    // back at the instant it was crossed (HardStop::backAtOnce). Each crossing was taken, and the
+    // law went back and forth there until the chatter guard ended the run (lash0 at 0.045 s at
+    // rtol 1e-2). A crossing back at the instant of the last switch now leaves the branch as it
+    // is: the runs reach 2 s, and no stop pulls by more than a tenth of its largest force, and the
+    // last inertia ends where a run at rtol 1e-8 puts it, to within a tenth of its range: what a
+    // tolerance this loose resolves. (The contact torque is an unknown IDA solves to the
+    // tolerance: at 3e-2 lash0's reads 2.1 N m against the penetration at 1.51 s, of 41 N m at
+    // most, where either branch of the law gives 0.01.) At rtol 0.1 the rates read beyond doubt, in
+    // opposite directions on the two branches, and that run still ends as chattering
+    // (tst_run_guard::chatteringContact).
+    void clampCornerGrazedAtOneInstant_data() {
+        QTest::addColumn<double>("rtol");
+        for (const double rtol : {3e-2, 1e-2}) QTest::addRow("rtol %g", rtol) << rtol;
+    }
+    void clampCornerGrazedAtOneInstant() {
+        QFETCH(double, rtol);
+        core::simulation::SimulationOptions o = test::solverOptions(2.0, rtol);
+        o.absoluteTolerance = 1e-8;   // the benchmark's
+        o.reduce = false;
+        const core::model::Model m = gearTrain(10, "smooth");
+        core::MemorySink r;
+        try {
+            r = test::run(m, o);
+        } catch (const core::Error& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(r.time().back(), 2.0);
+        std::size_t events = 0;
+        for (int i = 0; i < 10; ++i) {
+            const std::string stop = "lash" + std::to_string(i);
+            const Pull p = pullOf(r, stop);
+            QVERIFY2(
+                p.pull <= 0.1 * p.largest,
+                qPrintable(QString("%1 pulls with %2 of at most %3").arg(stop.c_str()).arg(p.pull).arg(p.largest)));
+            events += eventsOf(r, stop).size();
+        }
+        QVERIFY(events > 100);
+        o.relativeTolerance = 1e-8;
+        o.reduce = true;
+        const core::MemorySink reference = test::run(m, o);
+        const auto& phi = reference.values("j10.phi");
+        const auto [low, high] = std::minmax_element(phi.begin(), phi.end());
+        QCOMPARE_NEAR(test::last(r, "j10.phi"), phi.back(), 0.1 * (*high - *low));
     }
 
     // the bundled examples run through the batch tool
