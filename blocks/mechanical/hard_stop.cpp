@@ -36,6 +36,7 @@
 //   Zeno: an approach speed below kZenoRatio times the fastest impact seen so far also counts as
 //     contact, so a bouncing sequence with threshold 0 ends in contact instead of stalling.
 #include "blocks/common.hpp"
+#include "core/blockapi/instant.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -439,7 +440,7 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
         clamp = rising ? kUnclamped : kClampLow;   // K p + D p' falls through 0: the damping reaches -K p
     else
         clamp = rising ? kUnclamped : kClampHigh;   // K p - D p' falls through 0: it reaches +K p
-    if (which != kRegionKink && clamp != b / 2) ctx.set(cornerTime, ctx.time());
+    if (clamp != b / 2) ctx.set(cornerTime, ctx.time());
     ctx.set(branch, region + 2 * clamp);
 }
 
@@ -452,8 +453,7 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
 // rtol 1e-2, docs/reliability.md). The force is continuous at the corner, so the branch the first
 // crossing chose is as good as the other at this state; a later crossing moves it on.
 bool HardStop::backAtOnce(const EventCtx& ctx, int which, int direction) const {
-    const double t = ctx.time(), last = ctx.discrete(cornerTime);
-    return std::abs(t - last) <= 1e-12 * std::max(1.0, std::abs(t)) && !heads(ctx.eq(), which, direction);
+    return core::sameInstant(ctx.time(), ctx.discrete(cornerTime)) && !heads(ctx.eq(), which, direction);
 }
 
 // A clamp corner crossed against its function's rate. The force is continuous at the corner, so

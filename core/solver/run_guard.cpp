@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/solver/run_guard.hpp"
 
+#include "core/blockapi/instant.hpp"
 #include "core/errors.hpp"
 #include "core/units/unit.hpp"
 
@@ -79,7 +80,7 @@ void RunGuard::event(double t, const std::string& block) {
 // each other: impacts of two stops that alternate at one instant are a body caught between them
 // with no room to move (one of them on a motion a source imposes, closing in).
 void RunGuard::restart(double t, const std::string& block) {
-    if (t > m_burstStart + 1e-12 * std::max(1.0, std::abs(t))) {
+    if (t > m_burstStart && !sameInstant(t, m_burstStart)) {
         m_burstStart = t;
         m_burstRestarts = 0;
         m_burstBlocks.clear();
