@@ -8,7 +8,10 @@
 #include "core/errors.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace endstop::core::dae {
 
@@ -127,11 +130,19 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
     for (std::size_t bi = 0; bi < drafts.size(); ++bi) {
         const BindingDraft& d = drafts[bi];
         Binding& b = s.bindings[bi];
-        b.ports = static_cast<int>(d.portSlot.size());
-        b.vars = static_cast<int>(d.varSlot.size());
-        b.conserving = static_cast<int>(d.portRow.size());
-        b.slots = static_cast<int>(d.slot.size());
-        b.baseSlots = d.baseSlots;
+        const auto count = [&](std::size_t k) {   // a block's own count, held in 16 bits (Binding)
+            if (k > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max()))
+                throw std::logic_error("pack: block " + s.topo.blocks[bi].name + " has " + std::to_string(k) +
+                                       " slots, ports, variables, discretes or events: at most 32767 each");
+            return static_cast<std::int16_t>(k);
+        };
+        b.ports = count(d.portSlot.size());
+        b.vars = count(d.varSlot.size());
+        b.conserving = count(d.portRow.size());
+        b.slots = count(d.slot.size());
+        b.baseSlots = count(static_cast<std::size_t>(d.baseSlots));
+        b.discreteCount = count(static_cast<std::size_t>(d.discreteCount));
+        b.events = count(static_cast<std::size_t>(s.topo.blocks[bi].block->eventCount()));
         b.mapped = !d.jac.empty();
         b.tangent = d.tangent;
         b.rowsAlike = alike[bi] != 0;
@@ -164,9 +175,7 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         b.direct = std::all_of(d.derSlot.begin(), d.derSlot.end(), [](int k) { return k < 0; });
         b.tangent = d.tangent;
         b.discreteOffset = d.discreteOffset;
-        b.discreteCount = d.discreteCount;
         b.eventOffset = d.eventOffset;
-        b.events = b.block->eventCount();
         if (b.events > 0) s.eventBlocks.push_back(static_cast<int>(bi));
     }
 }

@@ -99,6 +99,9 @@ void Evaluator::setFused(const std::vector<std::vector<FusedExplicit>>& perBlock
     }
     m_fusedFirst.push_back(static_cast<int>(m_fused.size()));
     if (m_fused.empty()) m_fusedFirst.clear();
+    m_fusedFirst.shrink_to_fit();   // kept for the whole run: at their sizes, not with the growth's slack
+    m_fused.shrink_to_fit();
+    m_fusedRows.shrink_to_fit();
     std::size_t most = 0;
     for (std::size_t bi = 0; bi + 1 < m_fusedFirst.size(); ++bi)
         most = std::max(most, static_cast<std::size_t>(m_fusedFirst[bi + 1] - m_fusedFirst[bi]));

@@ -69,11 +69,16 @@ Pattern Pattern::fromColumns(std::vector<std::vector<int>>& colRows) {
     Pattern p;
     p.n = static_cast<int>(colRows.size());
     p.colPtr.assign(colRows.size() + 1, 0);
-    for (std::size_t c = 0; c < colRows.size(); ++c) {
-        auto& rows = colRows[c];
+    std::size_t nnz = 0;
+    for (auto& rows : colRows) {
         std::sort(rows.begin(), rows.end());
         rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-        p.rowIdx.insert(p.rowIdx.end(), rows.begin(), rows.end());
+        nnz += rows.size();
+    }
+    // kept for the whole run: at its size, not with the slack of growing it (0.5 MB at 40,000 blocks)
+    p.rowIdx.reserve(nnz);
+    for (std::size_t c = 0; c < colRows.size(); ++c) {
+        p.rowIdx.insert(p.rowIdx.end(), colRows[c].begin(), colRows[c].end());
         p.colPtr[c + 1] = static_cast<int>(p.rowIdx.size());
     }
     return p;

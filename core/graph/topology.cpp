@@ -272,6 +272,7 @@ Topology buildFlatTopology(const model::Model& model, const Registry& registry) 
         }
     }
     if (!errors.empty()) throw TopologyError(errors);
+    topo.nodes.shrink_to_fit();   // kept for the whole run: without the growth's slack
     return topo;
 }
 
