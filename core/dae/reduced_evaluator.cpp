@@ -39,15 +39,15 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
     for (std::size_t i = 0; i < red.explicits.size(); ++i) m_all.push_back(static_cast<int>(i));
     findConstants();
     if (solve) {
-        m_explicitAt.assign(at(sys.size()), -1);
-        m_combinationAt.assign(at(sys.size()), -1);
-        m_quadratureAt.assign(at(sys.size()), -1);
-        for (std::size_t k = 0; k < red.quadratures.size(); ++k)
-            m_quadratureAt[at(red.quadratures[k].unknown)] = static_cast<int>(k);
-        for (std::size_t i = 0; i < red.explicits.size(); ++i)
-            m_explicitAt[at(red.explicits[i].unknown)] = static_cast<int>(i);
-        for (std::size_t c = 0; c < m_combUnknown.size(); ++c)
-            m_combinationAt[at(m_combUnknown[c])] = static_cast<int>(c);
+        m_fateIndex.assign(at(sys.size()), -1);
+        auto place = [&](int u, std::size_t position, Fate fate) {
+            if (red.fate[at(u)] != fate)
+                throw std::logic_error("reduction: an unknown's place disagrees with its fate");
+            m_fateIndex[at(u)] = static_cast<int>(position);
+        };
+        for (std::size_t k = 0; k < red.quadratures.size(); ++k) place(red.quadratures[k].unknown, k, Fate::Quadrature);
+        for (std::size_t i = 0; i < red.explicits.size(); ++i) place(red.explicits[i].unknown, i, Fate::Explicit);
+        for (std::size_t c = 0; c < m_combUnknown.size(); ++c) place(m_combUnknown[c], c, Fate::Combination);
         m_explicitOfRow.assign(at(sys.size()), -1);
         for (std::size_t i = 0; i < red.explicits.size(); ++i)
             m_explicitOfRow[at(red.explicits[i].row)] = static_cast<int>(i);
@@ -83,12 +83,12 @@ ReducedEvaluator::ReducedEvaluator(const DaeSystem& sys, const ReductionPlan& re
 
 std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) const {
     std::vector<int> local;   // explicit unknown -> position in the plan, -1
-    if (m_explicitAt.empty()) {
+    if (m_fateIndex.empty()) {
         local.assign(at(m_sys.size()), -1);
         for (std::size_t i = 0; i < m_red.explicits.size(); ++i)
             local[at(m_red.explicits[i].unknown)] = static_cast<int>(i);
     }
-    const std::vector<int>& position = m_explicitAt.empty() ? local : m_explicitAt;
+    auto position = [&](int u) { return m_fateIndex.empty() ? local[at(u)] : explicitAt(u); };
     // the positions read, and what their rows read in turn (a work list), then in plan order
     std::vector<char>& need = m_explicitMark;
     need.resize(m_red.explicits.size(), 0);
@@ -96,9 +96,9 @@ std::vector<int> ReducedEvaluator::closure(const std::vector<int>& unknowns) con
     auto mark = [&](int p) {
         if (p >= 0 && !need[at(p)]) need[at(p)] = 1, out.push_back(p);
     };
-    for (const int u : unknowns) mark(position[at(u)]);
+    for (const int u : unknowns) mark(position(u));
     for (std::size_t k = 0; k < out.size(); ++k)
-        for (const int w : m_red.reads(m_red.explicits[at(out[k])])) mark(position[at(w)]);
+        for (const int w : m_red.reads(m_red.explicits[at(out[k])])) mark(position(w));
     for (const int p : out) need[at(p)] = 0;
     std::sort(out.begin(), out.end());
     return out;
@@ -179,11 +179,11 @@ bool ReducedEvaluator::addAffine(int u, double scale, double& constant, std::vec
         terms.push_back({r, scale});
         return true;
     }
-    if (const int p = m_explicitAt.empty() ? -1 : m_explicitAt[at(u)]; p >= 0 && m_constant[at(p)] != 0) {
+    if (const int p = explicitAt(u); p >= 0 && m_constant[at(p)] != 0) {
         constant += scale * m_constantValue.at(p);
         return true;
     }
-    const int c = m_combinationAt.empty() ? -1 : m_combinationAt[at(u)];
+    const int c = combinationAt(u);
     if (c < 0) return false;
     constant += scale * m_combOffset[at(c)];
     for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c + 1)]; ++k)

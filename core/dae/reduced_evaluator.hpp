@@ -213,7 +213,6 @@ private:
     // explicit positions, and the explicit positions it marked
     std::vector<char> m_updateRowMark, m_updateExplicitMark;
     std::vector<int> m_updateExplicits;
-    std::vector<int> m_quadratureAt;   // per unknown: the quadrature it is, -1 (solving only)
     void findConstants();
     // per explicit variable (plan position): 1 for a constant of the run (findConstants()); their
     // values, by position
@@ -275,7 +274,18 @@ private:
     bool m_jacConstant = false;
     std::vector<double> m_jac0, m_jacB;               // the reduced Jacobian at cj = 0, and its cj coefficient
     std::vector<int> m_jacAt;                         // where m_jacB's entries go (the others have none)
-    std::vector<int> m_explicitAt, m_combinationAt;   // per unknown: plan position, -1
+    // per unknown: its position among the explicit variables, the combinations or the quadratures,
+    // as its fate says; -1 for a kept one (solving only: empty otherwise). One vector for the three
+    // (0.5 MB less at 40,000 blocks): an unknown has one fate.
+    std::vector<int> m_fateIndex;
+    int fateIndex(int u, ReductionPlan::Fate fate) const {
+        return !m_fateIndex.empty() && m_red.fate[static_cast<std::size_t>(u)] == fate
+                   ? m_fateIndex[static_cast<std::size_t>(u)]
+                   : -1;
+    }
+    int explicitAt(int u) const { return fateIndex(u, ReductionPlan::Fate::Explicit); }
+    int combinationAt(int u) const { return fateIndex(u, ReductionPlan::Fate::Combination); }
+    int quadratureAt(int u) const { return fateIndex(u, ReductionPlan::Fate::Quadrature); }
     std::vector<double> m_u, m_Fop;                   // z; the evaluated rows (zero elsewhere)
     std::vector<double> m_rates, m_F0, m_F1, m_saved;   // consistentRates()
     std::vector<int> m_list;                            // consistentRates(): its rows

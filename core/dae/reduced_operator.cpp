@@ -82,14 +82,14 @@ private:
                 add(r.m_red.reducedIndex[at(j)], w);
                 return true;
             case Fate::Combination: {
-                const int c = r.m_combinationAt[at(j)];
+                const int c = r.combinationAt(j);
                 constant += w * r.m_combOffset[at(c)];
                 for (int k = r.m_combFirst[at(c)]; k < r.m_combFirst[at(c) + 1]; ++k)
                     add(r.m_red.reducedIndex[at(r.m_termUnknown[at(k)])], w * r.m_termCoefficient[at(k)]);
                 return true;
             }
             case Fate::Explicit: {
-                const int p = r.m_explicitAt[at(j)];
+                const int p = r.explicitAt(j);
                 if (op.zOf[at(p)]) return add(2 * n + p, w), true;
                 constant += w * op.exprConstant[at(p)];
                 for (int k = op.exprFirst[at(p)]; k < op.exprLast[at(p)]; ++k)
@@ -105,7 +105,7 @@ private:
         if (w == 0.0) return true;
         if (r.m_red.fate[at(j)] == Fate::Kept) return add(n + r.m_red.reducedIndex[at(j)], w), true;
         if (r.m_red.fate[at(j)] != Fate::Combination) return false;
-        const int c = r.m_combinationAt[at(j)];
+        const int c = r.combinationAt(j);
         for (int k = r.m_combFirst[at(c)]; k < r.m_combFirst[at(c) + 1]; ++k)
             add(n + r.m_red.reducedIndex[at(r.m_termUnknown[at(k)])], w * r.m_termCoefficient[at(k)]);
         return true;
@@ -250,7 +250,7 @@ bool ReducedEvaluator::updateOperator(const std::vector<int>& changed) {
             m_opChangedRows.push_back(i);
     std::vector<int> rates;   // the quadratures whose rows are marked, in order
     for (const int row : marked)
-        if (const int k = m_quadratureAt[at(row)]; k >= 0) rates.push_back(k);
+        if (const int k = quadratureAt(row); k >= 0) rates.push_back(k);
     std::sort(rates.begin(), rates.end());
     m_opChangedRates.insert(m_opChangedRates.end(), rates.begin(), rates.end());
     OperatorRows rows(*this);
@@ -427,7 +427,7 @@ void ReducedEvaluator::operatorReads() {
     }
     m_op.combinations.clear();
     for (const int u : touched)
-        if (const int c = m_combinationAt[at(u)]; c >= 0) m_op.combinations.push_back(c);
+        if (const int c = combinationAt(u); c >= 0) m_op.combinations.push_back(c);
     std::sort(m_op.combinations.begin(), m_op.combinations.end());
     for (const int c : m_op.combinations)   // their terms are kept unknowns
         for (int k = m_combFirst[at(c)]; k < m_combFirst[at(c + 1)]; ++k) mark(m_termUnknown[at(k)]);
