@@ -36,7 +36,7 @@ public:
           m_red(dae::planReduction(sys, opt.reduce)),
           m_rev(sys, m_red),
           m_ev(m_rev.full()),
-          m_guard(opt.limits, opt.stopTime) {}
+          m_guard(opt.limits, opt.stopTime, opt.relativeTolerance) {}
 
     RunStats execute();
 

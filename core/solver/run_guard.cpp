@@ -21,7 +21,8 @@ namespace {
 }
 }   // namespace
 
-RunGuard::RunGuard(const RunLimits& limits, double stopTime) : m_limits(limits), m_span(stopTime) {}
+RunGuard::RunGuard(const RunLimits& limits, double stopTime, double rtol)
+    : m_limits(limits), m_span(stopTime), m_rtol(rtol) {}
 
 void RunGuard::checkLimits(double t, long steps) {
     if (m_limits.maxSteps > 0 && steps > m_limits.maxSteps)
@@ -69,11 +70,17 @@ void RunGuard::event(double t, const std::string& block) {
         m_next = (m_next + 1) % m_eventTimes.size();
     }
     const double oldest = m_eventTimes[m_next];
-    if (t - oldest < kChatterFraction * m_span)
-        fail(t, block,
-             std::to_string(kChatterEvents) + " events within " + formatNumber(t - oldest) + " s (chattering)",
-             "the block keeps switching between modes: give the contact some damping, a restitution model, or looser "
-             "tolerances");
+    if (t - oldest >= kChatterFraction * m_span) return;
+    // At a loose relative tolerance a step's error can carry the state back across the surface it
+    // just crossed (docs/reliability.md, "Loose tolerances"): tightening is what helps there. At
+    // tight ones round-off does the same, and loosening helps.
+    const bool loose = m_rtol >= kLooseRtol;
+    fail(t, block, std::to_string(kChatterEvents) + " events within " + formatNumber(t - oldest) + " s (chattering)",
+         loose ? "the block keeps switching between modes: at rtol " + formatNumber(m_rtol) +
+                     " a step can carry the state back across a switch; tighten the relative tolerance (1e-3 or "
+                     "less), or give the contact some damping or a restitution model"
+               : "the block keeps switching between modes: give the contact some damping, a restitution model, or "
+                 "looser tolerances");
 }
 
 // A burst of one block is a block that keeps switching; of several, blocks that keep switching

@@ -29,8 +29,10 @@ public:
     static constexpr int kChatterEvents = 1'000;
     static constexpr double kChatterFraction = 1e-9;
     static constexpr int kRestartsAtOneTime = 500;
+    static constexpr double kLooseRtol = 1e-2;   // from here on, the chatter hint asks for a tighter rtol
 
-    RunGuard(const RunLimits& limits, double stopTime);
+    // rtol: the run's relative tolerance, for the chatter hint (0: not known)
+    RunGuard(const RunLimits& limits, double stopTime, double rtol = 0.0);
     // After every step the solver took (steps: the run's total so far). `culprit` names the
     // unknown with the largest local error, asked only when a stall is reported.
     // On a coarse output grid one call covers many steps: they count with the last one's size.
@@ -52,6 +54,7 @@ private:
 
     RunLimits m_limits;
     double m_span;
+    double m_rtol;
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
     long m_smallSteps = 0;
     long m_stepsBefore = 0;

@@ -283,6 +283,26 @@ private Q_SLOTS:
         QVERIFY(f.seconds < 30);
         QVERIFY(f.rows.stats().events < core::solver::RunGuard::kChatterEvents);   // the corners are not logged
         QVERIFY(f.rows.stats().reinits >= core::solver::RunGuard::kChatterEvents);
+        QVERIFY2(f.hint.contains("tighten the relative tolerance"), qPrintable(f.hint));
+    }
+
+    // The friction-inertia example at rtol 0.3 (its own atol): the rotor's end stops chatter (1,000
+    // events within 1e-11 s at 0.29 s). The hint must say what helps there, a tighter rtol, not a
+    // looser one, and following it the run ends.
+    void chatterAtLooseToleranceAsksForTighter() {
+        core::model::Model m = test::loadExample("friction_inertia_end_stops.endstop");
+        core::simulation::SimulationOptions o;   // the example's settings
+        o.relativeTolerance = 0.3;
+        const Failure f = runToFailure(m, o);
+        QVERIFY2(f.message.contains("(chattering)"), qPrintable(f.message));
+        QCOMPARE(f.block, QString("rotor"));
+        QVERIFY2(f.hint.contains("at rtol 0.3") && f.hint.contains("tighten the relative tolerance"),
+                 qPrintable(f.hint));
+        QVERIFY2(!f.hint.contains("looser"), qPrintable(f.hint));
+        o.relativeTolerance = 1e-3;
+        const core::MemorySink r = test::run(m, o);
+        QVERIFY(r.stats().completed);
+        QVERIFY(r.stats().events < core::solver::RunGuard::kChatterEvents / 10);
     }
 
     // Reduced, the same run resolves the contact: the slider bounces off the stop (27 impacts,
@@ -501,6 +521,22 @@ private Q_SLOTS:
             QCOMPARE(QString::fromStdString(e.diagnostics().front().block), QString("fast"));
         }
         QVERIFY(thrown);
+    }
+
+    // The chatter hint follows the relative tolerance: tighter from kLooseRtol on, looser below.
+    void chatterHintFollowsTheTolerance() {
+        for (const double rtol : {0.0, 1e-6, 1e-2, 0.5}) {
+            core::solver::RunGuard g({}, 1.0, rtol);
+            QString hint;
+            try {
+                for (int i = 0; i < core::solver::RunGuard::kChatterEvents; ++i) g.event(0.5 + 1e-13 * i, "stop");
+            } catch (const core::SolverError& e) {
+                hint = QString::fromStdString(e.diagnostics().front().hint);
+            }
+            const bool loose = rtol >= core::solver::RunGuard::kLooseRtol;
+            QVERIFY2(hint.contains("tighten the relative tolerance") == loose, qPrintable(hint));
+            QVERIFY2(hint.contains("looser tolerances") == !loose, qPrintable(hint));
+        }
     }
 
     void guardCountsSmallStepsInARow() {
