@@ -133,7 +133,7 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         const auto count = [&](std::size_t k) {   // a block's own count, held in 16 bits (Binding)
             if (k > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max()))
                 throw std::logic_error("pack: block " + s.topo.blocks[bi].name + " has " + std::to_string(k) +
-                                       " slots, ports, variables, discretes or events: at most 32767 each");
+                                       " slots, ports, variables or discretes: at most 32767 each");
             return static_cast<std::int16_t>(k);
         };
         b.ports = count(d.portSlot.size());
@@ -142,7 +142,11 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         b.slots = count(d.slot.size());
         b.baseSlots = count(static_cast<std::size_t>(d.baseSlots));
         b.discreteCount = count(static_cast<std::size_t>(d.discreteCount));
-        b.events = count(static_cast<std::size_t>(s.topo.blocks[bi].block->eventCount()));
+        const auto events = static_cast<std::size_t>(std::max(0, s.topo.blocks[bi].block->eventCount()));
+        if (events >= std::size_t{1} << 27)
+            throw std::logic_error("pack: block " + s.topo.blocks[bi].name + " has " + std::to_string(events) +
+                                   " event functions: at most 2^27 - 1");
+        b.events = static_cast<unsigned>(events) & ((1U << 27) - 1);
         b.mapped = !d.jac.empty();
         b.tangent = d.tangent;
         b.rowsAlike = alike[bi] != 0;

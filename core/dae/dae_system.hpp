@@ -76,9 +76,12 @@ struct Binding {
     bool mapped : 1 = false;                     // jac() is there (from the Jacobian pattern on)
     bool rowsAlike : 1 = false;                  // portRow() is portUnknown()'s first entries, not stored
     bool plain : 1 = false;                      // derSlot(), ownDiff() and portDiff() are all -1, not stored
-    // The counts are a block's own (a handful each): 16 bits keep a binding at 56 bytes, not 72
-    // (0.6 MB at 40,000 blocks, for the whole run). pack() checks that they fit.
-    std::int16_t discreteCount = 0, events = 0, baseSlots = 0;
+    // its event functions: not a handful for every block (a spring's table has one per breakpoint,
+    // tens of thousands for a measured curve), so in the 27 bits beside the flags
+    unsigned events : 27 = 0;
+    // The other counts are a block's own (a handful each): 16 bits keep a binding at 56 bytes, not
+    // 72 (0.6 MB at 40,000 blocks, for the whole run). pack() checks that they fit.
+    std::int16_t discreteCount = 0, baseSlots = 0;
     std::int16_t ports = 0, vars = 0, conserving = 0, slots = 0;   // the arrays' lengths (conserving: ports with a row)
     int discreteOffset = 0;                                        // into the discrete state vector
     int eventOffset = 0;                                           // into the event function vector
@@ -112,6 +115,7 @@ private:
     int jacLength() const { return mapped ? jacRows() * slots : 0; }
     const int* diffs() const { return plain ? kNoDerivatives.data() : cold + slots + ports + vars + jacLength(); }
 };
+static_assert(sizeof(void*) != 8 || sizeof(Binding) == 56, "a binding's counts and flags pack into 56 bytes");
 
 struct Pattern {   // compressed sparse columns
     int n = 0;

@@ -12,6 +12,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -322,6 +323,32 @@ private Q_SLOTS:
         QCOMPARE(r.values("k.x").front(), 0.02);
         QCOMPARE_NEAR(r.values("k.f").front(), 100 * 0.02 + 1e5 * std::pow(0.02, 3), 1e-12, "f(0)");
         QCOMPARE_NEAR(test::minOf(r, "k.x"), -0.02, 1e-8, "turning point");
+    }
+
+    // A measured curve: 40,000 points, an event function each (more than 16 bits hold). The run
+    // used to abort in the assembly (a binding's event count was 16-bit); it must build and give
+    // the interpolation. x' = 0.02 m/s for 1 ms from x = -0.03 crosses eight breakpoints.
+    void largeMeasuredTable() {
+        const std::size_t n = 40'000;
+        std::vector<double> X(n), F(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            X[i] = -0.05 + 0.1 * static_cast<double>(i) / static_cast<double>(n - 1);
+            F[i] = 1000 * X[i] + 4e5 * X[i] * X[i] * X[i];
+        }
+        test::ModelBuilder b;
+        b.block("v", "signal.constant", {{"value", 0.02}})
+            .block("src", "translational.velocity_source")
+            .block("k", "translational.nonlinear_spring",
+                   {{"parameterization", "table"}, {"displacements", X}, {"forces", F}, {"initial_deformation", -0.03}})
+            .block("g", "translational.reference");
+        b.connect("v.y", "src.S").connect("src.R", "k.R").connect("src.C", "g.R").connect("k.C", "g.R");
+        const auto r = test::run(b.build(), test::solverOptions(1e-3, 1e-8));
+        QVERIFY(r.stats().completed);
+        const double x = test::last(r, "k.x");
+        QCOMPARE_NEAR(x, -0.03 + 0.02 * 1e-3, 1e-12, "deformation at the end");
+        const auto hi = static_cast<std::size_t>(std::upper_bound(X.begin(), X.end(), x) - X.begin());
+        const double expected = F[hi - 1] + (x - X[hi - 1]) * (F[hi] - F[hi - 1]) / (X[hi] - X[hi - 1]);
+        QCOMPARE_NEAR(test::last(r, "k.f"), expected, 1e-9, "force: the table's interpolation");
     }
 
     void validation() {
