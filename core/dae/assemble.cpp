@@ -143,10 +143,10 @@ void pack(DaeSystem& s, const std::vector<BindingDraft>& drafts) {
         b.baseSlots = count(static_cast<std::size_t>(d.baseSlots));
         b.discreteCount = count(static_cast<std::size_t>(d.discreteCount));
         const auto events = static_cast<std::size_t>(std::max(0, s.topo.blocks[bi].block->eventCount()));
-        if (events >= std::size_t{1} << 27)
+        if (events > Binding::kMaxEvents)
             throw std::logic_error("pack: block " + s.topo.blocks[bi].name + " has " + std::to_string(events) +
-                                   " event functions: at most 2^27 - 1");
-        b.events = static_cast<unsigned>(events) & ((1U << 27) - 1);
+                                   " event functions: at most " + std::to_string(Binding::kMaxEvents));
+        b.events = static_cast<unsigned>(events);
         b.mapped = !d.jac.empty();
         b.tangent = d.tangent;
         b.rowsAlike = alike[bi] != 0;

@@ -77,8 +77,10 @@ struct Binding {
     bool rowsAlike : 1 = false;                  // portRow() is portUnknown()'s first entries, not stored
     bool plain : 1 = false;                      // derSlot(), ownDiff() and portDiff() are all -1, not stored
     // its event functions: not a handful for every block (a spring's table has one per breakpoint,
-    // tens of thousands for a measured curve), so in the 27 bits beside the flags
-    unsigned events : 27 = 0;
+    // tens of thousands for a measured curve), so in the bits beside the flags
+    static constexpr int kEventBits = 27;
+    static constexpr unsigned kMaxEvents = (1U << kEventBits) - 1;
+    unsigned events : kEventBits = 0;
     // The other counts are a block's own (a handful each): 16 bits keep a binding at 56 bytes, not
     // 72 (0.6 MB at 40,000 blocks, for the whole run). pack() checks that they fit.
     std::int16_t discreteCount = 0, baseSlots = 0;
