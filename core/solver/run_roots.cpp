@@ -86,11 +86,13 @@ void Run::clearRoots() {
 bool Run::addBlockRoots(int b, double t) {
     const dae::Binding& bind = m_sys.bindings[at(b)];
     bool evaluate = false;
-    m_liveFlags.assign(at(bind.events), 1);
     m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
+        const Block::EventWindow w = bind.block->liveWindow(eq);
+        const int n = bind.events, first = std::clamp(w.first, 0, n), last = std::clamp(w.last, first, n);
+        m_liveFlags.assign(at(last - first), 1);
         bind.block->liveEvents(eq, m_liveFlags);
-        for (int i = 0; i < bind.events; ++i) {
-            if (m_liveFlags[at(i)] == 0) continue;
+        for (int i = first; i < last; ++i) {
+            if (m_liveFlags[at(i - first)] == 0) continue;
             m_liveRoots.push_back(bind.eventOffset + i);
             m_rootBlock.push_back(b);
             AffineEvent form;

@@ -9,9 +9,11 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <set>
+#include <span>
 
 using namespace endstop;
 using core::Block;
@@ -64,12 +66,17 @@ struct Harness {
     void events(const std::vector<double>& y, const std::vector<double>& yp, double t, std::vector<double>& g,
                 std::vector<char>& live) const {
         g.assign(static_cast<std::size_t>(b.eventCount()), 0.0);
-        live.assign(g.size(), 1);
+        live.assign(g.size(), 0);
         if (g.empty()) return;   // the engine never asks such a block
         std::vector<double> res, thr;
         withEq(y, yp, t, res, thr, [&](const Eq<double>& eq) {
             b.eventFunctions(eq, g);
-            b.liveEvents(eq, live);
+            const Block::EventWindow w = b.liveWindow(eq);   // clamped as the engine does
+            const auto first = static_cast<std::size_t>(std::clamp(w.first, 0, b.eventCount()));
+            const auto last = static_cast<std::size_t>(std::clamp(w.last, static_cast<int>(first), b.eventCount()));
+            std::fill(live.begin() + static_cast<std::ptrdiff_t>(first),
+                      live.begin() + static_cast<std::ptrdiff_t>(last), 1);
+            b.liveEvents(eq, std::span<char>(live).subspan(first, last - first));
         });
     }
 
