@@ -408,6 +408,10 @@ void Evaluator::addLinearRecorded(std::size_t bi, const State& s, double sign) {
         }
         m_recordedAdds += r.adds.size();
         std::vector<Recorded>& list = m_recorded[static_cast<int>(bi)];
+        if (list.size() == kRecordedPerBlock) {
+            for (const Recorded& e : list) m_recordedAdds -= e.adds.size();
+            list.clear();
+        }
         list.push_back(std::move(r));
         it = list.end() - 1;
     }

@@ -210,6 +210,9 @@ private:
     std::unordered_map<int, std::vector<Recorded>> m_recorded;
     std::size_t m_recordedAdds = 0;
     static constexpr std::size_t kRecordedKept = std::size_t(1) << 15;
+    // and per block, since the lookup is a linear search: a spring's table of 40,000 breakpoints
+    // went through thousands of segments, each a record, and searched them at every crossing
+    static constexpr std::size_t kRecordedPerBlock = 64;
     DiscreteChanges m_changes{m_sys};                                 // which blocks updateLinear() visits
     std::vector<int> m_changedBlocks;                                 // since the last takeChanges(), with their flags
     std::vector<char> m_changedFlag;
