@@ -10,7 +10,7 @@
 // sign(x) and the branch of an asymmetric polynomial are a mode switched by the zero crossing of
 // x, and only when they change something: an odd symmetric polynomial, or equal tension and
 // compression sets, need no event. A table's segment is a mode switched at its breakpoints, so
-// every step integrates one smooth piece.
+// every step integrates one smooth piece; root finding watches only the two breakpoints around it.
 #include "blocks/common.hpp"
 
 #include "blocks/mechanical/spring_table.hpp"
@@ -22,8 +22,6 @@ namespace endstop::blocks {
 namespace {
 enum class Form { Polynomial, Table };           // the choice parameterization
 enum class Symmetry { Symmetric, Asymmetric };   // the choice symmetry
-// Event slots: a polynomial's one watches the sign of x; a table has one per breakpoint.
-enum Event : int { kSign = 0 };
 }   // namespace
 
 class NonlinearSpring final : public core::BlockT<NonlinearSpring> {
@@ -76,6 +74,16 @@ public:
         if (m_form == Form::Table) return static_cast<int>(table.breakpoints().size());
         return needsSignEvent() ? 1 : 0;
     }
+    // A table has one function per breakpoint, but only the two around the current piece can reach
+    // zero before the next event; the others are dead (affineEvent()). Root finding then scans two
+    // functions however long the table, and a restart looks at two: a measured curve of 40,000
+    // points scanned all 40,000 at every step and every iteration of every root search
+    // (docs/engine.md, "Modes and events").
+    EventWindow liveWindow(const core::Eq<double>& eq) const override {
+        if (m_form != Form::Table) return {};
+        const int r = eq.mode(region);
+        return {std::max(r - 1, 0), r + 1};
+    }
     // x less each breakpoint, moved off it by a few ulps towards the piece the spring is in: a
     // spring that starts exactly on a breakpoint (at rest length, where an asymmetric spring's
     // two laws meet and a table's added origin sits) then reads a nonzero function, and IDA reports
@@ -83,17 +91,28 @@ public:
     // report leaving: a spring compressed from rest kept its tension law until x came back through
     // 0, and a smooth table evaluated its first cubic below the origin and diverged. The pieces
     // meet at the breakpoint, so switching a few ulps past it changes nothing that counts.
-    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
+    // A dead breakpoint of a table (not next to the current piece) is the constant 1 below the
+    // piece and -1 above it, the sign its function has there.
+    bool affineEvent(const core::Eq<double>& eq, int which, core::AffineEvent& out) const override {
         const int r = eq.mode(region);
-        const auto crossing = [&](std::size_t i, double bp) {
-            const double off = std::max(4 * (std::nextafter(std::abs(bp), HUGE_VAL) - std::abs(bp)), core::kEventNudge);
-            return eq[x] - bp + (r > static_cast<int>(i) ? off : -off);
-        };
-        if (m_form != Form::Table) {
-            g[kSign] = crossing(0, 0.0);
-            return;
+        out = {};
+        if (m_form == Form::Table && which != r - 1 && which != r) {
+            out.constant = which < r ? 1.0 : -1.0;
+            return true;
         }
-        for (std::size_t i = 0; i < g.size(); ++i) g[i] = crossing(i, table.breakpoints()[i]);
+        const double bp = m_form == Form::Table ? table.breakpoints()[static_cast<std::size_t>(which)] : 0.0;
+        const double off = std::max(4 * (std::nextafter(std::abs(bp), HUGE_VAL) - std::abs(bp)), core::kEventNudge);
+        out.constant = -bp;
+        out.add(x, 1.0);
+        out.nudge = r > which ? off : -off;
+        return true;
+    }
+    void eventFunctions(const core::Eq<double>& eq, std::span<double> g) const override {
+        core::AffineEvent a;
+        for (std::size_t i = 0; i < g.size(); ++i) {
+            affineEvent(eq, static_cast<int>(i), a);
+            g[i] = a.value(eq);
+        }
     }
     // crossing breakpoint i upwards enters region i + 1, downwards region i (the sign: 0 / 1).
     // Every curve is continuous there (the polynomial's pieces meet at 0, the table's segments at
