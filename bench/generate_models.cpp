@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// endstop-bench-models DIR: writes the benchmark models a, b10 ... b10000, b1000_varied, b10000_varied, c and d_smooth,
-// d_full_damped as project files.
+// endstop-bench-models DIR: writes the benchmark models a, b10 ... b10000, b1000_varied, b10000_varied, c, d_smooth,
+// d_full_damped, e_polynomial and e_table (40,000 points) as project files.
 #include "bench/models.hpp"
 #include "core/io/project_file.hpp"
 #include "core/errors.hpp"
@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
         core::io::saveProject(bench::modelC(), dir.filePath("c.endstop"));
         for (const char* law : {"smooth", "full_damped"})
             core::io::saveProject(bench::modelD(law), dir.filePath(QString("d_%1.endstop").arg(law)));
+        core::io::saveProject(bench::modelE(0), dir.filePath("e_polynomial.endstop"));
+        core::io::saveProject(bench::modelE(40'000), dir.filePath("e_table.endstop"));
     } catch (const core::Error& e) {
         std::cerr << e.what() << "\n";
         return 1;

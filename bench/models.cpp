@@ -3,6 +3,7 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace endstop::bench {
 
@@ -154,6 +155,30 @@ core::model::Model modelD(const std::string& law) {
     }
     for (int i = 0; i < kStages; ++i) wire(m, "lash" + std::to_string(i) + ".C", "j" + std::to_string(i + 1) + ".I");
     wire(m, "motor.R", "j0.I");
+    return m;
+}
+
+core::model::Model modelE(int points) {
+    core::model::Model m;
+    settings(m, 1.0);
+    add(m, "mass", "translational.mass", {{"mass", 1.0}});
+    ParamValues spring{{"initial_deformation", 0.04}};
+    if (points > 0) {
+        std::vector<double> x(static_cast<std::size_t>(points)), f(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            x[i] = -0.05 + 0.1 * static_cast<double>(i) / static_cast<double>(points - 1);
+            f[i] = 1000 * x[i] + 4e5 * x[i] * x[i] * x[i];
+        }
+        spring.emplace("parameterization", std::string("table"));
+        spring.emplace("displacements", x);
+        spring.emplace("forces", f);
+    } else {
+        spring.emplace("coefficients", std::vector<double>{1000, 0, 4e5, 0, 0});
+    }
+    add(m, "spring", "translational.nonlinear_spring", spring, 160);
+    add(m, "ground", "translational.reference", {}, 320);
+    wire(m, "mass.M", "spring.R");
+    wire(m, "spring.C", "ground.R");
     return m;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The benchmark models (a, b, c, d; bench/run.sh), built through the model's edits (the normal network builder).
+// The benchmark models (a, b, c, d, e; bench/run.sh), built through the model's edits (the normal network builder).
 #pragma once
 
 #include "core/model/model.hpp"
@@ -17,5 +17,9 @@ core::model::Model modelC();        // mass on a spring, stiction to a belt at 0
 // a rotational gear train: 11 inertias, 10 gears each followed by a backlash stop of the given
 // law (smooth, full_damped, ...), a sine torque on the first inertia, viscous losses, 2 s
 core::model::Model modelD(const std::string& law);
+// a 1 kg mass on a hardening spring, f = 1000 x + 4e5 x^3, released at 0.04 m, 1 s: as the
+// polynomial (points = 0) or as a measured table of that many points on +-0.05 m, a segment
+// (a mode, two live event functions) per breakpoint, 387,789 breakpoints crossed at 40,000
+core::model::Model modelE(int points);
 
 }   // namespace endstop::bench
