@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);   // rows appear as they are measured
     const std::vector<std::string> models = {"a", "c", "b10", "b100", "b1000", "b10000", "e_polynomial", "e_table"};
     std::map<std::string, double> wall;
-    std::printf("%-8s %10s %9s %9s %8s %8s %7s %10s %8s %6s\n", "model", "wall_ms", "build_ms", "solve_ms", "steps",
+    std::printf("%-12s %10s %9s %9s %8s %8s %7s %10s %8s %6s\n", "model", "wall_ms", "build_ms", "solve_ms", "steps",
                 "jac", "events", "steps/ev", "peak_MB", "exit");
     for (const std::string& m : models) {
         std::vector<Sample> samples;
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
         const Sample& last = samples.back();
         const double events = field(last.stats, "events"), steps = field(last.stats, "steps");
         wall[m] = median(walls);
-        std::printf("%-8s %10.1f %9.2f %9.1f %8.0f %8.0f %7.0f %10s %8.1f %6d\n", m.c_str(), wall[m] * 1e3,
+        std::printf("%-12s %10.1f %9.2f %9.1f %8.0f %8.0f %7.0f %10s %8.1f %6d\n", m.c_str(), wall[m] * 1e3,
                     field(last.stats, "build_s") * 1e3, field(last.stats, "solve_s") * 1e3, steps,
                     field(last.stats, "jacobian_evals"), events,
                     events > 0 ? std::to_string(static_cast<int>(steps / events + 0.5)).c_str() : "-",
