@@ -352,7 +352,7 @@ private Q_SLOTS:
     }
 
     // A mass swinging on a 40,000-point linear table: root finding watches only the breakpoints
-    // around the current piece (liveEvents), so every breakpoint the mass passes must still be
+    // around the current piece (liveWindow), so every breakpoint the mass passes must still be
     // found, in order, once: x(t) = x0 cos(wt), and as many crossings as breakpoints between x(T)
     // and x0. A crossing is not logged (the force is continuous there): IDA steps over it or, when
     // its last step is too far off the new piece, restarts; nothing else restarts this run. A
