@@ -80,9 +80,9 @@ public:
     // points scanned all 40,000 at every step and every iteration of every root search
     // (docs/engine.md, "Modes and events").
     EventWindow liveWindow(const core::Eq<double>& eq) const override {
-        if (m_form != Form::Table) return {};
+        if (m_form != Form::Table) return {0, eventCount()};
         const int r = eq.mode(region);
-        return {std::max(r - 1, 0), r + 1};
+        return {std::max(r - 1, 0), std::min(r + 1, eventCount())};
     }
     // x less each breakpoint, moved off it by a few ulps towards the piece the spring is in: a
     // spring that starts exactly on a breakpoint (at rest length, where an asymmetric spring's
@@ -96,7 +96,7 @@ public:
     bool affineEvent(const core::Eq<double>& eq, int which, core::AffineEvent& out) const override {
         const int r = eq.mode(region);
         out = {};
-        if (m_form == Form::Table && which != r - 1 && which != r) {
+        if (const EventWindow w = liveWindow(eq); which < w.first || which >= w.last) {
             out.constant = which < r ? 1.0 : -1.0;
             return true;
         }

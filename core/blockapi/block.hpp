@@ -153,14 +153,14 @@ public:
     virtual void onEvent(EventCtx& /*ctx*/, int /*which*/, int /*direction*/) const {}
     // Which event functions can reach zero in the current discrete state. The others must hold a
     // nonzero constant until the next event: the solver leaves them out of its root finding and
-    // asks again after every event. First the window they lie in, [first, last) (those outside are
-    // dead; all of them by default, last is clamped to eventCount()), then which of the window
+    // asks again after every event. First the window they lie in, [first, last) within
+    // [0, eventCount()] (those outside are dead; all of them by default), then which of the window
     // (live[i] = 1 for function first + i; all of it by default). A block with many functions and
     // few live (a spring table's breakpoints) then costs its window at every restart, not its count.
     struct EventWindow {
-        int first = 0, last = std::numeric_limits<int>::max();
+        int first = 0, last = 0;
     };
-    virtual EventWindow liveWindow(const Eq<double>& /*e*/) const { return {}; }
+    virtual EventWindow liveWindow(const Eq<double>& /*e*/) const { return {0, eventCount()}; }
     virtual void liveEvents(const Eq<double>& /*e*/, std::span<char> live) const {
         std::fill(live.begin(), live.end(), char(1));
     }

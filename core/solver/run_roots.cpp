@@ -87,8 +87,7 @@ bool Run::addBlockRoots(int b, double t) {
     const dae::Binding& bind = m_sys.bindings[at(b)];
     bool evaluate = false;
     m_ev.withEq(b, state(t), [&](const Eq<double>& eq) {
-        const Block::EventWindow w = bind.block->liveWindow(eq);
-        const int n = bind.events, first = std::clamp(w.first, 0, n), last = std::clamp(w.last, first, n);
+        const auto [first, last] = bind.block->liveWindow(eq);   // within [0, events): tst_contract
         m_liveFlags.assign(at(last - first), 1);
         bind.block->liveEvents(eq, m_liveFlags);
         for (int i = first; i < last; ++i) {
