@@ -7,10 +7,14 @@
 //   table: the points (displacements, forces), with (0, 0) added if no displacement is 0;
 //          linear or smooth (modified Akima, C1) interpolation; outside, linear (the end
 //          slope) or nearest (the end force) extrapolation
+//   breakpoints: events (each is located, as below) or through (no events: the segment is read
+//          from x wherever the equations are evaluated, and IDA integrates across breakpoints)
 // sign(x) and the branch of an asymmetric polynomial are a mode switched by the zero crossing of
 // x, and only when they change something: an odd symmetric polynomial, or equal tension and
 // compression sets, need no event. A table's segment is a mode switched at its breakpoints, so
 // every step integrates one smooth piece; root finding watches only the two breakpoints around it.
+// With breakpoints = through a table has no events and no segment mode: a long measured curve then
+// costs what a polynomial does, and each breakpoint is a corner inside a step (docs/blocks.md).
 #include "blocks/common.hpp"
 
 #include "blocks/mechanical/spring_table.hpp"
@@ -55,6 +59,11 @@ public:
           extrapolation(
               choice("extrapolation", "Extrapolation", "linear", {{"linear", "Linear"}, {"nearest", "Nearest"}})
                   .visibleWhen(param, {"table"})),
+          breakpoints(choice("breakpoints", "Breakpoints", "events",
+                             {{"events", "Located (an event at each)"}, {"through", "Stepped through (no events)"}})
+                          .visibleWhen(param, {"table"})
+                          .help("through: no event per breakpoint, for long measured tables")),
+          m_through(m_form == Form::Table && is(breakpoints, "through")),
           x0(real("initial_deformation", "Initial deformation", names(d).position, 0.0).group("Initial conditions")),
           R(conserving("R", d, "R")),
           C(conserving("C", d, "C")),
@@ -71,6 +80,7 @@ public:
     }
 
     int eventCount() const override {
+        if (m_through) return 0;
         if (m_form == Form::Table) return static_cast<int>(table.breakpoints().size());
         return needsSignEvent() ? 1 : 0;
     }
@@ -80,7 +90,7 @@ public:
     // points scanned all 40,000 at every step and every iteration of every root search
     // (docs/engine.md, "Modes and events").
     EventWindow liveWindow(const core::Eq<double>& eq) const override {
-        if (m_form != Form::Table) return {0, eventCount()};
+        if (m_form != Form::Table || m_through) return {0, eventCount()};
         const int r = eq.mode(region);
         return {std::max(r - 1, 0), std::min(r + 1, eventCount())};
     }
@@ -124,7 +134,9 @@ public:
         const double xv = ctx.eq()[x], f0 = force(xv, before), f1 = force(xv, ctx.mode(region));
         if (std::abs(f1 - f0) <= 1e-9 * std::max(std::abs(f0), std::abs(f1))) ctx.continuous();
     }
-    void initModes(core::EventCtx& ctx) const override { ctx.set(region, regionOf(ctx.eq()[x])); }
+    void initModes(core::EventCtx& ctx) const override {
+        if (!m_through) ctx.set(region, regionOf(ctx.eq()[x]));
+    }
     void record(const core::Eq<double>& eq, std::span<double> out) const override {
         out[static_cast<std::size_t>(fRec.index)] = force(eq[x], eq.mode(region));
     }
@@ -148,7 +160,10 @@ private:
     }
 
     // regions: the table's (breakpoints + 1); the polynomial's sign of x (0: x < 0, 1: x >= 0)
-    int regionCount() const { return m_form == Form::Table ? static_cast<int>(table.breakpoints().size()) + 1 : 2; }
+    int regionCount() const {
+        if (m_through) return 1;
+        return m_form == Form::Table ? static_cast<int>(table.breakpoints().size()) + 1 : 2;
+    }
     int regionOf(double xv) const { return m_form == Form::Table ? table.regionOf(xv) : (xv >= 0 ? 1 : 0); }
     bool needsSignEvent() const {
         if (m_symmetry == Symmetry::Symmetric) return coef(coefficients, 1) != 0 || coef(coefficients, 3) != 0;
@@ -161,7 +176,9 @@ private:
         return static_cast<std::size_t>(i) < k.size() ? k[static_cast<std::size_t>(i)] : 0.0;
     }
 
+    // the law in the segment or sign given by the mode; stepped through, in the segment x is in
     template <class S> S force(const S& xv, int mode) const {
+        if (m_through) return table.force(xv, table.regionOf(core::ad::value(xv)));
         if (m_form == Form::Table) return table.force(xv, mode);
         const bool positive = needsSignEvent() ? mode == 1 : true;
         if (m_symmetry == Symmetry::Symmetric) {
@@ -180,7 +197,8 @@ private:
     const Form m_form;
     const Symmetry m_symmetry;
     const core::VecParam coefficients, tension, compression, xs, fs;
-    const core::Choice interpolation, extrapolation;
+    const core::Choice interpolation, extrapolation, breakpoints;
+    const bool m_through;   // a table whose breakpoints are stepped through
     const core::Param x0;
     const core::Port R, C;
     const core::Var x;
