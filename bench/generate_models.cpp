@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // endstop-bench-models DIR: writes the benchmark models a, b10 ... b10000, b1000_varied, b10000_varied, c, d_smooth,
-// d_full_damped, e_polynomial and e_table (40,000 points) as project files.
+// d_full_damped, e_polynomial, e_table (40,000 points) and e_table_through as project files.
 #include "bench/models.hpp"
 #include "core/io/project_file.hpp"
 #include "core/errors.hpp"
@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
             core::io::saveProject(bench::modelD(law), dir.filePath(QString("d_%1.endstop").arg(law)));
         core::io::saveProject(bench::modelE(0), dir.filePath("e_polynomial.endstop"));
         core::io::saveProject(bench::modelE(40'000), dir.filePath("e_table.endstop"));
+        core::io::saveProject(bench::modelE(40'000, true), dir.filePath("e_table_through.endstop"));
     } catch (const core::Error& e) {
         std::cerr << e.what() << "\n";
         return 1;

@@ -158,7 +158,7 @@ core::model::Model modelD(const std::string& law) {
     return m;
 }
 
-core::model::Model modelE(int points) {
+core::model::Model modelE(int points, bool through) {
     core::model::Model m;
     settings(m, 1.0);
     add(m, "mass", "translational.mass", {{"mass", 1.0}});
@@ -172,6 +172,7 @@ core::model::Model modelE(int points) {
         spring.emplace("parameterization", std::string("table"));
         spring.emplace("displacements", x);
         spring.emplace("forces", f);
+        spring.emplace("breakpoints", std::string(through ? "through" : "events"));
     } else {
         spring.emplace("coefficients", std::vector<double>{1000, 0, 4e5, 0, 0});
     }

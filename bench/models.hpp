@@ -19,7 +19,8 @@ core::model::Model modelC();        // mass on a spring, stiction to a belt at 0
 core::model::Model modelD(const std::string& law);
 // a 1 kg mass on a hardening spring, f = 1000 x + 4e5 x^3, released at 0.04 m, 1 s: as the
 // polynomial (points = 0) or as a measured table of that many points on +-0.05 m, a segment
-// (a mode, two live event functions) per breakpoint, 387,789 breakpoints crossed at 40,000
-core::model::Model modelE(int points);
+// (a mode, two live event functions) per breakpoint, 387,789 breakpoints crossed at 40,000;
+// with through, the table's breakpoints are stepped through (no events)
+core::model::Model modelE(int points, bool through = false);
 
 }   // namespace endstop::bench
