@@ -393,8 +393,8 @@ private Q_SLOTS:
     // table of 1,201 points (k1 x + k3 x^3 on +-0.06 m) has the polynomial's period and amplitude
     // to the tolerance (the interpolation is off by about 2e-6 of the force), and meets no
     // breakpoint as a crossing: no restart after t = 0, none stepped over. The same table with
-    // events meets about 38,000 in these 20 periods and drifts further: its steps end at the
-    // breakpoints they step over, past what IDA's error test saw (docs/blocks.md, measured there).
+    // events meets about 38,000 in these 20 periods and drifts further: a breakpoint stepped over
+    // leaves part of its step's error unseen by IDA's error test (docs/blocks.md, measured there).
     void hardeningTableSteppedThrough_data() {
         QTest::addColumn<QString>("interpolation");
         QTest::newRow("linear") << "linear";
