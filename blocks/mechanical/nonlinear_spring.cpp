@@ -143,6 +143,7 @@ public:
     void validateMore(core::Diagnostics& out) const override;
 
 private:
+    static constexpr std::size_t kManyBreakpoints = 1'000;   // from here a table with events gets a note
     static constexpr const char* kCoefficientHelp = "SI: k_i in N/m^i (N*m/rad^i); unused orders are 0";
     static core::BlockInfo info(Domain d) {
         return {.typeId = typeId(d, "nonlinear_spring"),
@@ -218,6 +219,16 @@ void NonlinearSpring::validateMore(core::Diagnostics& out) const {
     if (std::string e = SpringTable::check(vec(xs), vec(fs)); !e.empty()) {
         out.push_back(paramError(e.rfind("forces", 0) == 0 ? "forces" : "displacements", e));
         return;
+    }
+    // A long table with events pays a crossing for each breakpoint passed, however close they are:
+    // a note (not a warning) points at the other way (docs/blocks.md, "Nonlinear spring").
+    if (!m_through && table.breakpoints().size() >= kManyBreakpoints) {
+        core::Diagnostic d = paramWarning(
+            "breakpoints", std::to_string(table.breakpoints().size()) +
+                               " breakpoints, each located as an event when the deformation passes it; for a "
+                               "measured curve, breakpoints = through steps through them and runs faster");
+        d.severity = core::Severity::Info;
+        out.push_back(std::move(d));
     }
     // A falling end slope, extrapolated, is a negative stiffness without bound: the spring pushes
     // a deformation beyond the table further out, faster and faster (the smooth curve's end slope

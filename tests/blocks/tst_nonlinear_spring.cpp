@@ -537,6 +537,31 @@ private Q_SLOTS:
         QVERIFY(warnings(x248, f248, "linear", "linear").empty());
         QVERIFY(warnings(x248, f248, "smooth", "nearest").empty());
     }
+
+    // A table of 1,000 breakpoints or more, located as events, gets a note (info, not a warning:
+    // the run is right, only slower than it need be) that names the breakpoints parameter and the
+    // way to step through them; stepped through, or shorter, none.
+    void longTableWithEventsGetsANote() {
+        auto notes = [](std::size_t points, const char* breakpoints) {
+            std::vector<double> x(points), f(points);
+            for (std::size_t i = 0; i < points; ++i) x[i] = f[i] = 0.001 * static_cast<double>(i);   // 0 included
+            const core::ParamValues p{{"parameterization", std::string("table")},
+                                      {"displacements", x},
+                                      {"forces", f},
+                                      {"breakpoints", std::string(breakpoints)}};
+            std::vector<std::string> out;
+            for (const core::Diagnostic& d : blocks::registry().create("translational.nonlinear_spring", p)->validate())
+                out.push_back(std::string(core::toString(d.severity)) + " on " + d.param + ": " + d.message);
+            return out;
+        };
+        const auto many = notes(1'000, "events");
+        QCOMPARE(many.size(), std::size_t(1));
+        QVERIFY2(many[0].rfind("info on breakpoints: 1000 breakpoints, each located as an event", 0) == 0,
+                 many[0].c_str());
+        QVERIFY2(many[0].find("breakpoints = through") != std::string::npos, many[0].c_str());
+        QVERIFY(notes(999, "events").empty());
+        QVERIFY(notes(40'000, "through").empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNonlinearSpring)
