@@ -62,11 +62,18 @@ ShapeCache& shapes() {
     return *c;
 }
 
+// The cache's key: the type, its version and the given parameters (appendKey, exact and cheap)
+std::string shapeKey(const BlockInfo& info, const ParamValues& given) {
+    std::string key = std::to_string(info.typeVersion) + '@';
+    appendKey(key, "", info.typeId);
+    for (const auto& [k, v] : given) appendKey(key, k, v);
+    return key;
+}
+
 }   // namespace
 
 Block::Block(BlockInfo info, ParamValues given) : m_i(std::make_unique<Instance>()) {
-    std::string key = info.typeId;
-    for (const auto& [k, v] : given) key += ';' + k + '=' + toString(v);
+    std::string key = shapeKey(info, given);
     m_i->construction = std::make_unique<Construction>();
     m_i->construction->given = std::move(given);
     m_shape = shapes().find<Shape>(key);

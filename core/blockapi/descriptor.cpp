@@ -66,7 +66,31 @@ std::string toString(const ParamValue& v) {
     return std::get<std::string>(v);
 }
 
+void appendKey(std::string& key, std::string_view name, const ParamValue& v) {
+    const auto text = [&key](std::string_view s) {
+        key += std::to_string(s.size());
+        key += ':';
+        key += s;
+    };
+    const auto numbers = [&key](const double* x, std::size_t n) {
+        key += std::to_string(n);
+        key += '#';
+        key.append(reinterpret_cast<const char*>(x), n * sizeof(double));
+    };
+    text(name);
+    if (const double* x = std::get_if<double>(&v)) {
+        numbers(x, 1);
+    } else if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
+        key += 'v';
+        numbers(xs->data(), xs->size());
+    } else {
+        key += 's';
+        text(std::get<std::string>(v));
+    }
+}
+
 std::string ParamDesc::rangeError(double x) const {
+    if ((minExclusive ? x > min : x >= min) && (maxExclusive ? x < max : x <= max)) return {};   // most calls
     const std::string u = unit.symbol.empty() ? "" : " " + Unit::si(unit.dimension).display();
     if (minExclusive ? !(x > min) : !(x >= min))
         return std::string("must be ") + (minExclusive ? "> " : ">= ") + formatNumber(min) + u + ", got " +

@@ -26,6 +26,10 @@ using ParamValue = std::variant<double, std::vector<double>, std::string>;
 using ParamValues = std::map<std::string, ParamValue>;
 
 std::string toString(const ParamValue& v);   // "0.1", "[0 0.01]", "smooth"
+// Appends name and value to a key of parameters that tells every two sets apart: each part after
+// its length, numbers as their bytes (a string holding ';' or '=' cannot pass for two parameters,
+// and a spring table of 40,000 points costs a copy, not 40,000 numbers formatted as text)
+void appendKey(std::string& key, std::string_view name, const ParamValue& v);
 
 struct BlockInfo {
     std::string typeId;   // file format: never rename

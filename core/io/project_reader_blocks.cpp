@@ -325,11 +325,12 @@ int Reader::presentPorts(const model::BlockSpec& spec) {
 int Reader::presentPortsOf(const model::BlockSpec& spec) {
     const ParamValues params = model::currentParams(evaluable(spec, m_registry), m_registry);
     const BlockType* type = m_registry.find(spec.type);
-    std::string key = spec.type;
+    std::string key;
+    appendKey(key, "", spec.type);
     for (const auto& [name, value] : params) {
         const ParamDesc* desc = type ? type->param(name) : nullptr;
         if (desc && desc->tunable) continue;
-        key += ';' + name + '=' + toString(value);
+        appendKey(key, name, value);
     }
     if (const auto known = m_portListOf.find(key); known != m_portListOf.end()) return known->second;
     const std::vector<PortDesc> ports = m_registry.describe(spec.type, params).presentPorts();

@@ -374,6 +374,38 @@ private Q_SLOTS:
         if (type.endsWith(".stiction")) QCOMPARE(affine > 0, !(choice == "limits_from" && value == "signals"));
     }
 
+    // Blocks share their declarations by a key of their parameters (core::appendKey): two sets
+    // give one key only when they are the same, or a block would take another's ports and modes.
+    void parameterKeysTellSetsApart() {
+        const auto key = [](const core::ParamValues& ps) {
+            std::string k;
+            for (const auto& [name, v] : ps) core::appendKey(k, name, v);
+            return k;
+        };
+        std::vector<double> table(40'000);
+        for (std::size_t i = 0; i < table.size(); ++i) table[i] = 1e-3 * static_cast<double>(i);
+        std::vector<double> last = table;
+        last.back() = std::nextafter(last.back(), 1e9);
+        const std::vector<core::ParamValues> sets{
+            {{"a", std::string("x;b=1")}},   // as text, a=x;b=1 both
+            {{"a", std::string("x")}, {"b", std::string("1")}},
+            {{"a", 1.0}},
+            {{"a", std::vector<double>{1.0}}},
+            {{"a", std::string("1")}},
+            {{"ab", 1.0}},
+            {{"a", std::string("b")}},
+            {{"a", std::vector<double>{}}},
+            {{"a", std::string()}},
+            {{"a", table}},
+            {{"a", last}},   // the last number one ulp apart
+            {{"a", 1.0}, {"b", table}},
+        };
+        std::set<std::string> keys;
+        for (const core::ParamValues& ps : sets) keys.insert(key(ps));
+        QCOMPARE(keys.size(), sets.size());
+        for (const core::ParamValues& ps : sets) QCOMPARE(key(ps), key(core::ParamValues(ps)));   // a copy, the same
+    }
+
 private:
     // dF/dy and dF/dy' of every row, flattened
     static std::vector<double> jacobianAt(const Harness& h, const std::vector<double>& y, const std::vector<double>& yp,
