@@ -219,11 +219,20 @@ std::optional<core::model::EditBatch> ParamForm::edits() {
     if (!valid()) return std::nullopt;
     core::model::EditBatch batch{{}, "parameters"};
     const std::string name = m_block.toStdString();
+    // a block written by an older type version reads its missing keys as that version did (its
+    // migration), not as today's defaults: unchanged, they stay unwritten
+    core::ParamValues stored = m_spec.params;
+    if (m_doc.registry().find(m_spec.type)) {
+        try {
+            stored = m_doc.registry().migrated(m_spec.type, m_spec.typeVersion, stored);
+        } catch (const core::Error&) {   // a newer version: the file was refused before this
+        }
+    }
     for (const auto& f : m_fields) {
         const auto expr = m_exprs.find(f->desc.key);
         const core::ParamValue now = expr != m_exprs.end() ? core::ParamValue(expr->second) : m_values.at(f->desc.key);
-        const auto stored = m_spec.params.find(f->desc.key);
-        const core::ParamValue& before = stored != m_spec.params.end() ? stored->second : f->desc.defaultValue;
+        const auto kept = stored.find(f->desc.key);
+        const core::ParamValue& before = kept != stored.end() ? kept->second : f->desc.defaultValue;
         if (now != before) batch.edits.emplace_back(core::model::SetParameter{name, f->desc.key, now});
     }
     core::model::BlockUi ui = m_spec.ui;

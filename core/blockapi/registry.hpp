@@ -59,6 +59,11 @@ public:
         for (Domain d : domains)
             (add([d](const ParamValues& p) -> std::unique_ptr<Block> { return std::make_unique<B>(p, d); }), ...);
     }
+    // One class's twins, with the migration of parameters its older type versions wrote
+    template <class B> void addTwins(std::function<void(int, ParamValues&)> migrate) {
+        for (Domain d : {Domain::Translational, Domain::Rotational})
+            add([d](const ParamValues& p) -> std::unique_ptr<Block> { return std::make_unique<B>(p, d); }, migrate);
+    }
     void addType(BlockType type);
 
     const BlockType* find(std::string_view typeId) const;
