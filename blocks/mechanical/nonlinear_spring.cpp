@@ -62,10 +62,12 @@ public:
           extrapolation(
               choice("extrapolation", "Extrapolation", "linear", {{"linear", "Linear"}, {"nearest", "Nearest"}})
                   .visibleWhen(param, {"table"})),
-          breakpoints(choice("breakpoints", "Breakpoints", "through",
-                             {{"events", "Located (an event at each)"}, {"through", "Stepped through (no events)"}})
-                          .visibleWhen(param, {"table"})
-                          .help("through: no event per breakpoint, for long measured tables")),
+          breakpoints(
+              choice("breakpoints", "Breakpoints", "through",
+                     {{"events", "Located (an event at each)"}, {"through", "Stepped through (no events)"}})
+                  .visibleWhen(param, {"table"})
+                  .help("through: IDA integrates across the breakpoints, in fewer steps and mostly closer to the "
+                        "tolerance; events: each crossing located, for a few points with large corners")),
           m_through(m_form == Form::Table && is(breakpoints, "through")),
           x0(real("initial_deformation", "Initial deformation", names(d).position, 0.0).group("Initial conditions")),
           R(conserving("R", d, "R")),
