@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bench/models.hpp"
 
+#include "blocks/registry.hpp"
+
 #include <string>
 #include <variant>
 #include <vector>
@@ -20,6 +22,7 @@ void add(core::model::Model& m, const std::string& name, const std::string& type
     BlockSpec b;
     b.name = name;
     b.type = type;
+    b.typeVersion = blocks::registry().find(type)->info.typeVersion;   // as the GUI adds a block
     b.params = std::move(p);
     b.ui.x = x;
     b.ui.y = y;
