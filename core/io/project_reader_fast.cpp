@@ -218,8 +218,12 @@ bool Reader::readBlockFast(element e, model::Model& body, const model::Model& ro
     const BlockType* blockType = m_registry.find(spec.type);
     if (!blockType) return false;
     spec.typeVersion = blockType->info.typeVersion;
-    if (typeVersion && numberOf(*typeVersion) != static_cast<double>(spec.typeVersion))
-        return false;   // older, or wrong
+    if (typeVersion) {   // an older version as the slow path keeps it: its keys, all known, below
+        const std::optional<double> version = numberOf(*typeVersion);
+        if (!version || !(*version >= 1 && *version <= spec.typeVersion && *version == std::floor(*version)))
+            return false;   // newer, or wrong: the slow path's message
+        spec.typeVersion = static_cast<int>(*version);
+    }
     const BlockDescription* proto = prototype(spec.type);
     if (parameters) {
         Fields<64> p;
