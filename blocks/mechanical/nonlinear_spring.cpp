@@ -233,7 +233,7 @@ void NonlinearSpring::validateMore(core::Diagnostics& out) const {
             "breakpoints", std::to_string(table.breakpoints().size()) +
                                " breakpoints, each located as an event when the deformation passes it; for a "
                                "measured curve, breakpoints = through steps through them, in fewer steps and "
-                               "closer to the tolerance");
+                               "mostly closer to the tolerance");
         d.severity = core::Severity::Info;
         out.push_back(std::move(d));
     }
