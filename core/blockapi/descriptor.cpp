@@ -90,15 +90,14 @@ void appendKey(std::string& key, std::string_view name, const ParamValue& v) {
 }
 
 std::string ParamDesc::rangeError(double x) const {
-    if ((minExclusive ? x > min : x >= min) && (maxExclusive ? x < max : x <= max)) return {};   // most calls
+    const bool low = minExclusive ? !(x > min) : !(x >= min), high = maxExclusive ? !(x < max) : !(x <= max);
+    if (!low && !high) return {};   // most calls: no message to build
     const std::string u = unit.symbol.empty() ? "" : " " + Unit::si(unit.dimension).display();
-    if (minExclusive ? !(x > min) : !(x >= min))
+    if (low)
         return std::string("must be ") + (minExclusive ? "> " : ">= ") + formatNumber(min) + u + ", got " +
                formatNumber(x) + u;
-    if (maxExclusive ? !(x < max) : !(x <= max))
-        return std::string("must be ") + (maxExclusive ? "< " : "<= ") + formatNumber(max) + u + ", got " +
-               formatNumber(x) + u;
-    return {};
+    return std::string("must be ") + (maxExclusive ? "< " : "<= ") + formatNumber(max) + u + ", got " +
+           formatNumber(x) + u;
 }
 
 std::string ParamDesc::valueError(const ParamValue& v) const {

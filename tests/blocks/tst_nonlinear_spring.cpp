@@ -517,11 +517,11 @@ private Q_SLOTS:
         const core::Registry& reg = blocks::registry();
         const std::string type = "translational.nonlinear_spring";
         const core::ParamValues table{{"parameterization", std::string("table")}};
-        QCOMPARE(reg.create(type, reg.migrated(type, 1, table))->eventCount(), 4);
-        QCOMPARE(reg.create(type, reg.migrated(type, 2, table))->eventCount(), 0);
+        QCOMPARE(events(reg.migrated(type, 1, table)), 4);
+        QCOMPARE(events(reg.migrated(type, 2, table)), 0);
         core::ParamValues through = table;
         through["breakpoints"] = std::string("through");
-        QCOMPARE(reg.create(type, reg.migrated(type, 1, through))->eventCount(), 0);
+        QCOMPARE(events(reg.migrated(type, 1, through)), 0);
 
         const auto file = [](int version) {
             return QStringLiteral(R"({ "format": "endstop-project", "formatVersion": 2,
