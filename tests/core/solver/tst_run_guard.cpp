@@ -286,6 +286,36 @@ private Q_SLOTS:
         QVERIFY2(f.hint.contains("tighten the relative tolerance"), qPrintable(f.hint));
     }
 
+    // As drawn, a mesh's contact torque is an unknown of IDA's error test; at rtol 0.1 with atol
+    // 1e-10 the test fails for good on a torque of 7e-31 N*m (its weight is the absolute tolerance
+    // alone). The reduced engine computes that torque from the state and runs: the hint says so.
+    // It does not where the reduction keeps the unknown (the clutch's torque, a friction law's).
+    void errorTestOnAnExplicitForceAsDrawn() {
+        core::model::Model m = test::loadExample("gear_train_backlash.endstop");
+        core::simulation::SimulationOptions o;   // the example's settings
+        o.relativeTolerance = 0.1;
+        o.absoluteTolerance = 1e-10;
+        o.reduce = false;
+        const Failure f = runToFailure(m, o);
+        QVERIFY2(f.message.contains("(IDA_ERR_FAIL)") && f.message.contains("largest error in the t of stage"),
+                 qPrintable(f.message));
+        QVERIFY2(f.hint.contains("as drawn, the t of " + f.block + " is an unknown of that test") &&
+                     f.hint.contains("reduced engine (the default) computes from the state"),
+                 qPrintable(f.hint));
+        o.reduce = true;
+        const Failure reduced = runToFailure(m, o);
+        QVERIFY2(reduced.message.isEmpty(), qPrintable(reduced.message));
+        QCOMPARE(reduced.rows.time().back(), 2.0);   // the example's stop time
+
+        core::model::Model clutch = test::loadExample("drive_train.endstop");
+        clutch.apply(core::model::SetParameter{"clutch", "fn_max", 1e15});
+        core::simulation::SimulationOptions drawn;
+        drawn.reduce = false;
+        const Failure c = runToFailure(clutch, drawn);
+        QVERIFY2(c.message.contains("(IDA_ERR_FAIL)") && c.message.contains("the t of clutch"), qPrintable(c.message));
+        QVERIFY2(!c.hint.contains("reduced engine"), qPrintable(c.hint));
+    }
+
     // The friction-inertia example at rtol 0.3 (its own atol): the rotor's end stops chatter (1,000
     // events within 1e-11 s at 0.29 s). The hint must say what helps there, a tighter rtol, not a
     // looser one, and following it the run ends.
