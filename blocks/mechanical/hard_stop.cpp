@@ -70,6 +70,7 @@ ContactLaw lawOf(const std::string& k) {
 }
 
 constexpr double kZenoRatio = 1e-6;
+constexpr double kHeldBand = 1e-6;            // of the law's terms: how far on a corner held across is watched
 constexpr double kTiny = core::kEventNudge;   // towards the current mode's side (block.hpp)
 
 struct Defaults {
@@ -203,6 +204,11 @@ private:
     bool backAtOnce(const EventCtx& ctx, int which, int direction) const;
     bool heads(const core::Eq<double>& eq, int which, int direction) const;
     bool returning(const core::Eq<double>& eq, int clamp, int held) const;
+    void holdAcross(EventCtx& ctx) const;
+    struct Corner {
+        double g, band;
+    };
+    Corner corner(const core::Eq<double>& eq, int which) const;
     void markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) const;
     void kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const;
     void hit(EventCtx& ctx, int side) const;
@@ -220,7 +226,7 @@ private:
     const core::Computed penetrationRec, impactsRec, energyRec, modeRec;
     const core::Var E;
     const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest, receding,
-        cornerTime;
+        cornerTime, heldCorner, heldOffset;
     const ContactLaw m_law;
 };
 
@@ -299,6 +305,8 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       fastest(discrete("fastest")),
       receding(discrete("receding")),
       cornerTime(discrete("corner_time", -std::numeric_limits<double>::max())),
+      heldCorner(discrete("held_corner")),
+      heldOffset(discrete("held_offset")),
       m_law(lawOf(key(contactLaw))) {}
 
 void HardStop::validateMore(core::Diagnostics& out) const {
@@ -427,6 +435,52 @@ bool HardStop::returning(const core::Eq<double>& eq, int clamp, int held) const 
            heads(eq, low ? kLowClampKink : kHighClampKink, held == kUnclamped ? core::kRising : core::kFalling);
 }
 
+// The branch can stand while the state sits across one of its clamp corners: a crossing refused
+// as round-off (crossKink), a restart's values within 1e-6 of the corner (returning()) or within
+// rounding of it (branchAt). Each expects the corner's function to come back, and its event
+// function, which has just crossed zero or sits across it, would not see it go on instead. At a
+// loose tolerance a refused crossing's rate can be wrong: the function went on, and the stop
+// kept the low clamp's zero force while the gear it holds went 0.5 rad into the mesh and the
+// train spun up to 3,000 rad/s (the gear train example at rtol 1e-2, docs/reliability.md). So
+// that corner's event function is moved beyond the state, towards the branch held, by 1e-6 of
+// the law's terms (at least twice the function's value): going on across the corner by that
+// much is a crossing, and a crossing of a function so moved is motion, never refused. On the
+// branch's own side nothing is moved. An offset already set that still holds the state is kept,
+// so that settle() does not change it at every pass of a restart.
+void HardStop::holdAcross(EventCtx& ctx) const {
+    int held = 0;
+    double offset = 0.0;
+    const int m = ctx.mode(mode);
+    if (m_law == ContactLaw::Smooth && (m == kContactUpper || m == kContactLower)) {
+        const Penetration c = penetration(ctx.eq());
+        const double spring = c.K * c.p, damper = c.D * c.pd;
+        const int branchClamp = ctx.mode(branch) / 2;
+        const int clamp = damper < -spring ? kClampLow : damper > spring ? kClampHigh : kUnclamped;
+        const int armed = ctx.mode(heldCorner);
+        const double set = ctx.discrete(heldOffset);
+        if (clamp != branchClamp && (clamp == kUnclamped || branchClamp == kUnclamped)) {   // across a corner
+            held = clamp == kClampLow || branchClamp == kClampLow ? kLowClampKink : kHighClampKink;
+            const Corner k = corner(ctx.eq(), held);
+            const bool kept = armed == held && set * k.g < 0.0 && std::abs(set) > std::abs(k.g);
+            offset = kept ? set : k.g > 0.0 ? -k.band : k.band;
+        } else if (armed != 0 && std::abs(corner(ctx.eq(), armed).g) < std::abs(set)) {
+            held = armed;   // on the branch's side, within the band a refused crossing set (crossKink)
+            offset = set;
+        }
+    }
+    ctx.set(heldCorner, held);
+    ctx.set(heldOffset, offset);
+}
+
+// kink()'s function of a clamp corner, unmoved, and the band a corner held across is watched
+// beyond: 1e-6 of the law's terms, at least twice the function's value
+HardStop::Corner HardStop::corner(const core::Eq<double>& eq, int which) const {
+    const Penetration c = penetration(eq);
+    const double spring = c.K * c.p, damper = c.D * c.pd;
+    const double g = which == kLowClampKink ? spring + damper : spring - damper;
+    return {g, std::max(kHeldBand * (std::abs(spring) + std::abs(damper)), 2.0 * std::abs(g))};
+}
+
 // A kink crossed: its direction says which branch the state enters
 void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
     const int b = ctx.mode(branch);
@@ -434,9 +488,11 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
     const bool rising = direction == core::kRising;
     if (which == kRegionKink)
         region = rising ? 1 : 0;   // p' rises through 0
-    else if (againstRate(ctx.eq(), which, direction) || backAtOnce(ctx, which, direction))
-        return;   // round-off, not motion: the branch stands
-    else if (which == kLowClampKink)
+    else if (againstRate(ctx.eq(), which, direction) || backAtOnce(ctx, which, direction)) {
+        ctx.set(heldCorner, which);   // round-off, not motion: the branch stands, and the corner
+        ctx.set(heldOffset, -direction * corner(ctx.eq(), which).band);   // is watched beyond it (holdAcross())
+        return;
+    } else if (which == kLowClampKink)
         clamp = rising ? kUnclamped : kClampLow;   // K p + D p' falls through 0: the damping reaches -K p
     else
         clamp = rising ? kUnclamped : kClampHigh;   // K p - D p' falls through 0: it reaches +K p
@@ -495,7 +551,7 @@ void HardStop::kink(const core::Eq<double>& eq, int which, core::AffineEvent& ou
         out.nudge = b % 2 != 0 ? kTiny : -kTiny;
     } else if (which != kRegionKink && m_law == ContactLaw::Smooth) {   // K p +- D p'
         const bool low = which == kLowClampKink;
-        out.constant = -K * s * bound;
+        out.constant = -K * s * bound + (eq.mode(heldCorner) == which ? eq.discrete(heldOffset) : 0.0);
         out.add(x, K * s);
         rate(low ? D : -D);
         out.nudge = b / 2 == (low ? kClampLow : kClampHigh) ? -kTiny : kTiny;
@@ -590,6 +646,7 @@ void HardStop::settle(EventCtx& ctx) const {
     if (m_law != ContactLaw::Restitution) {
         const int b0 = ctx.mode(branch);
         ctx.set(branch, branchAt(ctx.eq(), b0));
+        holdAcross(ctx);
         return markContinuous(ctx, ctx.mode(mode), b0);
     }
     switch (ctx.mode(mode)) {

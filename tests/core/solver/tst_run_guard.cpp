@@ -263,19 +263,17 @@ private Q_SLOTS:
         QVERIFY2(f.message.contains(where), qPrintable(f.message));
     }
 
-    // The benchmark's gear train with ten smooth backlash stops, as drawn at rtol 0.1: a stop's
-    // contact force is an unknown IDA solves, and at a corner of the smooth law (the damping
-    // reaching -K p) each branch's restart gives the corner's function a rate that sends it back
-    // across zero, 3e-13 s later (lash7 at 1.12 s). Those corners are not logged events,
-    // yet they count: the run ends as chattering at once (1,000 events within 1.4e-10 s), where
-    // such a loop used to take 5 million steps and 150 s to stop. The rates read beyond doubt
-    // here; where they are in doubt, the law keeps its branch when the corner is crossed back at
-    // the instant it was crossed (tst_hard_stop::clampCornerGrazedAtOneInstant, rtol 3e-2 and 1e-2). (The gear-train example looped the same way at these tolerances
-    // while a restart's round-off alone carried it back; the law now refuses such a crossing,
-    // tst_hard_stop::clampCornerCrossedBackByRoundOff.)
+    // The benchmark's gear train with ten smooth backlash stops, as drawn at rtol 3e-2 and atol
+    // 1e-6: a stop's contact force is an unknown IDA solves, and its smooth law's corners (the
+    // damping reaching -K p) are crossed back and forth at one instant (lash5 at 1.83 s). Those
+    // corners are not logged events, yet they count: the run ends as chattering at once (1,000
+    // events within 4e-11 s), where such a loop used to take 5 million steps and 150 s to stop.
+    // (At rtol 0.1, the setting here until 2026-12-02, the run now reaches 2 s: a corner held
+    // across is watched beyond it, tst_hard_stop::clampCornerHeldAcrossIsWatched; this setting ran
+    // before that and chatters since, docs/reliability.md.)
     void chatteringContact() {
-        core::simulation::SimulationOptions o = test::solverOptions(2.0, 0.1);
-        o.absoluteTolerance = 1e-8;   // the benchmark's
+        core::simulation::SimulationOptions o = test::solverOptions(2.0, 3e-2);
+        o.absoluteTolerance = 1e-6;
         o.reduce = false;
         const Failure f = runToFailure(gearTrain(10, "smooth"), o);
         QVERIFY2(f.message.contains("(chattering)"), qPrintable(f.message));
@@ -286,14 +284,14 @@ private Q_SLOTS:
         QVERIFY2(f.hint.contains("tighten the relative tolerance"), qPrintable(f.hint));
     }
 
-    // As drawn, a mesh's contact torque is an unknown of IDA's error test; at rtol 0.1 with atol
-    // 1e-10 the test fails for good on a torque of 7e-31 N*m (its weight is the absolute tolerance
-    // alone). The reduced engine computes that torque from the state and runs: the hint says so.
-    // It does not where the reduction keeps the unknown (the clutch's torque, a friction law's).
+    // As drawn, a mesh's contact torque is an unknown of IDA's error test; at rtol 0.5 with atol
+    // 1e-10 the test fails for good on stage2's torque at 1.1 s. The reduced engine computes that
+    // torque from the state and runs: the hint says so. It does not where the reduction keeps the
+    // unknown (the clutch's torque, a friction law's).
     void errorTestOnAnExplicitForceAsDrawn() {
         core::model::Model m = test::loadExample("gear_train_backlash.endstop");
         core::simulation::SimulationOptions o;   // the example's settings
-        o.relativeTolerance = 0.1;
+        o.relativeTolerance = 0.5;
         o.absoluteTolerance = 1e-10;
         o.reduce = false;
         const Failure f = runToFailure(m, o);
