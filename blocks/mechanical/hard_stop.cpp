@@ -209,6 +209,7 @@ private:
         double g, band;
     };
     Corner corner(const core::Eq<double>& eq, int which) const;
+    static double sideOf(int which, int clamp);
     void markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) const;
     void kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const;
     void hit(EventCtx& ctx, int side) const;
@@ -441,12 +442,14 @@ bool HardStop::returning(const core::Eq<double>& eq, int clamp, int held) const 
 // function, which has just crossed zero or sits across it, would not see it go on instead. At a
 // loose tolerance a refused crossing's rate can be wrong: the function went on, and the stop
 // kept the low clamp's zero force while the gear it holds went 0.5 rad into the mesh and the
-// train spun up to 3,000 rad/s (the gear train example at rtol 1e-2, docs/reliability.md). So
-// that corner's event function is moved beyond the state, towards the branch held, by 1e-6 of
-// the law's terms (at least twice the function's value): going on across the corner by that
-// much is a crossing, and a crossing of a function so moved is motion, never refused. On the
-// branch's own side nothing is moved. An offset already set that still holds the state is kept,
-// so that settle() does not change it at every pass of a restart.
+// train spun up to 3,360 rad/s (the gear train example at rtol 1e-2, docs/reliability.md). So
+// that corner's event function is moved by 1e-6 of the law's terms (at least twice the
+// function's value) so that at the state it reads on the branch's side: going on across the
+// corner by that much is a crossing. Should crossKink refuse that one too, it sets a band of
+// twice the function's value, and settle() keeps the branch only while the state is within 1e-6
+// of the law's terms and heading back (returning()). An offset that still holds the state is
+// kept, so that settle() does not change it at every pass of a restart; right after a refused
+// crossing the state can still read on the branch's side, within the band crossKink set.
 void HardStop::holdAcross(EventCtx& ctx) const {
     int held = 0;
     double offset = 0.0;
@@ -461,8 +464,8 @@ void HardStop::holdAcross(EventCtx& ctx) const {
         if (clamp != branchClamp && (clamp == kUnclamped || branchClamp == kUnclamped)) {   // across a corner
             held = clamp == kClampLow || branchClamp == kClampLow ? kLowClampKink : kHighClampKink;
             const Corner k = corner(ctx.eq(), held);
-            const bool kept = armed == held && set * k.g < 0.0 && std::abs(set) > std::abs(k.g);
-            offset = kept ? set : k.g > 0.0 ? -k.band : k.band;
+            const double own = sideOf(held, branchClamp);   // the branch's side
+            offset = armed == held && set * own > 0.0 && std::abs(set) > std::abs(k.g) ? set : own * k.band;
         } else if (armed != 0 && std::abs(corner(ctx.eq(), armed).g) < std::abs(set)) {
             held = armed;   // on the branch's side, within the band a refused crossing set (crossKink)
             offset = set;
@@ -470,6 +473,11 @@ void HardStop::holdAcross(EventCtx& ctx) const {
     }
     ctx.set(heldCorner, held);
     ctx.set(heldOffset, offset);
+}
+
+// the sign of a clamp corner's function on the branch's side: negative in that corner's clamp
+double HardStop::sideOf(int which, int clamp) {
+    return (which == kLowClampKink ? kClampLow : kClampHigh) == clamp ? -1.0 : 1.0;
 }
 
 // kink()'s function of a clamp corner, unmoved, and the band a corner held across is watched

@@ -6,6 +6,7 @@
 #include "support/test_support.hpp"
 
 #include "core/blockapi/block.hpp"
+#include "core/blockapi/event_ctx.hpp"
 
 #include <QTest>
 
@@ -376,6 +377,48 @@ private Q_SLOTS:
 
     // Blocks share their declarations by a key of their parameters (core::appendKey): two sets
     // give one key only when they are the same, or a block would take another's ports and modes.
+    // A smooth stop settled with its branch across a clamp corner (HardStop::holdAcross) moves that
+    // corner's event function beyond the state, towards the branch's side, so that the state going
+    // on across the corner is a crossing. Settled exactly on the corner (K p + D p' = 0, the low
+    // clamp held) the function went the other way, onto the state's side of zero at once, and no
+    // later root could see the state go on (found 2026-12-07; docs/reliability.md, "a clamp corner
+    // held across"). The contact here: p = 0.5, K = 2, D = 4, so K p = 1 and D p' = g - 1.
+    void smoothStopWatchesACornerHeldAcross_data() {
+        QTest::addColumn<double>("g");   // K p + D p' at the state settled
+        QTest::newRow("on the corner") << 0.0;
+        QTest::newRow("just across") << 1e-12;
+    }
+    void smoothStopWatchesACornerHeldAcross() {
+        QFETCH(double, g);
+        const auto b = blocks::registry().create(
+            "translational.hard_stop", {{"upper_bound", 1.0}, {"upper_stiffness", 2.0}, {"upper_damping", 4.0}});
+        const auto named = [](const auto& list, const char* name) {
+            const auto at = std::ranges::find_if(list, [&](const auto& d) { return d.name == name; });
+            return static_cast<std::size_t>(at - list.begin());
+        };
+        Harness h(*b);
+        const std::size_t mode = named(b->discretes(), "mode"), branch = named(b->discretes(), "branch");
+        h.disc[mode] = 1.0;     // in contact with the upper bound
+        h.disc[branch] = 2.0;   // on the low clamp: the damping held to -K p
+        std::vector<double> y(static_cast<std::size_t>(h.slots)), yp(y.size()), res, thr, events;
+        std::vector<char> live;
+        y[static_cast<std::size_t>(h.varSlot[named(b->vars(), "x")])] = 1.5;
+        const auto slider = static_cast<std::size_t>(h.portSlot[named(b->ports(), "R")]);
+        y[slider] = (g - 1.0) / 4.0;   // p', the case at rest
+        std::vector<core::EventRecord> log;
+        h.withEq(y, yp, 0.0, res, thr, [&](const Eq<double>& eq) {
+            core::EventCtx ctx(eq, h.disc, "stop", log);
+            b->settle(ctx);
+        });
+        QCOMPARE(h.disc[branch], 2.0);   // within rounding of the corner the branch stands
+        h.events(y, yp, 0.0, events, live);
+        QVERIFY2(live[3] && events[3] < 0.0, qPrintable(QString("low corner's function %1").arg(events[3])));
+        y[slider] = (1e-5 - 1.0) / 4.0;   // on across by 1e-5 of K p + D p', five times the band
+        h.events(y, yp, 0.0, events, live);
+        QVERIFY2(events[3] > 0.0,
+                 qPrintable(QString("low corner's function %1 once the state went on").arg(events[3])));
+    }
+
     void parameterKeysTellSetsApart() {
         const auto key = [](const core::ParamValues& ps) {
             std::string k;
