@@ -274,8 +274,9 @@ void Run::failSolve(double t, int flag) {
 // As drawn, a force that the reduction would compute from the state (an explicit variable) is an
 // unknown of IDA's, and its error test can fail where the reduced engine has no such test: near
 // zero its weight is the absolute tolerance alone (docs/engine.md, "What the error test covers").
-// The gear train example at rtol 0.1 and atol 1e-10 fails so as drawn on a mesh's torque of
-// 7e-31 N*m and runs reduced. Said only where the reduction would make that unknown explicit.
+// The gear train example at rtol 0.5 and atol 1e-10 fails so as drawn on stage 2's mesh torque,
+// zero on its low clamp, and runs reduced. Said only where the reduction would make that unknown
+// explicit.
 std::string Run::reducedWouldCompute(int flag, int unknown) const {
     if (flag != IDA_ERR_FAIL || m_opt.reduce || unknown < 0) return {};
     try {

@@ -141,9 +141,9 @@ private:
     };
     Blame culprit(double t);                                // the largest weighted local error, IDA's state at t
     Blame culpritAtStart(double t, bool byValue = false);   // the fastest weighted rate (or largest value)
-    Blame undetermined(double t);
-    std::string reducedWouldCompute(int flag, int unknown)
-        const;   // a hint's tail, or empty   // no consistent state: what a singular index-1 matrix leaves open
+    Blame undetermined(double t);   // no consistent state: what a singular index-1 matrix leaves open
+    // a hint's tail for an error-test failure as drawn on an unknown the reduction makes explicit; or empty
+    std::string reducedWouldCompute(int flag, int unknown) const;
     // reduced: an index of the reduced unknowns; byFlow: a node's velocity names its largest flow
     Blame blame(double t, const char* measure, int reduced, bool byFlow = false);
     Blame blameByNodes(double t, const char* measure, int reduced);   // culprit(): by the flows nearby
