@@ -70,7 +70,7 @@ ContactLaw lawOf(const std::string& k) {
 }
 
 constexpr double kZenoRatio = 1e-6;
-constexpr double kHeldBand = 1e-6;            // of the law's terms: how far on a corner held across is watched
+constexpr double kHeldBand = 1e-6;            // of the law's terms: a corner held across (returning(), holdAcross())
 constexpr double kTiny = core::kEventNudge;   // towards the current mode's side (block.hpp)
 
 struct Defaults {
@@ -206,10 +206,14 @@ private:
     bool returning(const core::Eq<double>& eq, int clamp, int held) const;
     void holdAcross(EventCtx& ctx) const;
     struct Corner {
-        double g, band;
+        double g, terms;   // K p +- D p', and |K p| + |D p'|
+        // how far beyond the state a corner held across is watched: kHeldBand of the terms, at
+        // least twice the function's value
+        double band() const { return std::max(kHeldBand * terms, 2.0 * std::abs(g)); }
     };
     Corner corner(const core::Eq<double>& eq, int which) const;
     static double sideOf(int which, int clamp);
+    static int clampOf(double spring, double damper);
     void markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) const;
     void kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const;
     void hit(EventCtx& ctx, int side) const;
@@ -419,7 +423,7 @@ int HardStop::branchAt(const core::Eq<double>& eq, int current) const {
     }
     if (m_law != ContactLaw::Smooth) return 0;
     const double spring = c.K * c.p, damper = c.D * c.pd, band = 1e-9 * (std::abs(spring) + std::abs(damper));
-    const int clamp = damper < -spring ? kClampLow : damper > spring ? kClampHigh : kUnclamped, held = current / 2;
+    const int clamp = clampOf(spring, damper), held = current / 2;
     const bool onLow = std::abs(spring + damper) <= band && (clamp == kClampLow || held == kClampLow);
     const bool onHigh = std::abs(spring - damper) <= band && (clamp == kClampHigh || held == kClampHigh);
     return 2 * (onLow || onHigh || returning(eq, clamp, held) ? held : clamp);
@@ -429,10 +433,9 @@ int HardStop::branchAt(const core::Eq<double>& eq, int current) const {
 // heading back: a restart's consistent values moved it there (againstRate()). The branch stands.
 bool HardStop::returning(const core::Eq<double>& eq, int clamp, int held) const {
     if (clamp == held || (clamp != kUnclamped && held != kUnclamped)) return false;
-    const Penetration c = penetration(eq);
     const bool low = clamp == kClampLow || held == kClampLow;
-    const double spring = c.K * c.p, damper = c.D * c.pd, g = low ? spring + damper : spring - damper;
-    return std::abs(g) <= 1e-6 * (std::abs(spring) + std::abs(damper)) &&
+    const Corner k = corner(eq, low ? kLowClampKink : kHighClampKink);
+    return std::abs(k.g) <= kHeldBand * k.terms &&
            heads(eq, low ? kLowClampKink : kHighClampKink, held == kUnclamped ? core::kRising : core::kFalling);
 }
 
@@ -456,16 +459,14 @@ void HardStop::holdAcross(EventCtx& ctx) const {
     const int m = ctx.mode(mode);
     if (m_law == ContactLaw::Smooth && (m == kContactUpper || m == kContactLower)) {
         const Penetration c = penetration(ctx.eq());
-        const double spring = c.K * c.p, damper = c.D * c.pd;
-        const int branchClamp = ctx.mode(branch) / 2;
-        const int clamp = damper < -spring ? kClampLow : damper > spring ? kClampHigh : kUnclamped;
+        const int branchClamp = ctx.mode(branch) / 2, clamp = clampOf(c.K * c.p, c.D * c.pd);
         const int armed = ctx.mode(heldCorner);
         const double set = ctx.discrete(heldOffset);
         if (clamp != branchClamp && (clamp == kUnclamped || branchClamp == kUnclamped)) {   // across a corner
             held = clamp == kClampLow || branchClamp == kClampLow ? kLowClampKink : kHighClampKink;
             const Corner k = corner(ctx.eq(), held);
             const double own = sideOf(held, branchClamp);   // the branch's side
-            offset = armed == held && set * own > 0.0 && std::abs(set) > std::abs(k.g) ? set : own * k.band;
+            offset = armed == held && set * own > 0.0 && std::abs(set) > std::abs(k.g) ? set : own * k.band();
         } else if (armed != 0 && std::abs(corner(ctx.eq(), armed).g) < std::abs(set)) {
             held = armed;   // on the branch's side, within the band a refused crossing set (crossKink)
             offset = set;
@@ -480,13 +481,16 @@ double HardStop::sideOf(int which, int clamp) {
     return (which == kLowClampKink ? kClampLow : kClampHigh) == clamp ? -1.0 : 1.0;
 }
 
-// kink()'s function of a clamp corner, unmoved, and the band a corner held across is watched
-// beyond: 1e-6 of the law's terms, at least twice the function's value
+// the clamp the law's terms are in: the damping below -K p, above +K p, or neither
+int HardStop::clampOf(double spring, double damper) {
+    return damper < -spring ? kClampLow : damper > spring ? kClampHigh : kUnclamped;
+}
+
+// kink()'s function of a clamp corner, unmoved, and the law's terms
 HardStop::Corner HardStop::corner(const core::Eq<double>& eq, int which) const {
     const Penetration c = penetration(eq);
     const double spring = c.K * c.p, damper = c.D * c.pd;
-    const double g = which == kLowClampKink ? spring + damper : spring - damper;
-    return {g, std::max(kHeldBand * (std::abs(spring) + std::abs(damper)), 2.0 * std::abs(g))};
+    return {which == kLowClampKink ? spring + damper : spring - damper, std::abs(spring) + std::abs(damper)};
 }
 
 // A kink crossed: its direction says which branch the state enters
@@ -498,7 +502,7 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
         region = rising ? 1 : 0;   // p' rises through 0
     else if (againstRate(ctx.eq(), which, direction) || backAtOnce(ctx, which, direction)) {
         ctx.set(heldCorner, which);   // round-off, not motion: the branch stands, and the corner
-        ctx.set(heldOffset, -direction * corner(ctx.eq(), which).band);   // is watched beyond it (holdAcross())
+        ctx.set(heldOffset, -direction * corner(ctx.eq(), which).band());   // is watched beyond it (holdAcross())
         return;
     } else if (which == kLowClampKink)
         clamp = rising ? kUnclamped : kClampLow;   // K p + D p' falls through 0: the damping reaches -K p
