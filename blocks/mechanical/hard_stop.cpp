@@ -452,7 +452,12 @@ bool HardStop::returning(const core::Eq<double>& eq, int clamp, int held) const 
 // twice the function's value, and settle() keeps the branch only while the state is within 1e-6
 // of the law's terms and heading back (returning()). An offset that still holds the state is
 // kept, so that settle() does not change it at every pass of a restart; right after a refused
-// crossing the state can still read on the branch's side, within the band crossKink set.
+// crossing the state can still read on the branch's side, within the band crossKink set. It is
+// kept, too, where settle() has just left the branch by the state: it then sits on the old
+// branch's side, and that corner goes unwatched until a settle() finds the state beyond it or
+// the contact ends. That ends, at its first round, a loop in which the solution's error carries
+// the function across against its rate (docs/reliability.md, "What an offset left after a
+// switch does").
 void HardStop::holdAcross(EventCtx& ctx) const {
     int held = 0;
     double offset = 0.0;
