@@ -292,7 +292,7 @@ void Run::handleRoots(double t) {
         withCtx(b, t, [&](EventCtx& ctx) { m_sys.topo.blocks[at(b)].block->onEvent(ctx, i, dir); });
         // a root its block does not log (a corner of a contact law) counts towards chattering too:
         // a corner crossed back and forth 1e-15 s apart otherwise ran to the step limit
-        if (m_log.size() == logged) m_guard.event(t, m_sys.topo.blocks[at(b)].name);
+        if (m_log.size() == logged) m_guard.event(t, m_sys.topo.blocks[at(b)].name, false);
     }
     guardChattering(t);
     if (m_opt.stepOver && !m_jumped && stepOver(t)) {

@@ -6,8 +6,9 @@
 // - a stall: kStallSteps steps in a row that each advance time by less than kStallFraction of the
 //   run (the step size collapsed to round-off, or a tiny max_step): SolverError;
 // - chattering: kChatterEvents events within kChatterFraction of the run (a contact switching
-//   faster than anything physical, 1e-13 s apart), or more than kRestartsAtOneTime restarts at one
-//   instant: SolverError naming the block.
+//   faster than anything physical, 1e-13 s apart), as many logged ones (a contact made and lost, a
+//   lock and an unlock) within kLoggedChatterFraction, or more than kRestartsAtOneTime restarts at
+//   one instant: SolverError naming the block.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +29,7 @@ public:
     static constexpr double kStallFraction = 1e-12;
     static constexpr int kChatterEvents = 1'000;
     static constexpr double kChatterFraction = 1e-9;
+    static constexpr double kLoggedChatterFraction = 1e-6;   // of the run, for the events a block logs
     static constexpr int kRestartsAtOneTime = 500;
     static constexpr double kLooseRtol = 1e-2;   // from here on, the chatter hint asks for a tighter rtol
 
@@ -45,7 +47,9 @@ public:
         if (m_smallSteps >= kStallSteps) stalled(t, h, culprit());
         checkLimits(t, steps);
     }
-    void event(double t, const std::string& block);     // after each logged event
+    // after each event: logged (a mode change a block reports), or a root the block does not log
+    // (a corner of a contact law)
+    void event(double t, const std::string& block, bool logged = true);
     void restart(double t, const std::string& block);   // at each event restart; `block` switched last
 
 private:
@@ -58,8 +62,13 @@ private:
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
     long m_smallSteps = 0;
     long m_stepsBefore = 0;
-    std::vector<double> m_eventTimes;   // a ring of the last kChatterEvents event times
-    std::size_t m_next = 0;
+    // the last kChatterEvents times of some events
+    struct Ring {
+        std::vector<double> times;
+        std::size_t next = 0;
+        double push(double t);   // the time kChatterEvents events back, -infinity until there are that many
+    };
+    Ring m_events, m_logged;      // every event; the logged ones
     double m_burstStart = -1.0;   // restarts at one instant (within 1e-12 relative)
     int m_burstRestarts = 0;
     std::vector<std::string> m_burstBlocks;   // the blocks whose events make the burst (the first few)
