@@ -626,6 +626,25 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(core::SolverError, g.step(0.1, 1e-15, n, where));
     }
 
+    // On an output grid one call of step() covers up to 500 steps. Their count with a last step
+    // below the stall's size is a stall only where the call's time over its steps is below it too:
+    // calls of 500 steps over 1e-9 s each, the last of them 1e-15 s, are a run going on (2e-12 s
+    // a step, tools/engine-diff --wide seed 2079 on a grid of 0.005 s); over 1e-11 s each, stuck.
+    void guardOnAGridCountsTheMeanStep() {
+        const auto where = [] { return std::string("b"); };
+        const long calls = 2 * core::solver::RunGuard::kStallSteps / 500;
+        for (const double span : {1e-9, 1e-11}) {
+            core::solver::RunGuard g({0, 0.0}, 1.0);
+            bool stuck = false;
+            try {
+                for (long k = 1; k <= calls; ++k) g.step(0.3 + span * static_cast<double>(k), 1e-15, 500 * k, where);
+            } catch (const core::SolverError& e) {
+                stuck = QString::fromStdString(e.what()).contains("the solver is stuck");
+            }
+            QCOMPARE(stuck, span < 1e-10);
+        }
+    }
+
 private:
     // The rattling example at rtol 1e-13, atol 1e-15 (both stall tests above): it fails quickly with
     // the stall's message for a step below the rounding of t, naming `block`, with the rows so far.
