@@ -57,7 +57,8 @@ enum class ContactLaw { Smooth, FullUndamped, FullDamped, Restitution };   // th
 enum Event : int {                                                         // the event slots
     kUpperSide = 0,
     kLowerSide = 1,       // x reaches a bound; restitution: or the contact there releases
-    kRegionKink = 2,      // full_undamped: p' crosses 0; free past a bound: the approach starts
+    kRegionKink = 2,      // full_undamped: p' crosses 0; free past a bound: the approach starts;
+                          // restitution: free after a release, the slider has left its rest
     kLowClampKink = 3,    // smooth: the damping reaches -K p
     kHighClampKink = 4,   // smooth: the damping reaches +K p
     kEvents = 5
@@ -70,6 +71,7 @@ ContactLaw lawOf(const std::string& k) {
 }
 
 constexpr double kZenoRatio = 1e-6;
+constexpr double kRestShare = 1e-3;           // of the gap: the most a rest after a release moves the bound (release())
 constexpr double kHeldBand = 1e-6;            // of the law's terms: a corner held across (returning(), holdAcross())
 constexpr double kTiny = core::kEventNudge;   // towards the current mode's side (block.hpp)
 
@@ -220,6 +222,7 @@ private:
     void afterImpact(EventCtx& ctx) const;
     void release(EventCtx& ctx, int side) const;
     void holdReference(EventCtx& ctx, int side) const;
+    void endRest(EventCtx& ctx) const;
 
     const core::Param gp, gn;
     const core::Choice contactLaw;
@@ -231,7 +234,7 @@ private:
     const core::Computed penetrationRec, impactsRec, energyRec, modeRec;
     const core::Var E;
     const core::Discrete mode, branch, impacts, loss, vBefore, target, side, refUpper, refLower, fastest, receding,
-        cornerTime, heldCorner, heldOffset;
+        cornerTime, heldCorner, heldOffset, rest;
     const ContactLaw m_law;
 };
 
@@ -312,6 +315,7 @@ HardStop::HardStop(const core::ParamValues& p, Domain d)
       cornerTime(discrete("corner_time", -std::numeric_limits<double>::max())),
       heldCorner(discrete("held_corner")),
       heldOffset(discrete("held_offset")),
+      rest(discrete("rest")),
       m_law(lawOf(key(contactLaw))) {}
 
 void HardStop::validateMore(core::Diagnostics& out) const {
@@ -344,6 +348,12 @@ bool HardStop::affineEvent(const core::Eq<double>& eq, int which, core::AffineEv
     out.constant = 1.0;
     if (m_law == ContactLaw::Restitution) {   // instantaneous modes are never integrated
         const bool upper = which == kUpperSide;
+        const double r = eq.discrete(rest);
+        if (which == kRegionKink && m == kFree && r != 0.0) {   // the slider leaves its rest (release())
+            out.constant = r > 0.0 ? -(eq.discrete(refUpper) - 2.0 * r) : eq.discrete(refLower) - 2.0 * r;
+            out.add(x, r > 0.0 ? 1.0 : -1.0);
+            out.nudge = kTiny;
+        }
         if (which > kLowerSide) return true;
         if (m == kFree) {
             out.constant = upper ? eq.discrete(refUpper) : -eq.discrete(refLower);
@@ -393,6 +403,7 @@ void HardStop::liveEvents(const core::Eq<double>& eq, std::span<char> live) cons
     if (m_law == ContactLaw::Restitution) {
         live[kUpperSide] = m == kFree || m == kContactUpper;
         live[kLowerSide] = m == kFree || m == kContactLower;
+        live[kRegionKink] = m == kFree && eq.discrete(rest) != 0.0;
         return;
     }
     live[kUpperSide] = m != kContactLower;   // free: both bounds in one function (affineEvent())
@@ -590,7 +601,10 @@ void HardStop::onEvent(EventCtx& ctx, int which, int direction) const {
     }
     if (direction == core::kRising) return;   // every restitution event function falls through zero
     const int m = ctx.mode(mode);
-    if (m == kFree)
+    if (which == kRegionKink) {   // left its rest: the bound is sought where it is again
+        endRest(ctx);
+        ctx.continuous();   // only an event function moved
+    } else if (m == kFree)
         hit(ctx, which == kUpperSide ? +1 : -1);
     else if (m == kContactUpper && which == kUpperSide)
         release(ctx, +1);
@@ -650,6 +664,7 @@ void HardStop::hit(EventCtx& ctx, int s) const {
     const double approach = s * v;
     const double top = std::max(ctx.discrete(fastest), approach);
     const bool bounce = approach > std::max(real(speedThreshold), kZenoRatio * top);
+    endRest(ctx);
     ctx.set(fastest, top);
     ctx.set(vBefore, v);
     ctx.set(side, s);
@@ -694,9 +709,25 @@ void HardStop::afterImpact(EventCtx& ctx) const {
     ctx.set(mode, ctx.discrete(target) != 0.0 ? kFree : s > 0 ? kContactUpper : kContactLower);
 }
 
+// A released slider is at rest at the bound, and often stays there: another block (a locked
+// stiction, a clutch) holds the same motion, and the contact ended only because that block took
+// the force over. Its position then moves by the rounding of each step (an ulp a step, outwards
+// as often as not), and a bound sought exactly where it was released was reached again at the
+// next step: a contact at a speed of round-off, found pulling at once, released again, every
+// 1e-10 s, each time a restart (docs/reliability.md, "Mode changes in a loop that moves time on").
+// So the next contact on that side is sought the run's tolerance on x further out (at most
+// kRestShare of the gap), until the slider has left its rest by as much in the other direction;
+// then the bound is sought where it is (endRest()). A contact after a rest begins at most that
+// tolerance beyond the bound, which is what IDA resolves of x.
 void HardStop::release(EventCtx& ctx, int s) const {
     ctx.log(EventKind::Release, relativeVelocity(ctx.eq()));
     holdReference(ctx, s);
+    const double margin = std::min(ctx.tolerance(ctx.eq()[x]), kRestShare * (real(gp) - real(gn)));
+    if (s > 0)
+        ctx.set(refUpper, ctx.discrete(refUpper) + margin);
+    else
+        ctx.set(refLower, ctx.discrete(refLower) - margin);
+    ctx.set(rest, s * margin);
     ctx.set(target, 0.0);   // the projection removes what the contact drifted: the slider leaves at rest
     ctx.set(mode, s > 0 ? kReleaseUpper : kReleaseLower);
 }
@@ -709,6 +740,15 @@ void HardStop::holdReference(EventCtx& ctx, int s) const {
         ctx.set(refUpper, std::max(real(gp), xv));
     else
         ctx.set(refLower, std::min(real(gn), xv));
+}
+
+// The rest after a release ends (the slider left it, or a bound was reached): the bound of that
+// side is sought where holdReference() puts it for the slider's position now.
+void HardStop::endRest(EventCtx& ctx) const {
+    const double r = ctx.discrete(rest);
+    if (r == 0.0) return;
+    ctx.set(rest, 0.0);
+    holdReference(ctx, r > 0.0 ? +1 : -1);
 }
 
 void HardStop::record(const core::Eq<double>& eq, std::span<double> out) const {

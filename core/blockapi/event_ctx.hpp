@@ -7,6 +7,7 @@
 
 #include "core/blockapi/eq.hpp"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,13 @@ public:
         const auto i = static_cast<std::size_t>(v.index);
         return i < m_impulses.size() ? m_impulses[i] : 0.0;
     }
+    // How closely the run resolves a value of this size: rtol |value| + atol, what IDA's error test
+    // treats as one value. 0 outside a run (the initial modes).
+    double tolerance(double value) const { return m_rtol * std::abs(value) + m_atol; }
+    void setTolerances(double rtol, double atol) {
+        m_rtol = rtol;
+        m_atol = atol;
+    }
 
 private:
     const Eq<double>& m_eq;
@@ -63,6 +71,7 @@ private:
     std::string_view m_block;
     std::vector<EventRecord>& m_log;
     std::span<const double> m_impulses;   // per own variable
+    double m_rtol = 0.0, m_atol = 0.0;
     bool m_changed = false;
     bool m_continuous = false;
 };

@@ -253,6 +253,7 @@ template <class F> bool Run::withCtx(int b, double t, F&& f) {
     m_ev.withEq(b, st, [&](const Eq<double>& eq) {
         EventCtx ctx(eq, std::span<double>(m_disc.data() + bind.discreteOffset, blk.discretes().size()),
                      m_sys.topo.blocks[at(b)].name, m_log, m_blockImpulse);
+        ctx.setTolerances(m_opt.relativeTolerance, m_opt.absoluteTolerance);
         f(ctx);
         changed = ctx.changed();
         if (changed) m_changedAtEvent[at(b)] = 1;

@@ -74,9 +74,10 @@ double RunGuard::Ring::push(double t) {
 
 // Two windows. Every root counts within 1e-9 of the run: a contact law's corner crossed back and
 // forth 1e-15 s apart. The mode changes a block logs count within 1e-6 of the run as well: a stop
-// that makes its contact at a speed of round-off and loses it at once, every 1e-10 s, beside a
+// that made its contact at a speed of round-off and lost it at once, every 1e-10 s, beside a
 // locked stiction on the same motion, ran on at that pace, 400,000 events in 20 s of wall time,
-// with nothing to end it but the step limit (docs/reliability.md, "Every run ends").
+// with nothing to end it but the step limit (docs/reliability.md, "Every run ends"; that stop
+// now rests after a release, but a loop of logged changes must still end).
 // The corners alone do not count within the wider window: at a loose tolerance a run can meet one
 // many times within 1e-7 of the run and go on (model d as drawn at rtol 0.1).
 void RunGuard::event(double t, const std::string& block, bool logged) {
@@ -98,8 +99,8 @@ void RunGuard::event(double t, const std::string& block, bool logged) {
          : dense ? "the block keeps switching between modes: give the contact some damping, a restitution model, or "
                    "looser tolerances"
                  : "the block keeps making and ending a contact or a lock: another block may hold the same motion "
-                   "(a locked stiction beside a restitution stop in contact); give the stop a stiffness law (smooth "
-                   "or full_damped)");
+                   "(two locks on one shaft, a stop beside a locked joint); give a stop there a stiffness law "
+                   "(smooth or full_damped)");
 }
 
 // A burst of one block is a block that keeps switching; of several, blocks that keep switching

@@ -596,6 +596,66 @@ private Q_SLOTS:
         }
     }
 
+    // A body (J) held to a shaft that a source turns at A sin(w t), by a locked stiction and by a
+    // restitution stop at its upper bound (tools/engine-diff --wide seed 2307, cut down to these
+    // blocks). From 0.348 s the stop is in contact and carries the body along (the rigid one of the
+    // pair). Its torque J A w cos(w t) reverses at a quarter period before the end of the first
+    // one, 3 / (4 f), and the stop releases; the lock then holds the body until that torque reaches
+    // its breakaway T_s, at t_u = (2 pi - acos(T_s / (J A w))) / w. The released body sat at the
+    // bound with its position moving by an ulp a step, and the stop found its bound again at the
+    // next step: a contact at a speed of round-off, pulling at once, released, every 1e-10 s, until
+    // the chatter guard ended the run at 0.4732 s. A released stop now seeks its bound the
+    // tolerance on x further out until the body has left its rest (docs/blocks.md, "Hard stop").
+    void stopReleasedBesideALockStaysReleased_data() { test::engineRows(); }
+    void stopReleasedBesideALockStaysReleased() {
+        QFETCH(bool, reduce);
+        const double J = 2.9587, A = 0.386, f = 1.585, w = 2 * kPi * f, Ts = 1.467, stopTime = 0.5;
+        test::ModelBuilder b;
+        b.block("speed", "signal.sine", {{"amplitude", A}, {"frequency", f}})
+            .block("source", "rotational.speed_source")
+            .block("shaft", "rotational.inertia", {{"inertia", 0.2241}})
+            .block("body", "rotational.inertia", {{"inertia", J}})
+            .block("lock", "rotational.stiction",
+                   {{"breakaway_positive", Ts},
+                    {"breakaway_negative", -Ts},
+                    {"kinetic_friction", 0.459},
+                    {"viscous_coefficient", 0.449}})
+            .block("stop", "rotational.hard_stop",
+                   {{"model", std::string("restitution")},
+                    {"upper_bound", 0.00115},
+                    {"lower_bound", -0.0053},
+                    {"restitution_coefficient", 0.498}})
+            .block("ground", "rotational.reference");
+        b.connect("speed.y", "source.S").connect("source.R", "shaft.I").connect("source.C", "ground.R");
+        b.connect("lock.R", "shaft.I").connect("lock.C", "body.I");
+        b.connect("stop.R", "body.I").connect("stop.C", "shaft.I");
+        const auto r = test::run(b.build(), options(stopTime, 1e-8, 1e-10, reduce));
+        QCOMPARE_NEAR(r.time().back(), stopTime, 1e-12, "the run reached its end");
+        const auto released = eventTimes(r, "stop", EventKind::Release);
+        QVERIFY(!released.empty());
+        // the release threshold (1e-3 N*m) delays it by 1e-3 / (J A w^2) = 9e-6 s
+        QCOMPARE_NEAR(released[0], 3.0 / (4.0 * f), 2e-5, "released where the torque reverses");
+        // The body then rests at the bound, held by the lock at acceleration level: its speed
+        // relative to the shaft drifts by the integration error (rtol |w|, 4e-9 rad/s here) and
+        // can carry it the tolerance on x outwards within about 0.01 s. The stop finds it there
+        // at that speed and releases it at once (as drawn: once). Never at the loop's pace.
+        int again = 0;
+        for (const core::EventRecord& e : r.events()) {
+            if (e.block != "stop" || e.kind != EventKind::Contact || e.time <= released[0]) continue;
+            ++again;
+            QVERIFY2(std::abs(e.velocity) < 1e-7, qPrintable(QString("contact at %1 rad/s").arg(e.velocity)));
+        }
+        QVERIFY2(again <= 3, qPrintable(QString("%1 contacts after the release").arg(again)));
+        QCOMPARE(released.size(), std::size_t(again + 1));
+        const auto unlocked = eventTimes(r, "lock", EventKind::Unlock);
+        QVERIFY(!unlocked.empty());
+        const double tu = (2 * kPi - std::acos(Ts / (J * A * w))) / w;
+        QCOMPARE_NEAR(unlocked.back(), tu, 1e-7, "the lock breaks away where it carries T_s");
+        QVERIFY(unlocked.back() > released[0]);
+        for (const double t : {0.475, 0.48, 0.485})
+            QCOMPARE_NEAR(at(r, "body.w", t), A * std::sin(w * t), 1e-7, QString("held at %1 s").arg(t));
+    }
+
     // A body B (0.2 kg) at 2 m/s strikes, through a restitution stop (e = 0.5), a body A (1 kg)
     // that a stiction holds at rest on the ground. A friction force is finite and carries no
     // impulse, so the two bodies collide as if A were free: v_A = (1 + e) m_B v0 / (m_A + m_B) =

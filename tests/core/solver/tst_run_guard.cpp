@@ -458,53 +458,33 @@ private Q_SLOTS:
         QVERIFY2(f.hint.contains("a body caught between two stops"), qPrintable(f.hint));
     }
 
-    // A body held to a driven shaft by a locked stiction and a restitution stop, the stop at its
-    // bound (tools/engine-diff --wide, seed 2307, reduced to these blocks). Every 1e-10 s the stop
-    // made contact at a speed of round-off and released it at once: 300,000 events in 10 s of wall
-    // time with t stuck at 0.4732 s, and only the step limit, minutes later, would have ended it.
-    // Those events are logged mode changes, which count within 1e-6 of the run as well: it ends as
-    // chattering at once, naming the stop, with a hint that names the cause and the remedy (a
-    // stiffness law runs it). Both engines.
-    void contactMadeAndLostBesideALock_data() { test::engineRows(); }
-    void contactMadeAndLostBesideALock() {
-        QFETCH(bool, reduce);
-        const auto shaftWithStop = [](const char* law) {
-            test::ModelBuilder net;
-            net.block("speed", "signal.sine", {{"amplitude", 0.386}, {"frequency", 1.585}})
-                .block("source", "rotational.speed_source")
-                .block("shaft", "rotational.inertia", {{"inertia", 0.2241}})
-                .block("body", "rotational.inertia", {{"inertia", 2.9587}})
-                .block("lock", "rotational.stiction",
-                       {{"breakaway_positive", 1.467},
-                        {"breakaway_negative", -1.467},
-                        {"kinetic_friction", 0.459},
-                        {"viscous_coefficient", 0.449}})
-                .block("stop", "rotational.hard_stop",
-                       {{"model", std::string(law)},
-                        {"upper_bound", 0.00115},
-                        {"lower_bound", -0.0053},
-                        {"restitution_coefficient", 0.498}})
-                .block("ground", "rotational.reference");
-            net.connect("speed.y", "source.S").connect("source.R", "shaft.I").connect("source.C", "ground.R");
-            net.connect("lock.R", "shaft.I").connect("lock.C", "body.I");
-            net.connect("stop.R", "body.I").connect("stop.C", "shaft.I");
-            return net.build();
-        };
-        core::simulation::SimulationOptions o = test::solverOptions(0.5, 1e-8);
-        o.absoluteTolerance = 1e-10;
-        o.reduce = reduce;
-        o.maxSteps = 1'000'000;   // the loop reaches this in about a minute; the guard ends it within 0.1 s
-        const Failure f = runToFailure(shaftWithStop("restitution"), o);
-        QVERIFY2(!f.limit && f.message.contains("mode changes within") && f.message.contains("(chattering)"),
-                 qPrintable(f.message));
-        QCOMPARE(f.block, QString("stop"));
-        QVERIFY2(f.hint.contains("a locked stiction beside a restitution stop") && f.hint.contains("stiffness law"),
-                 qPrintable(f.hint));
-        QVERIFY(f.rows.time().back() > 0.47);   // the rows up to the loop are kept
-
-        o.maxSteps.reset();
-        const core::MemorySink r = test::run(shaftWithStop("full_damped"), o);   // the remedy the hint gives
-        QCOMPARE(r.time().back(), 0.5);
+    // Logged mode changes count within kLoggedChatterFraction of the run, every root within
+    // kChatterFraction. A stop beside a locked stiction made its contact at a speed of round-off
+    // and lost it at once every 1e-10 s, 1,000 of them in 1e-7 of the run, and only the step limit
+    // would have ended it, minutes later (tools/engine-diff --wide seed 2307; the stop itself is
+    // fixed, tst_stiction::stopReleasedBesideALockStaysReleased). The same pace of roots a block
+    // does not log (a smooth stop's corners at a loose tolerance) goes on.
+    void guardCountsLoggedModeChangesInAWiderWindow() {
+        const int n = core::solver::RunGuard::kChatterEvents;
+        for (const bool logged : {false, true}) {
+            core::solver::RunGuard g({}, 0.5);
+            QString message, hint, block;
+            try {
+                for (int i = 0; i < 2 * n; ++i) g.event(0.4732 + 1e-10 * i, "stop", logged);
+            } catch (const core::SolverError& e) {
+                message = QString::fromStdString(e.what());
+                hint = QString::fromStdString(e.diagnostics().front().hint);
+                block = QString::fromStdString(e.diagnostics().front().block);
+            }
+            if (!logged) {
+                QVERIFY2(message.isEmpty(), qPrintable(message));
+                continue;
+            }
+            QVERIFY2(message.contains("mode changes within") && message.contains("(chattering)"), qPrintable(message));
+            QCOMPARE(block, QString("stop"));
+            QVERIFY2(hint.contains("another block may hold the same motion") && hint.contains("stiffness law"),
+                     qPrintable(hint));
+        }
     }
 
     // A pulse period far below the time resolution blamed 'mass1' (IDA refused the stop time);
