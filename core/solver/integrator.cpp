@@ -70,6 +70,7 @@ void Run::loop() {
             watchResting(t, true);
             continue;
         }
+        if (endWithinRounding(t, outputIndex)) break;
         void* mem = m_mem.get();   // a new one each time the moving part grows
         const double tstop = std::min(tNext, m_opt.stopTime);
         if (grid) catchUpGrid(t, outputIndex);
@@ -130,6 +131,23 @@ void Run::loop() {
         }
     }
     m_stats.completed = true;
+}
+
+// The stop time within round-off of t, where an event just before it (a pulse's edge at
+// 0.0163 + 7 * 0.0691 = 0.5 - 5.6e-17 s) left the run: after that event's restart IDA refuses a
+// stop time that close (IDA_ILL_INPUT, "tout too close to t0"), and in that time nothing can move.
+// The rows still due (the grid's, up to the stop time, or the last) take this state at their
+// times. Rounding as IDA reckons it, relative to both times, so a short run from 0 still steps.
+bool Run::endWithinRounding(double t, long& outputIndex) {
+    const double stop = m_opt.stopTime;
+    if (stop - t > 4 * std::numeric_limits<double>::epsilon() * (std::abs(t) + std::abs(stop))) return false;
+    if (m_opt.outputInterval > 0) {   // the grid's points not passed yet; the last one is the stop time
+        for (; static_cast<double>(outputIndex - 1) * m_opt.outputInterval < stop; ++outputIndex)
+            recordRow(std::min(stop, static_cast<double>(outputIndex) * m_opt.outputInterval));
+    } else {
+        recordRow(stop);
+    }
+    return true;
 }
 
 // The grid's rows that the step just taken to t passed, while resting: IDA's interpolant at each

@@ -65,7 +65,7 @@ private:
     std::vector<ConstraintForce> m_constraintForces;
     void findAliases();
     static int weightFn(N_Vector y, N_Vector ewt, void* ud);   // IDAWFtolerances: aliases tested too
-    std::vector<int> m_aliasFirst;                  // per reduced unknown: its aliases' range
+    std::vector<int> m_aliasFirst;                             // per reduced unknown: its aliases' range
     std::vector<double> m_aliasOffset, m_aliasCoefficient;
     double m_weightScale = 1.0;
     void check(int flag, const char* what);
@@ -83,15 +83,16 @@ private:
     template <class F> bool withCtx(int b, double t, F&& f);
     void initRoots(double t);
     void handleRoots(double t);
-    bool stepOver(double t);   // after a root whose changes are all continuous: go on without a restart
-    void eventDone();          // the step-over or restart is done: the event's blocks and changes forgotten
-    bool m_jumped = false;     // withCtx(): a block changed its rows discontinuously (EventCtx::jumped)
-    bool withinErrorTest();    // stepOver(): IDA's last step agrees with the new modes
+    bool stepOver(double t);     // after a root whose changes are all continuous: go on without a restart
+    void eventDone();            // the step-over or restart is done: the event's blocks and changes forgotten
+    bool m_jumped = false;       // withCtx(): a block changed its rows discontinuously (EventCtx::jumped)
+    bool withinErrorTest();      // stepOver(): IDA's last step agrees with the new modes
     bool rootAtRest(double t);   // stepOver(): a live root is exactly zero at the event
     std::vector<double> m_idScratch;
     NVector m_overY, m_overYp, m_overR, m_overX, m_overW;
     std::vector<double> m_rootScratch;   // the live roots at an event stepped over (rootAtRest)
     void handleTimeEvents(double t);
+    bool endWithinRounding(double t, long& outputIndex);   // loop(): the stop time is t up to rounding
     // The latest time that counts as now: a scheduled event closer than this is taken here.
     static double dueBy(double t) {
         return t + 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t));
@@ -113,7 +114,7 @@ private:
     N_Vector idaId() const { return m_resting ? m_ida.get() : m_id.get(); }
     N_Vector idaQ() const { return m_resting ? m_qa.get() : m_q.get(); }   // null: no quadratures for IDA
     void toIda();                                                          // m_y, m_yp, m_id and m_q into IDA's vectors
-    void fromIda();   // IDA's y and y' into m_y, m_yp
+    void fromIda();                                                        // IDA's y and y' into m_y, m_yp
     void quadraturesFromIda();   // IDA's quadratures (IDAGetQuad at the last step) into m_q
     dae::State reducedState(double t, N_Vector y, N_Vector yp);   // a callback's point, reduced
 
@@ -160,24 +161,24 @@ private:
     ResultSink& m_sink;
     const RunControl& m_ctl;
     const dae::ReductionPlan m_red;
-    dae::ReducedEvaluator m_rev;        // IDA's residual and Jacobian
+    dae::ReducedEvaluator m_rev;   // IDA's residual and Jacobian
     // event functions that are not affine (IDA calls them between residuals): made at the first,
     // with the full vectors they are evaluated at; a network of affine ones needs neither
     std::optional<dae::ReducedEvaluator> m_revRoots;
-    dae::Evaluator& m_ev;               // the full network: projections, modes, recording
+    dae::Evaluator& m_ev;   // the full network: projections, modes, recording
     SunContext m_ctx;
-    NVector m_y, m_yp, m_id, m_atol, m_q;                           // reduced (IDA's); m_q the quadratures
-    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;             // full; m_rootY(p) made with m_revRoots
+    NVector m_y, m_yp, m_id, m_atol, m_q;                 // reduced (IDA's); m_q the quadratures
+    std::vector<double> m_fy, m_fyp, m_rootY, m_rootYp;   // full; m_rootY(p) made with m_revRoots
     // the blocks whose discretes withCtx() wrote, for the parts that follow what changed: the
     // expansion while resting, the id mask and the live roots each read it (discrete_changes.hpp)
     dae::DiscreteJournal m_journal{m_sys};
     const int m_expandReader = m_journal.addReader(), m_maskReader = m_journal.addReader(),
               m_rootReader = m_journal.addReader();
-    bool m_expandAll = false;              // the next syncFull() expands everything (not only the moving part)
-    std::vector<int> m_changedDisc;        // syncFull(): the blocks whose discretes changed since
-    std::vector<int> m_maskChanged;        // idMask(): the same since the last mask
-    bool m_fullStale = false;                                       // m_fy, m_fyp lag behind IDA's vectors
-    dae::DifferentialMask m_mask{m_sys};                            // IDA's id, full, kept between restarts
+    bool m_expandAll = false;                  // the next syncFull() expands everything (not only the moving part)
+    std::vector<int> m_changedDisc;            // syncFull(): the blocks whose discretes changed since
+    std::vector<int> m_maskChanged;            // idMask(): the same since the last mask
+    bool m_fullStale = false;                  // m_fy, m_fyp lag behind IDA's vectors
+    dae::DifferentialMask m_mask{m_sys};       // IDA's id, full, kept between restarts
     static constexpr int kOneStepMisses = 8;   // consistentByOneStep() given up after these in a row
     int m_oneStepMisses = 0;
     bool m_indexOneFactored = false;   // A and ls hold the index-1 matrix of the last calcIC (RestartInput)
@@ -240,7 +241,7 @@ private:
     bool appendRoots(const RootArrays& from, int k0, int k1, int block);
     void buildRoots(double t, bool incremental);
     bool rootsInPlace(double t, std::vector<int>& changed);   // changed: the event blocks written
-    std::vector<int> m_eventIndex;   // per block: its place in eventBlocks, -1
+    std::vector<int> m_eventIndex;                            // per block: its place in eventBlocks, -1
     // per event block (in eventBlocks' order) its live roots [m_blockFirst[e], + m_blockCount[e]);
     // between them may lie dead ones, m_deadRoots in all (rootsInPlace)
     std::vector<int> m_blockFirst, m_blockCount;
@@ -269,11 +270,11 @@ private:
     bool m_checkAll = true;
     std::vector<int> m_changedRows, m_changedRates, m_check, m_rows;
     std::vector<double> m_coefficient;
-    NVector m_ya, m_ypa, m_ida;                               // IDA's vectors while resting
+    NVector m_ya, m_ypa, m_ida;   // IDA's vectors while resting
     std::vector<int> m_qMoving;   // the quadratures IDA integrates while resting (the others rest)
     std::vector<char> m_qRests;   // per quadrature: not in m_qMoving
     NVector m_qa;                 // their values in IDA
-    Matrix m_Aa;   // IDA's matrix and solver while resting (m_A, m_ls: restarts)
+    Matrix m_Aa;                  // IDA's matrix and solver while resting (m_A, m_ls: restarts)
     LinearSolver m_lsa;
 };
 

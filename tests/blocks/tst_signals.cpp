@@ -198,6 +198,40 @@ private Q_SLOTS:
                  qPrintable(why));
     }
 
+    // A breakpoint within rounding of the stop time (a pulse's edge at 0.0163 + 7 * 0.0691 s, one
+    // ulp before 0.5 s: tools/engine-diff --wide seed 2507). After its restart IDA refused to step
+    // the last ulp (IDA_ILL_INPUT, "tout too close to t0") and the run failed at its end. It now
+    // ends there: the event is logged at its own time, and the rows still due take the state the
+    // event left (without a grid a last row at the stop time; on a grid the last point, which the
+    // run records at the event's time, before the event, as any grid point met up to rounding).
+    void breakpointWithinRoundingOfTheEnd_data() {
+        QTest::addColumn<bool>("reduce");
+        QTest::addColumn<double>("interval");
+        for (const bool reduce : {false, true})
+            for (const double interval : {0.0, 0.1, 0.3})
+                QTest::addRow("%s, grid %g", reduce ? "reduced" : "as drawn", interval) << reduce << interval;
+    }
+    void breakpointWithinRoundingOfTheEnd() {
+        QFETCH(bool, reduce);
+        QFETCH(double, interval);
+        const double end = 0.5, edge = std::nextafter(end, 0.0);
+        core::simulation::SimulationOptions o = until(end, interval);
+        o.reduce = reduce;
+        const auto r = test::run(
+            drivenMass("signal.step", {{"step_time", edge}, {"initial_value", 1.0}, {"final_value", 5.0}}), o);
+        QVERIFY(r.stats().completed);
+        QCOMPARE(timeEvents(r, "src"), std::vector<double>{edge});
+        QCOMPARE_NEAR(test::last(r, "m.v"), end, 1e-9);   // v = t under 1 N until the step
+        if (interval > 0) {   // every grid point once, the last one (taken before the event) for the stop time
+            QCOMPARE(r.time().back(), edge);
+            const auto points = static_cast<qsizetype>(std::ceil(end / interval - 1e-9)) + 1;
+            QCOMPARE(static_cast<qsizetype>(r.time().size()), points);
+        } else {   // the rows before and after the event, then the stop time's
+            QCOMPARE(r.time().back(), end);
+            QCOMPARE(test::last(r, "src.y"), 5.0);
+        }
+    }
+
     // Between breakpoints the sources follow their formulas, and the mass integrates them.
     void valuesBetweenBreakpoints() {
         QString why;
