@@ -3,6 +3,7 @@
 // failures. Set-up is in ida_setup.cpp, events and restarts in run_events.cpp (run.hpp).
 #include "core/solver/integrator.hpp"
 
+#include "core/dae/block_structure.hpp"
 #include "core/errors.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/run.hpp"
@@ -372,24 +373,45 @@ Run::FlowReading Run::drivenBy(double t, int u, Blame& blame) {
     struct Writer {
         int block, port;
         double flow;
+        bool reaction;   // the block holds a motion in its current mode: its flow is what that takes
     };
     std::vector<Writer> writers;
-    int block = -1;
-    double flow = 0.0, size = -1.0;
     for (std::size_t b = 0; b < m_sys.bindings.size(); ++b) {
         const std::span<const int> ports = m_sys.bindings[b].portRow();
         for (std::size_t p = 0; p < ports.size(); ++p) {
             if (ports[p] != row) continue;
             const double f = m_ev.throughResidual(static_cast<int>(b), still, static_cast<int>(p));
-            writers.push_back({static_cast<int>(b), static_cast<int>(p), f});
-            if (magnitude(f) > size) {
-                size = magnitude(f);
-                flow = f;
-                block = static_cast<int>(b);
-            }
+            const bool reaction = !dae::constraintForces(m_sys, static_cast<int>(b), now.discrete).empty();
+            writers.push_back({static_cast<int>(b), static_cast<int>(p), f, reaction});
         }
     }
-    if (block < 0 || size == 0.0) return {};
+    // The largest flow names its block. A block that holds the motion (a velocity source, a locked
+    // joint) takes whatever force that needs, so when it is the largest it is the effect: of the
+    // others, the largest within a factor kReactionShare of it is the cause it holds against (a
+    // runaway spring pulling on a driven body named the source). Alone, or against flows far
+    // smaller, the holding block itself is what drives the node (an imposed motion of 1e300 m/s^2).
+    constexpr double kReactionShare = 1e-2;
+    const auto largestOf = [&](bool skipReactions) {
+        const Writer* best = nullptr;
+        for (const Writer& w : writers)
+            if (!(skipReactions && w.reaction) && (!best || magnitude(w.flow) > magnitude(best->flow))) best = &w;
+        return best;
+    };
+    const Writer* top = largestOf(false);
+    if (top && top->reaction)
+        if (const Writer* cause = largestOf(true);
+            cause && magnitude(cause->flow) >= kReactionShare * magnitude(top->flow))
+            top = cause;
+    if (!top || top->flow == 0.0) return {};
+    int block = top->block;
+    const double flow = top->flow;
+    double size = magnitude(flow);
+    const int holder = top->reaction ? -1 : [&] {
+        const Writer* h = nullptr;
+        for (const Writer& w : writers)
+            if (w.reaction && (!h || magnitude(w.flow) > magnitude(h->flow))) h = &w;
+        return h && magnitude(h->flow) >= size ? h->block : -1;
+    }();
     // the node's inertia: what the flows add per unit of acceleration, and its largest part
     yp[at(u)] = 1.0;
     double inertia = 0.0, heaviest = 0.0;
@@ -426,7 +448,8 @@ Run::FlowReading Run::drivenBy(double t, int u, Blame& blame) {
     const bool rotational = m_sys.topo.nodes[at(k.index)].domain == Domain::Rotational;
     blame.what += std::string("; the largest ") + (rotational ? "torque" : "force") + " there is " +
                   formatNumber(std::abs(flow)) + (rotational ? " N*m" : " N") + ", from " + name(from) +
-                  (block != from ? " (its input from " + name(block) + ")" : std::string());
+                  (block != from ? " (its input from " + name(block) + ")" : std::string()) +
+                  (holder >= 0 ? ", against which " + name(holder) + " holds the node's motion" : std::string());
     blame.block = name(block);
     // A failure at the start comes from a value far out of scale: of the flow and the inertia, the
     // one farther from 1 in SI is taken for it (a mass of 1e-300 kg under 19.62 N, not the weight).

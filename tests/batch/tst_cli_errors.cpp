@@ -237,6 +237,33 @@ private Q_SLOTS:
         QCOMPARE(s.exitCode, 1);
         QCOMPARE(s.out, readText(out));
     }
+
+    // A body driven by a velocity source and pulled by a table spring whose linear extrapolation
+    // runs away (warned at load; a network tools/engine-diff --wide drew, seed 2486). The source
+    // takes whatever force holds the body's speed, so at the failure its force is as large as the
+    // spring's, or larger: the message named the source. The block that holds a motion is the
+    // effect, and the spring it holds against is named (docs/reliability.md, "Hostile input").
+    void failureBesideAHeldMotionNamesWhatPulls_data() {
+        QTest::addColumn<QString>("reduce");
+        QTest::addColumn<QString>("where");
+        // reduced, the source's force is the largest at the failing node; as drawn, the spring's
+        QTest::newRow("reduced") << "on"
+                                 << "from e2, against which vsrc holds the node's motion";
+        QTest::newRow("as drawn") << "off"
+                                  << "from e2 (";
+    }
+    void failureBesideAHeldMotionNamesWhatPulls() {
+        QFETCH(QString, reduce);
+        QFETCH(QString, where);
+        const QString model = fixture("failure/held_runaway.endstop"), out = scratch("held.csv");
+        const auto r = runBatch({"run", model, "--reduce", reduce, "--out", out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("block 'e2', parameter 'extrapolation': linear extrapolation"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("block 'e2': simulation failed at t = "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("velocity of node {m3.M, e2.C, src.R, vsrc.R}; the largest force there is "),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(where), qPrintable(r.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliErrors)
