@@ -74,6 +74,7 @@ private:
     void restart(double t);
     void chooseFirstStep(double t);
     bool calcIC(double t);   // false: no consistent state, but settleOnTrial() changed a mode
+    int calcICFromTrial(double t, double tout1, int flag);   // calcIC(): once more from one Newton step
     bool settleOnTrial(double t);
     const std::vector<double>& idMask();   // the full id vector in the current modes (m_mask)
     void reInit(double t);
