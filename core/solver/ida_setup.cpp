@@ -14,6 +14,7 @@
 #include <sunmatrix/sunmatrix_sparse.h>   // its SM_ macros; the library itself is the KLU module's
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 namespace endstop::core::solver::detail {
@@ -264,6 +265,7 @@ void Run::createIda(double t) {
 // the error test covers"). The velocities it is the rate of are tested.
 namespace {
 constexpr double kIgnored = 1e30;
+constexpr double kRoundOffShare = 32 * std::numeric_limits<double>::epsilon();
 
 bool readsOnlyRates(const dae::DaeSystem& sys, int block, int var) {
     const dae::BlockStructure& st = sys.structures[at(sys.structureOf[at(block)])];
@@ -327,6 +329,8 @@ void Run::holdConstraintForces(double t) {
 }
 
 void Run::passTolerances() {
+    m_peak.resize(at(m_rev.size()), 0.0);
+    m_weightScale = 1.0;
     if (!m_aliasOffset.empty()) {   // the aliases' weights join their kept unknowns' (weightFn)
         const long tested = idaSize();
         long aliases = 0;
@@ -335,16 +339,8 @@ void Run::passTolerances() {
             aliases += m_aliasFirst[at(i + 1)] - m_aliasFirst[at(i)];
         }
         m_weightScale = static_cast<double>(tested) / static_cast<double>(tested + aliases);
-        check(IDAWFtolerances(m_mem.get(), weightFn), "IDAWFtolerances");
-        return;
     }
-    NVector moving;
-    if (m_resting) {
-        moving = makeVector(idaSize(), m_ctx);
-        for (std::size_t s = 0; s < m_active.size(); ++s) data(moving)[s] = data(m_atol)[m_active[s]];
-    }
-    check(IDASVtolerances(m_mem.get(), m_opt.relativeTolerance, m_resting ? moving.get() : m_atol.get()),
-          "IDASVtolerances");
+    check(IDAWFtolerances(m_mem.get(), weightFn), "IDAWFtolerances");
 }
 
 // The aliases of each kept unknown: the states of the network as drawn that the reduction wrote
@@ -381,14 +377,28 @@ int Run::weightFn(N_Vector y, N_Vector ewt, void* ud) {
     double* w = N_VGetArrayPointer(ewt);
     const double rtol = self->m_opt.relativeTolerance;
     const double* atol = data(self->m_atol);
+    const bool aliased = !self->m_aliasOffset.empty();
+    const std::vector<double>& id = self->m_idValues;
     for (int s = 0, n = self->idaSize(); s < n; ++s) {
         const int i = self->m_resting ? self->m_active[at(s)] : s;
-        const double own = 1.0 / (rtol * std::abs(yv[s]) + atol[i]);
+        const double size = std::abs(yv[s]);
+        double floor = 0.0;
+        if (!id.empty() && id[at(i)] == 0.0 && std::isfinite(size)) {   // algebraic: its round-off floor
+            double& peak = self->m_peak[at(i)];
+            peak = std::max(peak, size);
+            floor = kRoundOffShare * peak;
+        }
+        const double own = 1.0 / (rtol * size + std::max(atol[i], floor));
+        if (!aliased) {
+            w[s] = own;
+            if (!(own > 0.0) || !std::isfinite(own)) return -1;
+            continue;
+        }
         double sum = own * own;
         for (int a = self->m_aliasFirst[at(i)]; a < self->m_aliasFirst[at(i + 1)]; ++a) {
             const double c = self->m_aliasCoefficient[at(a)];
-            const double wa =
-                c / (rtol * std::abs(self->m_aliasOffset[at(a)] + c * yv[s]) + self->m_opt.absoluteTolerance);
+            const double wa = c / (rtol * std::abs(self->m_aliasOffset[at(a)] + c * yv[s]) +
+                                   std::max(self->m_opt.absoluteTolerance, std::abs(c) * floor));
             sum += wa * wa;
         }
         w[s] = std::sqrt(sum * self->m_weightScale);

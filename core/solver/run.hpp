@@ -68,6 +68,7 @@ private:
     std::vector<int> m_aliasFirst;                             // per reduced unknown: its aliases' range
     std::vector<double> m_aliasOffset, m_aliasCoefficient;
     double m_weightScale = 1.0;
+    std::vector<double> m_peak;   // per reduced unknown: the largest |y| of an algebraic one so far (weightFn)
     void check(int flag, const char* what);
 
     // ---- consistent (re)start and events (run_events.cpp) --------------------------------------
