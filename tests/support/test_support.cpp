@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "support/test_support.hpp"
 
+#include "support/compare.hpp"
+
 #include "core/graph/topology.hpp"
 #include "core/io/project_file.hpp"
 #include "core/errors.hpp"
@@ -91,6 +93,40 @@ double minOf(const core::MemorySink& r, const std::string& column) {
 }
 
 double last(const core::MemorySink& r, const std::string& column) { return r.values(column).back(); }
+
+bool runsAgree(const core::MemorySink& a, const core::MemorySink& b, const std::vector<std::string>& columns,
+               double share, double eventTime) {
+    const auto fail = [](const QString& what) {
+        QTest::qFail(qPrintable(what), __FILE__, __LINE__);
+        return false;
+    };
+    if (a.events().size() != b.events().size())
+        return fail(QString("%1 events against %2").arg(a.events().size()).arg(b.events().size()));
+    for (std::size_t k = 0; k < a.events().size(); ++k) {
+        const core::EventRecord &ea = a.events()[k], &eb = b.events()[k];
+        if (ea.kind != eb.kind || ea.block != eb.block)
+            return fail(QString("event %1: %2 of %3 against %4 of %5")
+                            .arg(k)
+                            .arg(static_cast<int>(ea.kind))
+                            .arg(QString::fromStdString(ea.block))
+                            .arg(static_cast<int>(eb.kind))
+                            .arg(QString::fromStdString(eb.block)));
+        if (!compareNear(eb.time, ea.time, eventTime, "b's event time", "a's", QString("event %1").arg(k), __FILE__,
+                         __LINE__))
+            return false;
+    }
+    if (a.rows() != b.rows()) return fail(QString("%1 rows against %2").arg(a.rows()).arg(b.rows()));
+    for (const std::string& column : columns) {
+        const std::vector<double>&va = a.values(column), &vb = b.values(column);
+        const auto [lo, hi] = std::minmax_element(va.begin(), va.end());
+        for (std::size_t i = 0; i < va.size(); ++i)
+            if (!compareNear(vb[i], va[i], share * (*hi - *lo), "b", "a",
+                             QString("%1 at t = %2").arg(QString::fromStdString(column)).arg(a.time()[i]), __FILE__,
+                             __LINE__))
+                return false;
+    }
+    return true;
+}
 
 ProcessResult runBatch(const QStringList& args, const QString& workingDir) {
     QProcess p;

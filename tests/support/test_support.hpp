@@ -48,6 +48,13 @@ double maxOf(const core::MemorySink& r, const std::string& column);
 double minOf(const core::MemorySink& r, const std::string& column);
 double last(const core::MemorySink& r, const std::string& column);
 
+// Two runs of one model that should agree (the two engines, say, on one output grid): the same
+// logged events, each of the same kind and within eventTime of the other's time, and every named
+// column within `share` of its range in `a`, row by row. False, with the failure recorded for the
+// calling test, at the first miss.
+bool runsAgree(const core::MemorySink& a, const core::MemorySink& b, const std::vector<std::string>& columns,
+               double share, double eventTime);
+
 struct ProcessResult {
     int exitCode = -1;
     QString out;
