@@ -397,21 +397,17 @@ Run::FlowReading Run::drivenBy(double t, int u, Blame& blame) {
             if (!(skipReactions && w.reaction) && (!best || magnitude(w.flow) > magnitude(best->flow))) best = &w;
         return best;
     };
-    const Writer* top = largestOf(false);
-    if (top && top->reaction)
+    const Writer* first = largestOf(false);
+    const Writer* top = first;
+    if (first && first->reaction)
         if (const Writer* cause = largestOf(true);
-            cause && magnitude(cause->flow) >= kReactionShare * magnitude(top->flow))
+            cause && magnitude(cause->flow) >= kReactionShare * magnitude(first->flow))
             top = cause;
     if (!top || top->flow == 0.0) return {};
+    const int holder = top != first ? first->block : -1;   // the holding block passed over
     int block = top->block;
     const double flow = top->flow;
     double size = magnitude(flow);
-    const int holder = top->reaction ? -1 : [&] {
-        const Writer* h = nullptr;
-        for (const Writer& w : writers)
-            if (w.reaction && (!h || magnitude(w.flow) > magnitude(h->flow))) h = &w;
-        return h && magnitude(h->flow) >= size ? h->block : -1;
-    }();
     // the node's inertia: what the flows add per unit of acceleration, and its largest part
     yp[at(u)] = 1.0;
     double inertia = 0.0, heaviest = 0.0;

@@ -77,7 +77,8 @@ private:
     bool calcIC(double t);   // false: no consistent state, but settleOnTrial() changed a mode
     int calcICFromTrial(double t, double tout1, int flag);   // calcIC(): once more from one Newton step
     bool settleOnTrial(double t);
-    const std::vector<double>& idMask();   // the full id vector in the current modes (m_mask)
+    template <class Use> bool onTrialStep(double t, Use&& use);   // y, y' put back unless use() keeps them
+    const std::vector<double>& idMask();                          // the full id vector in the current modes (m_mask)
     void reInit(double t);
     void syncFull(double t);
     bool settle(double t);

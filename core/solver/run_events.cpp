@@ -187,20 +187,15 @@ bool Run::calcIC(double t) {
 // stands. Without it the impact's mode was left by settleOnTrial() before any projection: the
 // impact was counted and logged, its bounce lost, and the bound found again at the next step.
 int Run::calcICFromTrial(double t, double tout1, int flag) {
-    const long n = m_rev.size();
-    const std::vector<double> y(data(m_y), data(m_y) + n), yp(data(m_yp), data(m_yp) + n);   // a failure path
-    const RestartInput in{t,    &m_idValues, m_disc.data(), m_discVersion, m_opt.relativeTolerance, data(m_atol),
-                          1e-3, m_sparse};
-    const LinearSystem full = fullSystem();
-    if (trialByOneStep(m_rev, in, data(m_y), data(m_yp), full.A, full.ls, m_ctx)) {
-        reInit(t);
-        check(IDASetId(m_mem.get(), idaId()), "IDASetId");
-        const int again = IDACalcIC(m_mem.get(), IDA_YA_YDP_INIT, tout1);
-        rethrowCallbackError();
-        if (again >= 0) return again;
-    }
-    std::copy(y.begin(), y.end(), data(m_y));
-    std::copy(yp.begin(), yp.end(), data(m_yp));
+    int again = flag;
+    if (onTrialStep(t, [&] {
+            reInit(t);
+            check(IDASetId(m_mem.get(), idaId()), "IDASetId");
+            again = IDACalcIC(m_mem.get(), IDA_YA_YDP_INIT, tout1);
+            rethrowCallbackError();
+            return again >= 0;
+        }))
+        return again;
     reInit(t);
     check(IDASetId(m_mem.get(), idaId()), "IDASetId");
     return flag;
@@ -215,22 +210,31 @@ int Run::calcICFromTrial(double t, double tout1, int flag) {
 // with the state as it was, if none did (the failure stands).
 bool Run::settleOnTrial(double t) {
     if (m_settleBlocks.empty()) return false;
+    bool changed = false;
+    onTrialStep(t, [&] {
+        m_expandAll = true;
+        syncFull(t);
+        changed = settle(t);
+        return false;
+    });
+    m_expandAll = true;
+    syncFull(t);
+    return changed;
+}
+
+// One Newton step with the index-1 matrix from the state as it is (trialByOneStep, restart.hpp),
+// then use() on the state it reached. y and y' are put back unless use() returns true; false if
+// they were put back, or the step could not be taken (a singular matrix, a step not finite).
+template <class Use> bool Run::onTrialStep(double t, Use&& use) {
     const long n = m_rev.size();
     const std::vector<double> y(data(m_y), data(m_y) + n), yp(data(m_yp), data(m_yp) + n);   // a failure path
     const RestartInput in{t,    &m_idValues, m_disc.data(), m_discVersion, m_opt.relativeTolerance, data(m_atol),
                           1e-3, m_sparse};
     const LinearSystem full = fullSystem();
-    bool changed = false;
-    if (trialByOneStep(m_rev, in, data(m_y), data(m_yp), full.A, full.ls, m_ctx)) {
-        m_expandAll = true;
-        syncFull(t);
-        changed = settle(t);
-    }
+    if (trialByOneStep(m_rev, in, data(m_y), data(m_yp), full.A, full.ls, m_ctx) && use()) return true;
     std::copy(y.begin(), y.end(), data(m_y));
     std::copy(yp.begin(), yp.end(), data(m_yp));
-    m_expandAll = true;
-    syncFull(t);
-    return changed;
+    return false;
 }
 
 void Run::reInit(double t) {
