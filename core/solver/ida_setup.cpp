@@ -265,6 +265,7 @@ void Run::createIda(double t) {
 // the error test covers"). The velocities it is the rate of are tested.
 namespace {
 constexpr double kIgnored = 1e30;
+// an algebraic unknown's atol is at least this share of the largest |y| it has had (weightFn)
 constexpr double kRoundOffShare = 32 * std::numeric_limits<double>::epsilon();
 
 bool readsOnlyRates(const dae::DaeSystem& sys, int block, int var) {
