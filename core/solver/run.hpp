@@ -146,6 +146,10 @@ private:
     Blame culprit(double t);                                // the largest weighted local error, IDA's state at t
     Blame culpritAtStart(double t, bool byValue = false);   // the fastest weighted rate (or largest value)
     Blame undetermined(double t);   // no consistent state: what a singular index-1 matrix leaves open
+    struct Holding {
+        int block = -1, via = -1;
+    };
+    Holding holdingBeside(int block) const;   // a block holding a motion `block` acts on, and through what
     // a hint's tail for an error-test failure as drawn on an unknown the reduction makes explicit; or empty
     std::string reducedWouldCompute(int flag, int unknown) const;
     // reduced: an index of the reduced unknowns; byFlow: a node's velocity names its largest flow

@@ -2,6 +2,7 @@
 // Events and consistent restarts of one run (run.hpp): block events at roots and scheduled times,
 // then mode iteration with IDACalcIC, the momentum-conserving projection (projection.hpp) and the
 // blocks' settle(), and the first step after the restart (restart.hpp).
+#include "core/dae/block_structure.hpp"
 #include "core/errors.hpp"
 #include "core/solver/projection.hpp"
 #include "core/solver/restart.hpp"
@@ -165,19 +166,69 @@ bool Run::calcIC(double t) {
         }
         // after an event: what its block changed asks for a state the rest cannot take (a
         // restitution impact on a motion a velocity source imposes: the source keeps its speed)
-        const std::string& name = m_sys.topo.blocks[at(m_eventBlocks.front())].name;
-        failAt(t,
-               "no consistent state found after the event of " + name + " (" + idaFlagName(flag) + "): " + m_idaMessage,
-               "what " + name +
-                   " changed at this event asks for a motion the rest of the network cannot follow, such as an "
-                   "impact or a lock on a body whose speed a velocity source imposes; give the contact "
-                   "compliance (a stiffness law) or let the source act through a spring",
+        const int event = m_eventBlocks.front();
+        const std::string& name = m_sys.topo.blocks[at(event)].name;
+        const std::string failed =
+            "no consistent state found after the event of " + name + " (" + idaFlagName(flag) + "): " + m_idaMessage;
+        if (const Holding h = holdingBeside(event); h.block >= 0) {
+            const std::string& held = m_sys.topo.blocks[at(h.block)].name;
+            const std::string through = h.via >= 0 ? " (through " + m_sys.topo.blocks[at(h.via)].name + ")" : "";
+            failAt(t, failed,
+                   "what " + name + " changed at this event asks for a motion that " + held + through +
+                       " already holds: an impact on a body whose speed is imposed cannot rebound, and a second lock "
+                       "on a held motion leaves the holding forces undetermined; give the contact compliance (a "
+                       "stiffness law) or let " + held + " act through a spring",
+                   name);
+        }
+        if (const Blame open = undetermined(t); !open.what.empty())
+            failAt(t, failed + "; the equations do not determine " + open.what + " (their matrix is singular here)",
+                   "two constraints that fix the same motion after this event: give one of them compliance",
+                   open.block.empty() ? name : open.block);
+        failAt(t, failed,
+               "no source, gear or lock imposes the motion of a body " + name +
+                   " acts on; round-off in the network's largest forces can keep IDA from a consistent state at rtol " +
+                   formatNumber(m_opt.relativeTolerance) + " and atol " + formatNumber(m_opt.absoluteTolerance) +
+                   ": try a larger atol (docs/reliability.md, \"Tight tolerances\")",
                name);
     }
     check(IDAGetConsistentIC(mem, idaY(), idaYp()), "IDAGetConsistentIC");
     fromIda();
     syncFull(t);
     return true;
+}
+
+// A block other than `block` that holds, against the reference, the motion of a node `block` acts
+// on, directly or through joints that hold two nodes together (a locked stiction or clutch, a
+// force sensor): a velocity source, a joint locked to ground, a gear with one side grounded, a
+// friction inertia that locks its own flange. Such a block has a constraint force in its current
+// modes and a port at the reference, or its one port. After an event of `block` that leaves no
+// consistent state, it is what the new modes conflict with: an impact on a motion it imposes, or
+// a second lock on a motion it already holds. {-1, -1} if there is none; `via` is the first joint
+// passed through, or -1.
+Run::Holding Run::holdingBeside(int block) const {
+    const std::span<const int> start = m_sys.bindings[at(block)].portRow();
+    std::vector<int> nodes(start.begin(), start.end());
+    std::vector<int> reachedVia(nodes.size(), -1);   // per entry of `nodes`: the joint that led there
+    std::vector<char> seen(m_sys.bindings.size(), 0);
+    seen[at(block)] = 1;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        if (nodes[n] < 0) continue;
+        for (std::size_t b = 0; b < m_sys.bindings.size(); ++b) {
+            const std::span<const int> own = m_sys.bindings[b].portRow();
+            if (seen[b] || std::ranges::find(own, nodes[n]) == own.end() ||
+                dae::constraintForces(m_sys, static_cast<int>(b), m_disc.data()).empty())
+                continue;
+            seen[b] = 1;
+            if (own.size() == 1 || std::ranges::find(own, -1) != own.end())
+                return {static_cast<int>(b), reachedVia[n]};
+            for (const int r : own)
+                if (std::ranges::find(nodes, r) == nodes.end()) {
+                    nodes.push_back(r);
+                    reachedVia.push_back(reachedVia[n] >= 0 ? reachedVia[n] : static_cast<int>(b));
+                }
+        }
+    }
+    return {};
 }
 
 // IDACalcIC's line search can stall on round-off at tight tolerances where the consistent state is
