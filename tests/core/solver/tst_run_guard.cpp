@@ -370,6 +370,31 @@ private Q_SLOTS:
         QCOMPARE_NEAR(test::last(r, "slider.v"), 0.0, 1e-9);
     }
 
+    // The same impact with the source on another body, joined to the struck one by a force sensor
+    // (a rigid joint): the hint names the source and the joint it holds through.
+    void impactThroughARigidJointNamesTheSource_data() { test::engineRows(); }
+    void impactThroughARigidJointNamesTheSource() {
+        QFETCH(bool, reduce);
+        test::ModelBuilder net;
+        net.block("speed", "signal.sine", {{"amplitude", 0.5}, {"frequency", 2.0}})
+            .block("source", "translational.velocity_source")
+            .block("driven", "translational.mass", {{"mass", 1.0}})
+            .block("joint", "translational.force_sensor")
+            .block("mass", "translational.mass", {{"mass", 1.0}})
+            .block("stop", "translational.hard_stop",
+                   {{"model", "restitution"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}})
+            .block("ground", "translational.reference");
+        net.connect("speed.y", "source.S").connect("source.R", "driven.M").connect("source.C", "ground.R");
+        net.connect("driven.M", "joint.R").connect("joint.C", "mass.M");
+        net.connect("mass.M", "stop.R").connect("stop.C", "ground.R");
+        core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-6);
+        o.reduce = reduce;
+        const Failure f = runToFailure(net.build(), o);
+        QVERIFY2(f.message.contains("no consistent state found after the event of stop"), qPrintable(f.message));
+        QCOMPARE(f.block, QString("stop"));
+        QVERIFY2(f.hint.contains("a motion that source (through joint) already holds"), qPrintable(f.hint));
+    }
+
     // Where nothing imposes the motion the event changed, the failure after it is round-off, and
     // the hint says to loosen atol, not to look for a velocity source (it did, wherever a network
     // had none). Seed 5414 of tools/engine-diff --wide, reduced at rtol 1e-11 and atol 1e-13: two
