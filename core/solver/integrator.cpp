@@ -104,7 +104,10 @@ void Run::loop() {
         }
         long steps = 0;
         IDAGetNumSteps(mem, &steps);
-        m_guard.step(t, h, m_stats.steps + steps, [&] { return culprit(t).block; });
+        m_guard.step(t, h, m_stats.steps + steps, [&] {
+            const Blame b = culprit(t);
+            return StallCulprit(b.block, b.what, b.flow);
+        });
         if (flag == IDA_TOO_MUCH_WORK) continue;   // a long stretch between output times
         const bool root = flag == IDA_ROOT_RETURN;
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
@@ -286,7 +289,8 @@ void Run::failSolve(double t, int flag) {
                  {},
                  "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" +
                      (b.what.empty() ? "" : "; " + b.what),
-                 idaFailureHint(flag) + reducedWouldCompute(flag, b.unknown)};
+                 b.flow > RunGuard::kRunawayFlow ? runawayHint()
+                                                 : idaFailureHint(flag) + reducedWouldCompute(flag, b.unknown)};
     throw SolverError(Diagnostics{d});
 }
 
@@ -342,6 +346,7 @@ Run::Blame Run::blameByNodes(double t, const char* measure, int reduced) {
         if (const FlowReading r = drivenBy(t, v, candidate); r.size > largest && r.outOfScale > kOutOfScale) {
             largest = r.size;
             best = candidate;
+            best.flow = r.size;
         }
     }
     return best;

@@ -142,6 +142,7 @@ private:
     struct Blame {
         std::string what, block;
         int unknown = -1;   // of the network as drawn: the unknown measured, if one was
+        double flow = 0.0;   // the flow far out of scale that named the block (blameByNodes), or 0
     };
     Blame culprit(double t);                                // the largest weighted local error, IDA's state at t
     Blame culpritAtStart(double t, bool byValue = false);   // the fastest weighted rate (or largest value)

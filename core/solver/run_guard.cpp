@@ -21,6 +21,11 @@ namespace {
 }
 }   // namespace
 
+std::string runawayHint() {
+    return "a force no machine has drives this: look for a part that runs away (a spring of negative stiffness, "
+           "warned at load) or a parameter off by orders of magnitude; the tolerances are not the cause";
+}
+
 RunGuard::RunGuard(const RunLimits& limits, double stopTime, double rtol)
     : m_limits(limits), m_span(stopTime), m_rtol(rtol) {}
 
@@ -49,16 +54,17 @@ void RunGuard::checkLimits(double t, long steps) {
 // A last step below the spacing of doubles at t cannot move t at all: the tolerances then ask for
 // more than double precision resolves there (at rtol 1e-13, a sine's output near its zero), and
 // no contact of the block named is to blame.
-void RunGuard::stalled(double t, double h, const std::string& where) const {
+void RunGuard::stalled(double t, double h, const StallCulprit& where) const {
     const double spacing = std::nextafter(t, std::numeric_limits<double>::infinity()) - t;
     const bool belowRounding = h < spacing;
-    fail(t, where,
+    fail(t, where.block,
          std::to_string(kStallSteps) + " steps in a row advanced time by less than " +
              formatNumber(kStallFraction * m_span) + " s each (last step " + formatNumber(h) + " s" +
              (belowRounding ? ", below the rounding of t there, " + formatNumber(spacing) + " s" : std::string()) +
-             "): the solver is stuck",
+             "): the solver is stuck" + (where.what.empty() ? std::string() : "; " + where.what),
          belowRounding ? "the tolerances ask for more than double precision resolves at this time: loosen them"
-                       : "loosen the tolerances, raise max_step, or soften the stiffest contact of this block");
+         : where.flow > kRunawayFlow ? runawayHint()
+             : "loosen the tolerances, raise max_step, or soften the stiffest contact of this block");
 }
 
 double RunGuard::Ring::push(double t) {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace endstop::core::solver {
@@ -23,6 +24,18 @@ struct RunLimits {
     long maxSteps = 5'000'000;     // over the whole run; 0: unlimited
     double maxWallSeconds = 0.0;   // 0: unlimited
 };
+
+// What a stall names: the block, and what was read there (the unknown with the largest error and
+// the largest flow at its node: "...; the largest torque there is 6e24 N*m, from e0"), if anything.
+struct StallCulprit {
+    StallCulprit(std::string b, std::string w = {}, double f = 0.0)
+        : block(std::move(b)), what(std::move(w)), flow(f) {}
+    std::string block, what;
+    double flow;   // the force or torque read there, if far out of scale (else 0)
+};
+
+// The hint of a failure under a force or torque above RunGuard::kRunawayFlow
+std::string runawayHint();
 
 class RunGuard {
 public:
@@ -33,6 +46,7 @@ public:
     static constexpr double kLoggedChatterFraction = 1e-6;   // of the run, for the events a block logs
     static constexpr int kRestartsAtOneTime = 500;
     static constexpr double kLooseRtol = 1e-2;   // from here on, the chatter hint asks for a tighter rtol
+    static constexpr double kRunawayFlow = 1e12;   // N or N*m: no machine's; a stall under it runs away
 
     // rtol: the run's relative tolerance, for the chatter hint (0: not known)
     RunGuard(const RunLimits& limits, double stopTime, double rtol = 0.0);
@@ -53,7 +67,7 @@ public:
             m_smallSteps = 0;
         m_stepsBefore = steps;
         m_tBefore = t;
-        if (m_smallSteps >= kStallSteps) stalled(t, h, culprit());
+        if (m_smallSteps >= kStallSteps) stalled(t, h, StallCulprit(culprit()));
         checkLimits(t, steps);
     }
     // after each event: logged (a mode change a block reports), or a root the block does not log
@@ -63,7 +77,7 @@ public:
 
 private:
     void checkLimits(double t, long steps);
-    [[noreturn]] void stalled(double t, double h, const std::string& where) const;
+    [[noreturn]] void stalled(double t, double h, const StallCulprit& where) const;
 
     RunLimits m_limits;
     double m_span;

@@ -395,6 +395,31 @@ private Q_SLOTS:
         QVERIFY2(f.hint.contains("a motion that source (through joint) already holds"), qPrintable(f.hint));
     }
 
+    // A table spring whose linear extrapolation has a negative stiffness (warned at load) runs its
+    // inertia away to 5e23 rad/s, and a stiction passes 1e23 N*m of it to a shaft a speed source
+    // drives (seed 5804 of tools/engine-diff --wide). Reduced the steps collapse there; as drawn
+    // the Newton iteration fails first. Either failure says what it read there, and the hint
+    // points at the runaway, not at a contact to soften or the tolerances (the stall said "soften
+    // the stiffest contact of this block" of the stiction).
+    void stallUnderARunawayNamesTheForce_data() { test::engineRows(); }
+    void stallUnderARunawayNamesTheForce() {
+        QFETCH(bool, reduce);
+        const core::model::Model m = core::io::loadProject(
+            test::sourcePath("tests/core/solver/fixtures/runaway_beside_a_driven_shaft.endstop"), blocks::registry());
+        core::simulation::SimulationOptions o = test::solverOptions(0.5, 1e-8);
+        o.absoluteTolerance = 1e-10;
+        o.reduce = reduce;
+        const Failure f = runToFailure(m, o);
+        QVERIFY2(f.message.contains(reduce ? "the solver is stuck; largest error in" : "(IDA_CONV_FAIL); largest error in"),
+                 qPrintable(f.message));
+        const QRegularExpressionMatch torque =
+            QRegularExpression("the largest torque there is ([0-9.e+]+) N\\*m").match(f.message);
+        QVERIFY2(torque.hasMatch(), qPrintable(f.message));
+        QVERIFY2(torque.captured(1).toDouble() > core::solver::RunGuard::kRunawayFlow, qPrintable(f.message));
+        QVERIFY2(f.hint.contains("look for a part that runs away"), qPrintable(f.hint));
+        QVERIFY2(!f.hint.contains("soften"), qPrintable(f.hint));
+    }
+
     // Where nothing imposes the motion the event changed, the failure after it is round-off, and
     // the hint says to loosen atol, not to look for a velocity source (it did, wherever a network
     // had none). Seed 5414 of tools/engine-diff --wide, reduced at rtol 1e-11 and atol 1e-13: two
