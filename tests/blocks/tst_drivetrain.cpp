@@ -352,13 +352,7 @@ private Q_SLOTS:
     // step left it at 2e-35, not 0: the brake stayed engaged under 2e-34 N until a root found the
     // normal force at 0, 5e-5 s late at rtol 1e-8, and at 0.373 s IDA's error test then failed
     // for good. Both engines, at the two tolerances where it failed.
-    void brakeComesFreeAtThePulsesFallingEdge_data() {
-        QTest::addColumn<bool>("reduce");
-        QTest::addColumn<double>("rtol");
-        for (const bool reduce : {false, true})
-            for (const double rtol : {1e-7, 1e-8})
-                QTest::addRow("%s, rtol %g", reduce ? "reduced" : "as drawn", rtol) << reduce << rtol;
-    }
+    void brakeComesFreeAtThePulsesFallingEdge_data() { test::engineRows({1e-7, 1e-8}); }
     void brakeComesFreeAtThePulsesFallingEdge() {
         QFETCH(bool, reduce);
         QFETCH(double, rtol);

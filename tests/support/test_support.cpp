@@ -143,6 +143,14 @@ void engineRows() {
     QTest::newRow("reduced") << true;
 }
 
+void engineRows(std::initializer_list<double> rtols) {
+    QTest::addColumn<bool>("reduce");
+    QTest::addColumn<double>("rtol");
+    for (const bool reduce : {false, true})
+        for (const double rtol : rtols)
+            QTest::addRow("%s, rtol %g", reduce ? "reduced" : "as drawn", rtol) << reduce << rtol;
+}
+
 core::simulation::SimulationOptions solverOptions(double stop, double rtol, double interval) {
     core::simulation::SimulationOptions o;
     o.stopTime = stop;

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,10 @@ core::model::Model loadExample(const QString& fileName);   // resources/examples
 
 // rtol as given, atol two decades below it; interval 0 records every solver step.
 core::simulation::SimulationOptions solverOptions(double stop, double rtol, double interval = 0.0);
-// A data function's rows for both engines: the column "reduce", rows "as drawn" and "reduced"
+// A data function's rows for both engines: the column "reduce", rows "as drawn" and "reduced";
+// with rtols, a column "rtol" as well and a row for each engine at each of them
 void engineRows();
+void engineRows(std::initializer_list<double> rtols);
 
 // The errors building the network reports, one line each; empty if it builds.
 QStringList buildErrors(const core::model::Model& m);
