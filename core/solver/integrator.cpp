@@ -283,14 +283,14 @@ void Run::failSolve(double t, int flag) {
     // refused before its first step: no local error to read
     const bool atStart = steps == 0 && (flag == IDA_ILL_INPUT || flag == IDA_TOO_MUCH_ACC);
     const Blame b = atStart ? culpritAtStart(t, flag == IDA_TOO_MUCH_ACC) : culprit(t);
-    Diagnostic d{Severity::Error,
-                 b.block,
-                 {},
-                 {},
-                 "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" +
-                     (b.what.empty() ? "" : "; " + b.what),
-                 b.flow > RunGuard::kRunawayFlow ? runawayHint()
-                                                 : idaFailureHint(flag) + reducedWouldCompute(flag, b.unknown)};
+    Diagnostic d{
+        Severity::Error,
+        b.block,
+        {},
+        {},
+        "simulation failed at t = " + formatNumber(t) + " s (" + idaFlagName(flag) + ")" +
+            (b.what.empty() ? "" : "; " + b.what),
+        b.flow > RunGuard::kRunawayFlow ? runawayHint() : idaFailureHint(flag) + reducedWouldCompute(flag, b.unknown)};
     throw SolverError(Diagnostics{d});
 }
 

@@ -141,7 +141,7 @@ private:
     // What a failure blames: "largest error in the x of slider" and its block; empty if nothing
     struct Blame {
         std::string what, block;
-        int unknown = -1;   // of the network as drawn: the unknown measured, if one was
+        int unknown = -1;    // of the network as drawn: the unknown measured, if one was
         double flow = 0.0;   // the flow far out of scale that named the block (blameByNodes), or 0
     };
     Blame culprit(double t);                                // the largest weighted local error, IDA's state at t

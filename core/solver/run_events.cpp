@@ -177,7 +177,8 @@ bool Run::calcIC(double t) {
                    "what " + name + " changed at this event asks for a motion that " + held + through +
                        " already holds: an impact on a body whose speed is imposed cannot rebound, and a second lock "
                        "on a held motion leaves the holding forces undetermined; give the contact compliance (a "
-                       "stiffness law) or let " + held + " act through a spring",
+                       "stiffness law) or let " +
+                       held + " act through a spring",
                    name);
         }
         if (const Blame open = undetermined(t); !open.what.empty())
@@ -219,8 +220,7 @@ Run::Holding Run::holdingBeside(int block) const {
                 dae::constraintForces(m_sys, static_cast<int>(b), m_disc.data()).empty())
                 continue;
             seen[b] = 1;
-            if (own.size() == 1 || std::ranges::find(own, -1) != own.end())
-                return {static_cast<int>(b), reachedVia[n]};
+            if (own.size() == 1 || std::ranges::find(own, -1) != own.end()) return {static_cast<int>(b), reachedVia[n]};
             for (const int r : own)
                 if (std::ranges::find(nodes, r) == nodes.end()) {
                     nodes.push_back(r);

@@ -63,7 +63,8 @@ void RunGuard::stalled(double t, double h, const StallCulprit& where) const {
              (belowRounding ? ", below the rounding of t there, " + formatNumber(spacing) + " s" : std::string()) +
              "): the solver is stuck" + (where.what.empty() ? std::string() : "; " + where.what),
          belowRounding ? "the tolerances ask for more than double precision resolves at this time: loosen them"
-         : where.flow > kRunawayFlow ? runawayHint()
+         : where.flow > kRunawayFlow
+             ? runawayHint()
              : "loosen the tolerances, raise max_step, or soften the stiffest contact of this block");
 }
 

@@ -45,7 +45,7 @@ public:
     static constexpr double kChatterFraction = 1e-9;
     static constexpr double kLoggedChatterFraction = 1e-6;   // of the run, for the events a block logs
     static constexpr int kRestartsAtOneTime = 500;
-    static constexpr double kLooseRtol = 1e-2;   // from here on, the chatter hint asks for a tighter rtol
+    static constexpr double kLooseRtol = 1e-2;     // from here on, the chatter hint asks for a tighter rtol
     static constexpr double kRunawayFlow = 1e12;   // N or N*m: no machine's; a stall under it runs away
 
     // rtol: the run's relative tolerance, for the chatter hint (0: not known)

@@ -33,6 +33,20 @@ struct Failure {
     double seconds = 0.0;
 };
 
+// A network of tests/core/solver/fixtures/, as tools/engine-diff wrote it
+core::model::Model fixture(const char* name) {
+    return core::io::loadProject(test::sourcePath(QString("tests/core/solver/fixtures/%1.endstop").arg(name)),
+                                 blocks::registry());
+}
+
+// engine-diff's runs: 0.5 s at the tolerances given, every solver step recorded
+core::simulation::SimulationOptions halfSecond(double rtol, double atol, bool reduce) {
+    core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol);
+    o.absoluteTolerance = atol;
+    o.reduce = reduce;
+    return o;
+}
+
 Failure runToFailure(const core::model::Model& m, const core::simulation::SimulationOptions& o) {
     Failure f;
     const auto start = std::chrono::steady_clock::now();
@@ -370,31 +384,6 @@ private Q_SLOTS:
         QCOMPARE_NEAR(test::last(r, "slider.v"), 0.0, 1e-9);
     }
 
-    // The same impact with the source on another body, joined to the struck one by a force sensor
-    // (a rigid joint): the hint names the source and the joint it holds through.
-    void impactThroughARigidJointNamesTheSource_data() { test::engineRows(); }
-    void impactThroughARigidJointNamesTheSource() {
-        QFETCH(bool, reduce);
-        test::ModelBuilder net;
-        net.block("speed", "signal.sine", {{"amplitude", 0.5}, {"frequency", 2.0}})
-            .block("source", "translational.velocity_source")
-            .block("driven", "translational.mass", {{"mass", 1.0}})
-            .block("joint", "translational.force_sensor")
-            .block("mass", "translational.mass", {{"mass", 1.0}})
-            .block("stop", "translational.hard_stop",
-                   {{"model", "restitution"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}})
-            .block("ground", "translational.reference");
-        net.connect("speed.y", "source.S").connect("source.R", "driven.M").connect("source.C", "ground.R");
-        net.connect("driven.M", "joint.R").connect("joint.C", "mass.M");
-        net.connect("mass.M", "stop.R").connect("stop.C", "ground.R");
-        core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-6);
-        o.reduce = reduce;
-        const Failure f = runToFailure(net.build(), o);
-        QVERIFY2(f.message.contains("no consistent state found after the event of stop"), qPrintable(f.message));
-        QCOMPARE(f.block, QString("stop"));
-        QVERIFY2(f.hint.contains("a motion that source (through joint) already holds"), qPrintable(f.hint));
-    }
-
     // A table spring whose linear extrapolation has a negative stiffness (warned at load) runs its
     // inertia away to 5e23 rad/s, and a stiction passes 1e23 N*m of it to a shaft a speed source
     // drives (seed 5804 of tools/engine-diff --wide). Reduced the steps collapse there; as drawn
@@ -404,14 +393,9 @@ private Q_SLOTS:
     void stallUnderARunawayNamesTheForce_data() { test::engineRows(); }
     void stallUnderARunawayNamesTheForce() {
         QFETCH(bool, reduce);
-        const core::model::Model m = core::io::loadProject(
-            test::sourcePath("tests/core/solver/fixtures/runaway_beside_a_driven_shaft.endstop"), blocks::registry());
-        core::simulation::SimulationOptions o = test::solverOptions(0.5, 1e-8);
-        o.absoluteTolerance = 1e-10;
-        o.reduce = reduce;
-        const Failure f = runToFailure(m, o);
-        QVERIFY2(f.message.contains(reduce ? "the solver is stuck; largest error in" : "(IDA_CONV_FAIL); largest error in"),
-                 qPrintable(f.message));
+        const Failure f = runToFailure(fixture("runaway_beside_a_driven_shaft"), halfSecond(1e-8, 1e-10, reduce));
+        const char* failed = reduce ? "the solver is stuck; largest error in" : "(IDA_CONV_FAIL); largest error in";
+        QVERIFY2(f.message.contains(failed), qPrintable(f.message));
         const QRegularExpressionMatch torque =
             QRegularExpression("the largest torque there is ([0-9.e+]+) N\\*m").match(f.message);
         QVERIFY2(torque.hasMatch(), qPrintable(f.message));
@@ -427,11 +411,8 @@ private Q_SLOTS:
     // line search fails at the second. At atol 1e-11, as the hint says, the run ends. (The
     // engine as drawn ends at both; docs/reliability.md, "Tight tolerances".)
     void failureAfterAnEventAtRoundOffSaysSo() {
-        const core::model::Model m = core::io::loadProject(
-            test::sourcePath("tests/core/solver/fixtures/sticks_beside_a_locked_pair.endstop"), blocks::registry());
-        core::simulation::SimulationOptions o = test::solverOptions(0.5, 1e-11);
-        o.absoluteTolerance = 1e-13;
-        o.reduce = true;
+        const core::model::Model m = fixture("sticks_beside_a_locked_pair");
+        core::simulation::SimulationOptions o = halfSecond(1e-11, 1e-13, true);
         const Failure f = runToFailure(m, o);
         QVERIFY2(f.message.contains("no consistent state found after the event of e6"), qPrintable(f.message));
         QCOMPARE(f.block, QString("e6"));
@@ -446,10 +427,20 @@ private Q_SLOTS:
     // it. The failure names the stop whose event led there and says what conflicts (it named no
     // block: "no consistent state found", found by comparing the engines on random networks). The
     // hint names the source; not the force sensor in series with a spring on the same mass, drawn
-    // first, which also has a constraint force but holds no motion against the reference.
-    void impactOnAnImposedMotionNamesTheStop_data() { test::engineRows(); }
+    // first, which also has a constraint force but holds no motion against the reference. In the
+    // second row the source drives another body, joined to the struck one by a force sensor (a
+    // rigid joint), and the hint names the joint it holds through.
+    void impactOnAnImposedMotionNamesTheStop_data() {
+        QTest::addColumn<bool>("reduce");
+        QTest::addColumn<bool>("joined");
+        for (const bool reduce : {false, true})
+            for (const bool joined : {false, true})
+                QTest::addRow("%s%s", reduce ? "reduced" : "as drawn", joined ? ", through a joint" : "")
+                    << reduce << joined;
+    }
     void impactOnAnImposedMotionNamesTheStop() {
         QFETCH(bool, reduce);
+        QFETCH(bool, joined);
         test::ModelBuilder net;
         net.block("sensor", "translational.force_sensor")
             .block("spring", "translational.spring", {{"stiffness", 10.0}})
@@ -459,7 +450,13 @@ private Q_SLOTS:
             .block("stop", "translational.hard_stop",
                    {{"model", "restitution"}, {"upper_bound", 0.01}, {"lower_bound", -0.01}})
             .block("ground", "translational.reference");
-        net.connect("speed.y", "source.S").connect("source.R", "mass.M").connect("source.C", "ground.R");
+        net.connect("speed.y", "source.S").connect("source.C", "ground.R");
+        if (joined) {
+            net.block("driven", "translational.mass", {{"mass", 1.0}}).block("joint", "translational.force_sensor");
+            net.connect("source.R", "driven.M").connect("driven.M", "joint.R").connect("joint.C", "mass.M");
+        } else {
+            net.connect("source.R", "mass.M");
+        }
         net.connect("mass.M", "stop.R").connect("stop.C", "ground.R");
         net.connect("mass.M", "sensor.R").connect("sensor.C", "spring.R").connect("spring.C", "ground.R");
         core::simulation::SimulationOptions o = test::solverOptions(1.0, 1e-6);
@@ -467,7 +464,9 @@ private Q_SLOTS:
         const Failure f = runToFailure(net.build(), o);
         QVERIFY2(f.message.contains("no consistent state found after the event of stop"), qPrintable(f.message));
         QCOMPARE(f.block, QString("stop"));
-        QVERIFY2(f.hint.contains("a motion that source already holds"), qPrintable(f.hint));
+        QVERIFY2(f.hint.contains(joined ? "a motion that source (through joint) already holds"
+                                        : "a motion that source already holds"),
+                 qPrintable(f.hint));
         // at the bound: the source has moved the mass 1 cm, (1 - cos 4 pi t) / 8 pi = 0.01
         const double t = std::acos(1 - 0.08 * std::numbers::pi) / (4 * std::numbers::pi);
         const QRegularExpressionMatch at = QRegularExpression("at t = ([0-9.e+-]+) s").match(f.message);
