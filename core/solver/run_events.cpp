@@ -204,14 +204,18 @@ bool Run::calcIC(double t) {
 // friction inertia that locks its own flange. Such a block has a constraint force in its current
 // modes and a port at the reference, or its one port. After an event of `block` that leaves no
 // consistent state, it is what the new modes conflict with: an impact on a motion it imposes, or
-// a second lock on a motion it already holds. {-1, -1} if there is none; `via` is the first joint
-// passed through, or -1.
+// a second lock on a motion it already holds. A block without modes (a source, a gear) is named
+// before one that holds in its current mode (a lock, a stop resting on its bound): in a body
+// resting on a stop and struck by another whose far side a source drives, the source is what the
+// impact cannot move (wide seed 5772). {-1, -1} if there is none; `via` is the first joint passed
+// through, or -1.
 Run::Holding Run::holdingBeside(int block) const {
     const std::span<const int> start = m_sys.bindings[at(block)].portRow();
     std::vector<int> nodes(start.begin(), start.end());
     std::vector<int> reachedVia(nodes.size(), -1);   // per entry of `nodes`: the joint that led there
     std::vector<char> seen(m_sys.bindings.size(), 0);
     seen[at(block)] = 1;
+    Holding inMode;   // the first holder that holds in its current mode only
     for (std::size_t n = 0; n < nodes.size(); ++n) {
         if (nodes[n] < 0) continue;
         for (std::size_t b = 0; b < m_sys.bindings.size(); ++b) {
@@ -220,7 +224,12 @@ Run::Holding Run::holdingBeside(int block) const {
                 dae::constraintForces(m_sys, static_cast<int>(b), m_disc.data()).empty())
                 continue;
             seen[b] = 1;
-            if (own.size() == 1 || std::ranges::find(own, -1) != own.end()) return {static_cast<int>(b), reachedVia[n]};
+            if (own.size() == 1 || std::ranges::find(own, -1) != own.end()) {
+                const Holding h{static_cast<int>(b), reachedVia[n]};
+                if (m_sys.bindings[b].discreteCount == 0) return h;
+                if (inMode.block < 0) inMode = h;
+                continue;
+            }
             for (const int r : own)
                 if (std::ranges::find(nodes, r) == nodes.end()) {
                     nodes.push_back(r);
@@ -228,7 +237,7 @@ Run::Holding Run::holdingBeside(int block) const {
                 }
         }
     }
-    return {};
+    return inMode;
 }
 
 // IDACalcIC's line search can stall on round-off at tight tolerances where the consistent state is

@@ -404,6 +404,16 @@ private Q_SLOTS:
         QVERIFY2(!f.hint.contains("soften"), qPrintable(f.hint));
     }
 
+    // An impact between a body resting on a stop (a restitution stop in contact, which holds it
+    // against ground in that mode) and a body a velocity source drives (seed 5772 of
+    // tools/engine-diff --wide): the hint names the source, which no mode releases, not the stop
+    // resting on its bound, which comes first in the network.
+    void impactBesideARestingContactNamesTheSource() {
+        const Failure f = runToFailure(fixture("impact_beside_a_resting_contact"), halfSecond(1e-8, 1e-10, true));
+        QVERIFY2(f.message.contains("no consistent state found after the event of e0"), qPrintable(f.message));
+        QVERIFY2(f.hint.contains("a motion that vsrc already holds"), qPrintable(f.hint));
+    }
+
     // Where nothing imposes the motion the event changed, the failure after it is round-off, and
     // the hint says to loosen atol, not to look for a velocity source (it did, wherever a network
     // had none). Seed 5414 of tools/engine-diff --wide, reduced at rtol 1e-11 and atol 1e-13: two
