@@ -200,15 +200,15 @@ bool Run::calcIC(double t) {
 
 // A block other than `block` that holds, against the reference, the motion of a node `block` acts
 // on, directly or through joints that hold two nodes together (a locked stiction or clutch, a
-// force sensor): a velocity source, a joint locked to ground, a gear with one side grounded, a
-// friction inertia that locks its own flange. Such a block has a constraint force in its current
-// modes and a port at the reference, or its one port. After an event of `block` that leaves no
-// consistent state, it is what the new modes conflict with: an impact on a motion it imposes, or
-// a second lock on a motion it already holds. A block without modes (a source, a gear) is named
-// before one that holds in its current mode (a lock, a stop resting on its bound): in a body
-// resting on a stop and struck by another whose far side a source drives, the source is what the
-// impact cannot move (wide seed 5772). {-1, -1} if there is none; `via` is the first joint passed
-// through, or -1.
+// force sensor): a velocity source, a joint locked to ground, a gear with one side grounded. Such
+// a block has a constraint force in its current modes and a port at the reference, or only the
+// one port (a friction inertia's stick is a stiff law, not a constraint, and does not count).
+// After an event of `block` that leaves no consistent state, it is what the new modes conflict
+// with: an impact on a motion it imposes, or a second lock on a motion it already holds. A block
+// without modes (a source, a gear) is named before one that holds in its current mode (a lock, a
+// stop resting on its bound): of a body resting on a stop and struck by another that a source
+// drives, the source is what the impact cannot move (wide seed 5772). {-1, -1} if there is none;
+// `via` is the first joint passed through, or -1.
 Run::Holding Run::holdingBeside(int block) const {
     const std::span<const int> start = m_sys.bindings[at(block)].portRow();
     std::vector<int> nodes(start.begin(), start.end());
