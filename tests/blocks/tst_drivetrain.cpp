@@ -7,7 +7,6 @@
 #include "blocks/friction_helpers.hpp"
 #include "support/model_builder.hpp"
 
-#include "core/io/project_file.hpp"
 #include "core/units/unit.hpp"
 
 #include <QTest>
@@ -356,8 +355,8 @@ private Q_SLOTS:
     void brakeComesFreeAtThePulsesFallingEdge() {
         QFETCH(bool, reduce);
         QFETCH(double, rtol);
-        const core::model::Model m = core::io::loadProject(
-            test::sourcePath("tests/blocks/fixtures/brake_pulsed_on_driven_body.endstop"), blocks::registry());
+        const core::model::Model m =
+            test::loadSourceProject("tests/blocks/fixtures/brake_pulsed_on_driven_body.endstop");
         core::simulation::SimulationOptions o = test::solverOptions(0.5, rtol);
         o.absoluteTolerance = rtol / 100;
         o.reduce = reduce;

@@ -28,8 +28,10 @@ core::model::Model modelFromJson(const std::string& json) {
     return core::io::parseProject(QByteArray::fromStdString(text), "test.endstop", blocks::registry());
 }
 
-core::model::Model loadExample(const QString& fileName) {
-    return core::io::loadProject(sourcePath("resources/examples/" + fileName), blocks::registry());
+core::model::Model loadExample(const QString& fileName) { return loadSourceProject("resources/examples/" + fileName); }
+
+core::model::Model loadSourceProject(const QString& relative) {
+    return core::io::loadProject(sourcePath(relative), blocks::registry());
 }
 
 core::MemorySink run(const core::model::Model& model, const core::simulation::SimulationOptions& options) {

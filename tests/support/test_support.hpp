@@ -18,7 +18,8 @@ namespace endstop::test {
 
 // A model from the JSON text of a project file (format header added if missing).
 core::model::Model modelFromJson(const std::string& json);
-core::model::Model loadExample(const QString& fileName);   // resources/examples/<fileName>
+core::model::Model loadExample(const QString& fileName);         // resources/examples/<fileName>
+core::model::Model loadSourceProject(const QString& relative);   // a project file under the source tree
 
 // rtol as given, atol two decades below it; interval 0 records every solver step.
 core::simulation::SimulationOptions solverOptions(double stop, double rtol, double interval = 0.0);

@@ -10,7 +10,6 @@
 #include "core/dae/reduce_models.hpp"
 
 #include "core/errors.hpp"
-#include "core/io/project_file.hpp"
 #include "core/solver/run_guard.hpp"
 
 #include <QRegularExpression>
@@ -35,8 +34,7 @@ struct Failure {
 
 // A network of tests/core/solver/fixtures/, as tools/engine-diff wrote it
 core::model::Model fixture(const char* name) {
-    return core::io::loadProject(test::sourcePath(QString("tests/core/solver/fixtures/%1.endstop").arg(name)),
-                                 blocks::registry());
+    return test::loadSourceProject(QString("tests/core/solver/fixtures/%1.endstop").arg(name));
 }
 
 // engine-diff's runs: 0.5 s at the tolerances given, every solver step recorded

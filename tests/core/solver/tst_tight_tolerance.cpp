@@ -8,7 +8,6 @@
 #include "support/test_support.hpp"
 
 #include "core/errors.hpp"
-#include "core/io/project_file.hpp"
 
 #include <QTest>
 
@@ -22,9 +21,9 @@ using core::EventRecord;
 
 namespace {
 
+// A network of tests/core/solver/fixtures/, as tools/engine-diff wrote it
 core::model::Model fixture(const char* name) {
-    return core::io::loadProject(test::sourcePath(QString("tests/core/solver/fixtures/%1.endstop").arg(name)),
-                                 blocks::registry());
+    return test::loadSourceProject(QString("tests/core/solver/fixtures/%1.endstop").arg(name));
 }
 
 core::simulation::SimulationOptions tight(double interval, bool reduce) {
