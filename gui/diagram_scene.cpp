@@ -138,6 +138,7 @@ void DiagramScene::rebuild() {
         m_blocks.insert(item->name(), item);
         addItem(item);
     }
+    placeStacked();
     std::vector<WireItem*> wires;
     for (const core::model::Connection& c : m.connections()) {
         auto* w = new WireItem(*this, c);

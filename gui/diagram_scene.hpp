@@ -60,7 +60,8 @@ public:
     // an edit of the level shown, as one undo step (wrapped in InSubsystem below the top; the
     // AddSubsystem/RemoveSubsystem edits of a batch go to the top)
     std::optional<QString> applyEdit(const core::model::Edit& edit, const QString& label);
-    BlockShape shapeOf(const core::model::BlockSpec& spec) const;   // registered block, instance or port
+    core::model::Edit forLevel(const core::model::Edit& edit) const;   // wrapped as applyEdit wraps it
+    BlockShape shapeOf(const core::model::BlockSpec& spec) const;      // registered block, instance or port
     bool isInstance(const QString& block) const;
     bool createSubsystem();   // from the selection; refusals go to statusMessage
     bool expandSubsystem(const QString& instance);
@@ -94,6 +95,9 @@ public:
     QRectF footprint(const core::model::BlockSpec& spec) const;
     // the offset nearest `preferred` (a multiple of the grid from it) where no rect overlaps a block
     QPointF freeOffset(const std::vector<QRectF>& rects, QPointF preferred) const;
+    // Edit > Arrange Blocks: every block of the level laid out anew (arrange.hpp), one undo step;
+    // false if that changes nothing
+    bool arrangeLevel();
     void beginRename(const QString& name);   // inline editor on the label (F2, double-click)
     RenameEditor* renameEditor() const { return m_renameEditor; }
     void clearRenameEditor() { m_renameEditor = nullptr; }
@@ -141,6 +145,9 @@ private:
     void updateWiresAt(const core::model::PortRef& ref);
     void status(const QString& message);
     bool occupied(const QRectF& rect) const;
+    // scene_placement.cpp: the blocks named, laid out with the top left corner at origin
+    core::model::EditBatch arrangement(const QStringList& names, QPointF origin) const;
+    void placeStacked();   // blocks that share a position (a file that gives none), on rebuild
 
     // scene_input.cpp
     std::optional<std::pair<BlockItem*, const PortShape*>> portUnder(QPointF scenePos) const;

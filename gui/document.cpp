@@ -62,6 +62,16 @@ std::optional<QString> Document::apply(const core::model::Edit& edit, const QStr
     return std::nullopt;
 }
 
+std::optional<QString> Document::settle(const core::model::Edit& edit) {
+    if (!edit.cosmetic()) return QStringLiteral("not a layout edit");
+    try {
+        m_model.apply(edit);
+    } catch (const core::Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return std::nullopt;
+}
+
 void Document::applied(const core::model::Edit& edit) {
     dispatch(edit);
     if (!edit.cosmetic()) Q_EMIT structureChanged();

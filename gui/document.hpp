@@ -33,6 +33,11 @@ public:
     // model refuses it.
     std::optional<QString> apply(const core::model::Edit& edit, const QString& label);
 
+    // Applies a layout edit outside the undo history and without signals, leaving the document as
+    // clean as it was: the places the canvas gives blocks that a file gives none (it updates its
+    // items itself). Returns the error message if the model refuses it.
+    std::optional<QString> settle(const core::model::Edit& edit);
+
     // Replaces the whole model (New, Open, recovery): clears the undo history.
     void reset(core::model::Model model, const QString& path);
     const QString& path() const { return m_path; }

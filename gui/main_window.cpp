@@ -138,6 +138,9 @@ void MainWindow::createActions() {
     addViewAction("rotateBack", tr("Rotate Counterclock&wise"), QKeySequence(Qt::SHIFT | Qt::Key_R),
                   [this] { m_scene->rotateSelection(-90); });
     addViewAction("flip", tr("&Flip"), QKeySequence(Qt::Key_H), [this] { m_scene->flipSelection(); });
+    addViewAction("arrange", tr("Arrange &Blocks"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), [this] {
+        if (m_scene->arrangeLevel()) m_view->fitAll();
+    });
     for (const char* name : {"cut", "copy", "paste", "duplicate"}) m_view->addAction(action(QString::fromLatin1(name)));
     addViewAction("selectAll", tr("Select &All"), QKeySequence::SelectAll, [this] {
         for (QGraphicsItem* i : m_scene->items()) i->setSelected(i->flags() & QGraphicsItem::ItemIsSelectable);
@@ -188,7 +191,7 @@ void MainWindow::createMenus() {
     edit->addSeparator();
     edit->addActions({action("cut"), action("copy"), action("paste"), action("duplicate"), action("delete")});
     edit->addSeparator();
-    edit->addActions({action("rename"), action("rotate"), action("rotateBack"), action("flip")});
+    edit->addActions({action("rename"), action("rotate"), action("rotateBack"), action("flip"), action("arrange")});
     edit->addSeparator();
     edit->addActions({action("selectAll"), action("parameters")});
 

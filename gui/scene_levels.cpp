@@ -77,9 +77,9 @@ void DiagramScene::followModel() {
     if (path != m_level) openLevel(path);
 }
 
-std::optional<QString> DiagramScene::applyEdit(const core::model::Edit& edit, const QString& label) {
+core::model::Edit DiagramScene::forLevel(const core::model::Edit& edit) const {
     const QString def = levelDefinition();
-    if (def.isEmpty()) return m_doc.apply(edit, label);
+    if (def.isEmpty()) return edit;
     const auto wrap = [&def](const core::model::Edit& e) -> core::model::Edit {
         if (std::holds_alternative<core::model::AddSubsystem>(e.value) ||
             std::holds_alternative<core::model::RemoveSubsystem>(e.value))
@@ -89,9 +89,13 @@ std::optional<QString> DiagramScene::applyEdit(const core::model::Edit& edit, co
     if (const auto* batch = std::get_if<core::model::EditBatch>(&edit.value)) {
         core::model::EditBatch wrapped{{}, batch->label};
         for (const core::model::Edit& e : batch->edits) wrapped.edits.push_back(wrap(e));
-        return m_doc.apply(wrapped, label);
+        return wrapped;
     }
-    return m_doc.apply(wrap(edit), label);
+    return wrap(edit);
+}
+
+std::optional<QString> DiagramScene::applyEdit(const core::model::Edit& edit, const QString& label) {
+    return m_doc.apply(forLevel(edit), label);
 }
 
 BlockShape DiagramScene::shapeOf(const core::model::BlockSpec& spec) const {
