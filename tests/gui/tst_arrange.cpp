@@ -100,7 +100,8 @@ private:
         core::model::Model m = test::loadSourceProject(relative);
         const auto strip = [](const core::model::Model& level) {
             std::vector<core::model::Edit> edits;
-            for (const core::model::BlockSpec& b : level.blocks()) edits.emplace_back(core::model::SetBlockUi{b.name, {}});
+            for (const core::model::BlockSpec& b : level.blocks())
+                edits.emplace_back(core::model::SetBlockUi{b.name, {}});
             return edits;
         };
         std::vector<core::model::Edit> edits = strip(m);
@@ -132,6 +133,37 @@ private Q_SLOTS:
         for (const ArrangeLink& l : links)
             QCOMPARE(tipOf(items[at(l.a)], p[at(l.a)], l.portA).y(), tipOf(items[at(l.b)], p[at(l.b)], l.portB).y());
         for (const Placement& q : p) QVERIFY(!q.flip);
+    }
+
+    // the benchmark chain: each mass with a stop to ground and a spring and a damper to the
+    // next. The masses stay on one line (with every block of a column weighing the same they
+    // drifted by half a row per mass) and the ground goes under the stops
+    void chainWithDeadEndsStaysLevel() {
+        std::vector<ArrangeItem> items = {onePort(true)};
+        std::vector<ArrangeLink> links;
+        const int masses = 40;
+        for (int i = 0; i < masses; ++i) {
+            const int m = static_cast<int>(items.size());
+            items.insert(items.end(), {onePort(), twoPort()});
+            links.push_back({m, m + 1, "M", "R"});
+            links.push_back({m + 1, 0, "C", "M"});
+            if (i > 0) {
+                links.push_back({m - 4, m - 2, "M", "R"});   // the previous mass's spring and damper
+                links.push_back({m - 2, m, "C", "M"});
+                links.push_back({m - 4, m - 1, "M", "R"});
+                links.push_back({m - 1, m, "C", "M"});
+            }
+            if (i + 1 < masses) items.insert(items.end(), {twoPort(), twoPort()});
+        }
+        const std::vector<Placement> p = gui::arrangeBlocks(items, links);
+        checkApart(items, p);
+        double lowestStop = -1e9;
+        for (std::size_t m = 1, i = 0; m < items.size(); m += 4, ++i) {
+            QCOMPARE(p[m].pos.y(), p[1].pos.y());
+            if (i > 0) QVERIFY(p[m].pos.x() > p[m - 4].pos.x());
+            lowestStop = std::max(lowestStop, placed(items[m + 1], p[m + 1]).bottom());
+        }
+        QVERIFY(placed(items[0], p[0]).top() > lowestStop);
     }
 
     // the middle spring wired C to the mass before it and R to the one after: mirrored, so that
@@ -188,11 +220,21 @@ private Q_SLOTS:
             const int count = size(rng);
             for (int i = 0; i < count; ++i) {
                 switch (kind(rng)) {
-                case 0: items.push_back(twoPort()); break;
-                case 1: items.push_back(onePort()); break;
-                case 2: items.push_back(onePort(true)); break;
-                case 3: items.push_back(signalSource()); break;
-                default: items.push_back(drivenSource()); break;
+                    case 0:
+                        items.push_back(twoPort());
+                        break;
+                    case 1:
+                        items.push_back(onePort());
+                        break;
+                    case 2:
+                        items.push_back(onePort(true));
+                        break;
+                    case 3:
+                        items.push_back(signalSource());
+                        break;
+                    default:
+                        items.push_back(drivenSource());
+                        break;
                 }
             }
             std::vector<ArrangeLink> links;
