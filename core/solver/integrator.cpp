@@ -12,6 +12,8 @@
 #include <idas/idas.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <span>
 
 namespace endstop::core::solver::detail {
@@ -354,6 +356,12 @@ Run::Blame Run::blameByNodes(double t, const char* measure, int reduced) {
 
 namespace {
 double magnitude(double v) { return std::isfinite(v) ? std::abs(v) : std::numeric_limits<double>::infinity(); }
+// two significant digits, for a reading in a message ("1e+16", not "10459477090366198")
+double twoDigits(double v) {
+    std::array<char, 32> text{};
+    std::snprintf(text.data(), text.size(), "%.2g", v);
+    return std::strtod(text.data(), nullptr);
+}
 }   // namespace
 
 // A node's velocity that changes too fast for IDA is driven by what flows into its balance: the
@@ -481,7 +489,47 @@ Run::Blame Run::culprit(double t) {
         }
     }
     if (worst < 0) return culpritAtStart(t);   // no error anywhere: the rates may still tell
-    return blameByNodes(t, "largest error", m_resting ? m_active[at(worst)] : worst);
+    Blame b = blameByNodes(t, "largest error", m_resting ? m_active[at(worst)] : worst);
+    if (b.flow <= RunGuard::kRunawayFlow) runawayAnywhere(t, b);
+    return b;
+}
+
+// The largest error can sit far from a runaway: on a signal block's output that drives a velocity
+// source holding a body a runaway spring pulls on (1e17 N at 0.4 s, warned at load; the error
+// test as drawn fails on the sine feeding the source). Every flow of the network is read once, at
+// zero acceleration of every node, so that a mass's own term is left out; a block that holds a
+// motion gives way to the largest other flow within kReactionShare of it, as in drivenBy. Above
+// RunGuard::kRunawayFlow that flow's block is named and the message gives the flow.
+void Run::runawayAnywhere(double t, Blame& blame) {
+    constexpr double kReactionShare = 1e-2;
+    const dae::State now = state(t);
+    std::vector<double> yp(now.yp, now.yp + m_sys.size());
+    for (std::size_t u = 0; u < m_sys.unknowns.size(); ++u)
+        if (m_sys.unknowns[u].kind == dae::Unknown::Kind::Node) yp[u] = 0.0;
+    const dae::State still{now.t, now.y, yp.data(), now.discrete, now.discreteVersion};
+    struct Reading {
+        int block = -1, row = -1;
+        double size = -1.0;
+    } largest, cause;
+    for (std::size_t b = 0; b < m_sys.bindings.size(); ++b) {
+        const std::span<const int> ports = m_sys.bindings[b].portRow();
+        const bool holds = !dae::constraintForces(m_sys, static_cast<int>(b), now.discrete).empty();
+        for (std::size_t p = 0; p < ports.size(); ++p) {
+            if (ports[p] < 0 || m_sys.rows[at(ports[p])].kind != dae::Row::Kind::Node) continue;
+            const double size = magnitude(m_ev.throughResidual(static_cast<int>(b), still, static_cast<int>(p)));
+            const Reading r{static_cast<int>(b), ports[p], size};
+            if (size > largest.size) largest = r;
+            if (!holds && size > cause.size) cause = r;
+        }
+    }
+    const Reading top = cause.size >= kReactionShare * largest.size ? cause : largest;
+    if (top.block < 0 || !(top.size > RunGuard::kRunawayFlow)) return;
+    const bool rotational = m_sys.topo.nodes[at(m_sys.rows[at(top.row)].index)].domain == Domain::Rotational;
+    const std::string& name = m_sys.topo.blocks[at(top.block)].name;
+    blame.what += std::string("; the largest ") + (rotational ? "torque" : "force") + " in the network is " +
+                  formatNumber(twoDigits(top.size)) + (rotational ? " N*m" : " N") + ", from " + name;
+    blame.block = name;
+    blame.flow = top.size;
 }
 
 // Before IDA's first step it has no local error. What keeps it from starting is a rate it cannot

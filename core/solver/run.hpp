@@ -161,6 +161,7 @@ private:
         double outOfScale = 0.0;   // decades from 1 in SI of that flow, or of the node's inertia if farther
     };
     FlowReading drivenBy(double t, int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
+    void runawayAnywhere(double t, Blame& blame);   // a flow above RunGuard::kRunawayFlow anywhere names its block
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint, const std::string& block = {});
 
     const dae::DaeSystem& m_sys;
