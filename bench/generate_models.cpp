@@ -9,11 +9,20 @@
 #include <QDir>
 
 #include <iostream>
+#include <string>
+#include <string_view>
 
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
-    if (argc != 2) {
-        std::cerr << "usage: endstop-bench-models OUTPUT_DIR\n";
+    const std::string_view arg = argc == 2 ? argv[1] : "";
+    if (arg == "-h" || arg == "--help") {
+        std::cout << "usage: endstop-bench-models OUTPUT_DIR\n";
+        return 0;
+    }
+    if (argc != 2 || arg.empty() || arg.front() == '-') {   // "--help" was taken for a folder
+        std::cerr << "usage: endstop-bench-models OUTPUT_DIR"
+                  << (argc == 2 ? " (\"" + std::string(arg) + "\" is not a folder name: it starts with '-')" : "")
+                  << "\n";
         return 2;
     }
     const QDir dir(argv[1]);
