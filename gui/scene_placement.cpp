@@ -144,17 +144,17 @@ bool DiagramScene::arrangeLevel() {
     return true;
 }
 
-// Blocks that share one position are blocks a file gives none (a project written by a script or
-// another tool). They are arranged when the level is shown, below the blocks that have places,
-// outside the undo history: opening a file leaves it unmodified, and saving it keeps the places.
+// Two or more blocks at [0, 0], where a file without ui.pos puts them (a project written by a
+// script or another tool), are blocks the file gives no place. They are arranged when the level
+// is shown, below the blocks that have places, outside the undo history: opening a file leaves it
+// unmodified, and saving it keeps the places. Only [0, 0] counts: two blocks a user dragged onto
+// one spot elsewhere stay where they were put.
 void DiagramScene::placeStacked() {
     const core::model::Model& m = levelModel();
-    std::map<std::pair<double, double>, int> sharing;
-    for (const core::model::BlockSpec& b : m.blocks()) ++sharing[{b.ui.x, b.ui.y}];
     QStringList stacked;
     QRectF placed;
     for (const core::model::BlockSpec& b : m.blocks()) {
-        if (sharing[{b.ui.x, b.ui.y}] > 1)
+        if (b.ui.x == 0.0 && b.ui.y == 0.0)
             stacked << qs(b.name);
         else if (const BlockItem* item = m_blocks.value(qs(b.name)))
             placed |= item->sceneBoundingRect();

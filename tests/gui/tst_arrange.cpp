@@ -311,6 +311,18 @@ private Q_SLOTS:
         QVERIFY(!doc().isDirty());
     }
 
+    // two blocks a user put on one spot (not [0, 0]) stay there when the file is opened again
+    void blocksOnOneSpotElsewhereStay() {
+        core::model::Model m = test::loadSourceProject(QStringLiteral("resources/examples/mass_spring_damper.endstop"));
+        m.apply(core::model::MoveBlock{"spring1", 200, 100});
+        m.apply(core::model::MoveBlock{"damper1", 200, 100});
+        const QString path = m_dir.filePath("one_spot.endstop");
+        test::writeBytes(path, core::io::serializeProject(m));
+        QVERIFY(m_window->openFile(path));
+        QCOMPARE(test::bytes(doc()), core::io::serializeProject(m));
+        QCOMPARE(scene()->blockItem("damper1")->pos(), QPointF(200, 100));
+    }
+
     // a definition's body without places is arranged when it is opened, the document unmodified
     void subsystemBodyWithoutPlacesOpensArranged() {
         const QString path = withoutPlaces(QStringLiteral("tests/core/model/fixtures/translational_nested.endstop"));
