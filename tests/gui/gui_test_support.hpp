@@ -42,6 +42,25 @@ inline std::unique_ptr<gui::MainWindow> shownWindow(QSize size = QSize(1280, 800
     return w;
 }
 
+// What a test class of the shown main window keeps: isolated settings (set up by start()), a
+// scratch folder, and the window, made anew for each test function.
+struct ShownWindowFixture {
+    QTemporaryDir settings;
+    QTemporaryDir dir;
+    std::unique_ptr<gui::MainWindow> window;
+    void start() { isolateSettings(settings); }
+    bool open() {
+        window = shownWindow();
+        return window != nullptr;
+    }
+    void close() {
+        window->document().markClean();
+        window.reset();
+    }
+    gui::Document& doc() const { return window->document(); }
+    gui::DiagramScene* scene() const { return window->scene(); }
+};
+
 inline QByteArray bytes(const gui::Document& doc) { return core::io::serializeProject(doc.model()); }
 
 // One mouse event on the view's viewport at a scene position, with explicit button state.

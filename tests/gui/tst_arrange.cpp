@@ -89,11 +89,9 @@ class TestArrange : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_settings;
-    QTemporaryDir m_dir;
-    std::unique_ptr<gui::MainWindow> m_window;
-    gui::Document& doc() const { return m_window->document(); }
-    gui::DiagramScene* scene() const { return m_window->scene(); }
+    test::ShownWindowFixture m_f;
+    gui::Document& doc() const { return m_f.doc(); }
+    gui::DiagramScene* scene() const { return m_f.scene(); }
 
     // a copy of a project with every "ui" object taken out, as a script would write it
     QString withoutPlaces(const QString& relative) const {
@@ -108,17 +106,16 @@ private:
         for (const core::model::SubsystemDef& d : m.subsystems())
             edits.emplace_back(core::model::InSubsystem{d.name, strip(d.body)});
         m.apply(core::model::EditBatch{edits, "strip"});
-        const QString path = m_dir.filePath(QFileInfo(relative).fileName());
+        const QString path = m_f.dir.filePath(QFileInfo(relative).fileName());
         test::writeBytes(path, core::io::serializeProject(m));
         return path;
     }
 
 private Q_SLOTS:
-    void initTestCase() { test::isolateSettings(m_settings); }
-    void init() { m_window = test::shownWindow(); }
+    void initTestCase() { m_f.start(); }
+    void init() { QVERIFY(m_f.open()); }
     void cleanup() {
-        doc().markClean();
-        m_window.reset();
+        m_f.close();
         QThreadPool::globalInstance()->waitForDone();
     }
 
@@ -265,7 +262,7 @@ private Q_SLOTS:
     // and opened again nothing moves
     void fileWithoutPlacesOpensArranged() {
         const QString path = withoutPlaces(QStringLiteral("tests/blocks/msl/CoupledClutches.endstop"));
-        QVERIFY(m_window->openFile(path));
+        QVERIFY(m_f.window->openFile(path));
         checkSceneApart(scene());
         QVERIFY(!doc().isDirty());
         QCOMPARE(doc().undoStack()->count(), 0);
@@ -277,8 +274,8 @@ private Q_SLOTS:
         // and the reference sits under the source it holds
         QVERIFY(sceneRectOf(scene(), "fixed").top() > sceneRectOf(scene(), "torque").bottom());
 
-        const QString saved = m_dir.filePath("saved.endstop");
-        QVERIFY(m_window->saveTo(saved));
+        const QString saved = m_f.dir.filePath("saved.endstop");
+        QVERIFY(m_f.window->saveTo(saved));
         const core::model::Model m = core::io::loadProject(saved, blocks::registry());
         std::set<std::pair<double, double>> places;
         for (const core::model::BlockSpec& b : m.blocks()) {
@@ -286,7 +283,7 @@ private Q_SLOTS:
             places.insert({b.ui.x, b.ui.y});
         }
         QCOMPARE(places.size(), m.blocks().size());
-        QVERIFY(m_window->openFile(saved));
+        QVERIFY(m_f.window->openFile(saved));
         QCOMPARE(test::bytes(doc()), test::readBytes(saved));
     }
 
@@ -297,9 +294,9 @@ private Q_SLOTS:
         m.apply(core::model::AddBlock{{"extra_mass", "translational.mass", 1, {}, {}}});
         m.apply(core::model::AddBlock{{"extra_spring", "translational.spring", 1, {}, {}}});
         m.apply(core::model::Connect{{{"extra_spring", "C"}, {"extra_mass", "M"}}});
-        const QString path = m_dir.filePath("partly.endstop");
+        const QString path = m_f.dir.filePath("partly.endstop");
         test::writeBytes(path, core::io::serializeProject(m));
-        QVERIFY(m_window->openFile(path));
+        QVERIFY(m_f.window->openFile(path));
         double lowest = -1e9;
         for (const core::model::BlockSpec& b : original.blocks()) {
             QCOMPARE(doc().model().find(b.name)->ui, b.ui);
@@ -316,9 +313,9 @@ private Q_SLOTS:
         core::model::Model m = test::loadSourceProject(QStringLiteral("resources/examples/mass_spring_damper.endstop"));
         m.apply(core::model::MoveBlock{"spring1", 200, 100});
         m.apply(core::model::MoveBlock{"damper1", 200, 100});
-        const QString path = m_dir.filePath("one_spot.endstop");
+        const QString path = m_f.dir.filePath("one_spot.endstop");
         test::writeBytes(path, core::io::serializeProject(m));
-        QVERIFY(m_window->openFile(path));
+        QVERIFY(m_f.window->openFile(path));
         QCOMPARE(test::bytes(doc()), core::io::serializeProject(m));
         QCOMPARE(scene()->blockItem("damper1")->pos(), QPointF(200, 100));
     }
@@ -326,7 +323,7 @@ private Q_SLOTS:
     // a definition's body without places is arranged when it is opened, the document unmodified
     void subsystemBodyWithoutPlacesOpensArranged() {
         const QString path = withoutPlaces(QStringLiteral("tests/core/model/fixtures/translational_nested.endstop"));
-        QVERIFY(m_window->openFile(path));
+        QVERIFY(m_f.window->openFile(path));
         checkSceneApart(scene());
         QVERIFY(scene()->openInstance(QStringLiteral("p")));
         checkSceneApart(scene());   // L, s1, mid, s2, R
@@ -341,12 +338,12 @@ private Q_SLOTS:
     // Edit > Arrange Blocks on a drawn example: one undo step that undo takes back whole; at once
     // again it has nothing to do
     void arrangeBlocksIsOneUndoStep() {
-        const QString drawn = m_dir.filePath("drive_train_drawn.endstop");
+        const QString drawn = m_f.dir.filePath("drive_train_drawn.endstop");
         QFile::remove(drawn);
         QVERIFY(QFile::copy(test::sourcePath("resources/examples/drive_train.endstop"), drawn));
-        QVERIFY(m_window->openFile(drawn));
+        QVERIFY(m_f.window->openFile(drawn));
         const QByteArray before = test::bytes(doc());
-        QAction* arrange = m_window->findChild<QAction*>(QStringLiteral("arrange"));
+        QAction* arrange = m_f.window->findChild<QAction*>(QStringLiteral("arrange"));
         QVERIFY(arrange);
         arrange->trigger();
         QCOMPARE(doc().undoStack()->count(), 1);
