@@ -231,8 +231,9 @@ void Run::createIda(double t) {
         // in IDA's error test at the run's tolerances, outside the Newton system: left out, nothing
         // resolved a contact whose motion a source imposes, and the energies it dissipates were
         // off by up to 10% at rtol 1e-8 (docs/engine.md, "Reduction", Quadratures)
-        check(IDASetQuadErrCon(mem, SUNTRUE), "IDASetQuadErrCon");
-        check(IDAQuadSStolerances(mem, m_opt.relativeTolerance, m_opt.absoluteTolerance), "IDAQuadSStolerances");
+        check(IDASetQuadErrCon(mem, m_quadraturesTested ? SUNTRUE : SUNFALSE), "IDASetQuadErrCon");
+        if (m_quadraturesTested)
+            check(IDAQuadSStolerances(mem, m_opt.relativeTolerance, m_opt.absoluteTolerance), "IDAQuadSStolerances");
     }
     setTolerances();
     if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");

@@ -161,7 +161,10 @@ private:
         double outOfScale = 0.0;   // decades from 1 in SI of that flow, or of the node's inertia if farther
     };
     FlowReading drivenBy(double t, int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
-    void runawayAnywhere(double t, Blame& blame);   // a flow above RunGuard::kRunawayFlow anywhere names its block
+    void runawayAnywhere(double t, Blame& blame);
+    bool untestQuadratures(
+        double t,
+        int flag);   // after IDA_ERR_FAIL: on without them in the test   // a flow above RunGuard::kRunawayFlow anywhere names its block
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint, const std::string& block = {});
 
     const dae::DaeSystem& m_sys;
@@ -266,6 +269,7 @@ private:
     RunStats m_stats, m_live;
     // the resting part (run_resting.cpp)
     bool m_resting = false;
+    bool m_quadraturesTested = true;               // in IDA's error test, until a failure there takes them out
     std::vector<int> m_active, m_slot;             // IDA's index -> reduced; reduced -> IDA's index or -1
     std::vector<int> m_frontier, m_grow;           // resting rows that read a moving unknown; rows to move
     std::vector<int> m_readsFirst, m_reads;        // per reduced row, the unknowns it reads (the pattern's rows)
