@@ -96,6 +96,13 @@ double minOf(const core::MemorySink& r, const std::string& column) {
 
 double last(const core::MemorySink& r, const std::string& column) { return r.values(column).back(); }
 
+std::vector<core::EventRecord> eventsOf(const core::MemorySink& r, const std::string& block) {
+    std::vector<core::EventRecord> out;
+    for (const core::EventRecord& e : r.events())
+        if (e.block == block) out.push_back(e);
+    return out;
+}
+
 bool runsAgree(const core::MemorySink& a, const core::MemorySink& b, const std::vector<std::string>& columns,
                double share, double eventTime) {
     const auto fail = [](const QString& what) {

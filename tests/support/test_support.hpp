@@ -51,6 +51,7 @@ std::vector<double> crossings(const core::MemorySink& r, const std::string& colu
 double maxOf(const core::MemorySink& r, const std::string& column);
 double minOf(const core::MemorySink& r, const std::string& column);
 double last(const core::MemorySink& r, const std::string& column);
+std::vector<core::EventRecord> eventsOf(const core::MemorySink& r, const std::string& block);   // in order
 
 // Two runs of one model that should agree (the two engines, say, on one output grid): the same
 // logged events, each of the same kind and within eventTime of the other's time, and every named
