@@ -376,6 +376,9 @@ Run::Blame Run::blameByNodes(double t, const char* measure, int reduced) {
 }
 
 namespace {
+// a holding block's flow gives way to the largest other flow within this share of it (drivenBy,
+// runawayAnywhere)
+constexpr double kReactionShare = 1e-2;
 double magnitude(double v) { return std::isfinite(v) ? std::abs(v) : std::numeric_limits<double>::infinity(); }
 // two significant digits, for a reading in a message ("1e+16", not "10459477090366198")
 double twoDigits(double v) {
@@ -424,7 +427,6 @@ Run::FlowReading Run::drivenBy(double t, int u, Blame& blame) {
     // others, the largest within a factor kReactionShare of it is the cause it holds against (a
     // runaway spring pulling on a driven body named the source). Alone, or against flows far
     // smaller, the holding block itself is what drives the node (an imposed motion of 1e300 m/s^2).
-    constexpr double kReactionShare = 1e-2;
     const auto largestOf = [&](bool skipReactions) {
         const Writer* best = nullptr;
         for (const Writer& w : writers)
@@ -522,7 +524,6 @@ Run::Blame Run::culprit(double t) {
 // motion gives way to the largest other flow within kReactionShare of it, as in drivenBy. Above
 // RunGuard::kRunawayFlow that flow's block is named and the message gives the flow.
 void Run::runawayAnywhere(double t, Blame& blame) {
-    constexpr double kReactionShare = 1e-2;
     const dae::State now = state(t);
     std::vector<double> yp(now.yp, now.yp + m_sys.size());
     for (std::size_t u = 0; u < m_sys.unknowns.size(); ++u)
