@@ -68,7 +68,7 @@ py::tuple statsState(const core::RunStats& s) {
     return py::make_tuple(s.steps, s.residualEvals, s.jacobianEvals, s.events, s.reinits, s.errorTestFails,
                           s.convergenceFails, s.buildSeconds, s.solveSeconds, s.wallSeconds, s.unknowns, s.linearSolver,
                           s.finalTime, s.completed, s.cancelled, s.unknownsBefore, s.movingUnknowns, s.restingGrowths,
-                          s.steppedOver, s.aliases, s.explicitVariables, s.quadratures);
+                          s.steppedOver, s.aliases, s.explicitVariables, s.quadratures, s.quadratureEvals);
 }
 
 core::RunStats statsFromState(const py::tuple& t) {
@@ -99,6 +99,7 @@ core::RunStats statsFromState(const py::tuple& t) {
         s.explicitVariables = t[20].cast<int>();
         s.quadratures = t[21].cast<int>();
     }
+    if (t.size() > 22) s.quadratureEvals = t[22].cast<long>();
     return s;
 }
 

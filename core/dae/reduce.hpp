@@ -22,7 +22,8 @@
 //                (a velocity source's node velocity and its acceleration, a constant and its zero
 //                rate).
 //   Quadrature   a running integral a q' = g(...) that nothing else reads (energy_dissipated):
-//                integrated by IDA's quadrature module, outside the Newton system and the error test.
+//                integrated by the run after each step (core/solver/run_quadratures.cpp), outside
+//                the Newton system and the error test.
 //   State selection: a relative position that must stay a state (an event function reads it, see
 //                combination()) takes the place of one of the absolute positions it relates, which
 //                becomes a combination of it and the others: a gear stage's backlash angle stands

@@ -15,6 +15,7 @@ std::string RunStats::toJson() const {
            ",\"wall_s\":" + num(wallSeconds) + ",\"unknowns\":" + std::to_string(unknowns) +
            ",\"unknowns_before\":" + std::to_string(unknownsBefore) + ",\"aliases\":" + std::to_string(aliases) +
            ",\"explicit\":" + std::to_string(explicitVariables) + ",\"quadratures\":" + std::to_string(quadratures) +
+           ",\"quadrature_evals\":" + std::to_string(quadratureEvals) +
            ",\"moving_unknowns\":" + std::to_string(movingUnknowns) +
            ",\"resting_growths\":" + std::to_string(restingGrowths) + ",\"restarts\":" + std::to_string(reinits) +
            ",\"stepped_over\":" + std::to_string(steppedOver) +

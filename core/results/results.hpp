@@ -41,6 +41,7 @@ struct RunStats {
     int aliases = 0;             // equal to a kept unknown, or a sum of them, up to an offset
     int explicitVariables = 0;   // computed inside the residual from the others
     int quadratures = 0;         // integrated outside IDA's Newton iteration and error test
+    long quadratureEvals = 0;    // evaluations of their rates (docs/engine.md, "Reduction", Quadratures)
     int movingUnknowns = 0;     // the most IDA solved at once, the resting part left out (docs/engine.md)
     long restingGrowths = 0;    // how often the moving part grew
     std::string linearSolver;   // toString(LinearSolver::Dense or Klu); "none": nothing to solve

@@ -139,21 +139,6 @@ int Run::rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud) {
     }
 }
 
-// the quadratures' rates (reduce.hpp): IDA integrates them outside the Newton system
-int Run::quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud) {
-    auto* self = static_cast<Run*>(ud);
-    try {
-        if (self->m_resting)
-            self->m_rev.quadratureRates(self->reducedState(t, y, yp), N_VGetArrayPointer(rq), self->m_qMoving);
-        else
-            self->m_rev.quadratureRates(self->reducedState(t, y, yp), N_VGetArrayPointer(rq));
-        return 0;
-    } catch (...) {
-        self->m_error = std::current_exception();
-        return -1;
-    }
-}
-
 void Run::errorFn(int, const char* module, const char* function, char* msg, void* ud) {
     static_cast<Run*>(ud)->m_idaMessage = std::string(module) + "/" + function + ": " + msg;
 }
@@ -180,7 +165,6 @@ void Run::setUp() {
     const std::size_t nq = m_red.quadratures.size();
     if (nq > 0) {
         m_q = makeVector(static_cast<int>(nq), m_ctx);
-        accelerate(m_q.get());   // IDAS clones it for its quadrature history
         for (std::size_t k = 0; k < nq; ++k) data(m_q)[k] = m_sys.y0[at(m_red.quadratures[k].unknown)];
     }
     m_sparse = m_opt.linearSolver == core::model::LinearSolver::Klu ||
@@ -226,15 +210,12 @@ void Run::createIda(double t) {
     toIda();
     check(IDAInit(mem, residualFn, t, idaY(), idaYp()), "IDAInit");
     check(IDASetUserData(mem, this), "IDASetUserData");
-    if (idaQ() != nullptr) {
-        check(IDAQuadInit(mem, quadratureFn, idaQ()), "IDAQuadInit");
-        // in IDA's error test at the run's tolerances, outside the Newton system: left out, nothing
-        // resolved a contact whose motion a source imposes, and the energies it dissipates were
-        // off by up to 10% at rtol 1e-8 (docs/engine.md, "Reduction", Quadratures)
-        check(IDASetQuadErrCon(mem, m_quadraturesTested ? SUNTRUE : SUNFALSE), "IDASetQuadErrCon");
-        if (m_quadraturesTested)
-            check(IDAQuadSStolerances(mem, m_opt.relativeTolerance, m_opt.absoluteTolerance), "IDAQuadSStolerances");
+    if (m_q) {   // integrated after each step from IDA's interpolant (run_quadratures.cpp)
+        m_qy = makeVector(idaSize(), m_ctx);
+        m_qyp = makeVector(idaSize(), m_ctx);
     }
+    m_tq = t;
+    forgetQuadratureStart();
     setTolerances();
     if (m_opt.maxStep > 0) check(IDASetMaxStep(mem, m_opt.maxStep), "IDASetMaxStep");
     // per IDASolve call: the run's own limits (RunGuard) are checked between calls

@@ -85,21 +85,22 @@ void Run::loop() {
             gridTime = std::min(m_opt.stopTime, static_cast<double>(outputIndex) * m_opt.outputInterval);
             if (tstop < gridTime && gridTime - tstop <= 1e-12 * std::max(1.0, gridTime)) gridTime = tstop;
         }
-        // while resting, every step comes back (the drift is watched per step) and the grid's rows
-        // are IDA's interpolant at their times (recordPassedGrid)
-        const bool stepwise = !grid || m_resting;
-        const double tout = stepwise ? tstop : std::min(tstop, gridTime);
+        // while resting (the drift is watched per step) and with quadratures (integrated over
+        // each step), every step comes back, and the grid's rows are IDA's interpolant at their
+        // times (recordPassedGrid); IDA scales its own first step after a restart to tout, which
+        // stays the next grid time where only the quadratures ask for single steps
+        const bool stepwise = !grid || m_resting || m_q;
+        const double tout = !grid || m_resting ? tstop : std::min(tstop, gridTime);
         const int flag = IDASolve(mem, tout, &t, idaY(), idaYp(), stepwise ? IDA_ONE_STEP : IDA_NORMAL);
         rethrowCallbackError();
         fromIda();
+        m_idaT = t;
         if (flag < 0 && flag != IDA_TOO_MUCH_WORK) {
-            if (untestQuadratures(t, flag)) continue;
+            try {   // the last row's energies at IDA's last step, where its rates can be had
+                advanceQuadratures(t);
+            } catch (...) {   // else those of the step before; the failure is what the run reports
+            }
             failSolve(t, flag);
-        }
-        double tq = t;
-        if (idaQ() != nullptr) {
-            IDAGetQuad(mem, &tq, idaQ());
-            quadraturesFromIda();
         }
         m_fullStale = true;   // expanded when something reads it
         double h = 0.0;
@@ -115,6 +116,7 @@ void Run::loop() {
         });
         if (flag == IDA_TOO_MUCH_WORK) continue;   // a long stretch between output times
         const bool root = flag == IDA_ROOT_RETURN;
+        if (!grid) advanceQuadratures(t);   // on a grid, its rows inside the step come first
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
         if (!grid) {
             if (root || timeEvent)
@@ -127,6 +129,7 @@ void Run::loop() {
             recordRow(t);
             ++outputIndex;
         }
+        advanceQuadratures(t);
         const long restarts = m_stats.reinits;
         if (root) handleRoots(t);
         if (timeEvent) handleTimeEvents(t);
@@ -170,6 +173,7 @@ void Run::recordPassedGrid(double t, long& outputIndex, bool root) {
         if (g > t && !atT) return;
         if (root && g >= t - close) return;
         if (atT) {
+            advanceQuadratures(t);
             recordRow(t);
         } else {
             recordInterpolated(g);
@@ -181,25 +185,21 @@ void Run::recordPassedGrid(double t, long& outputIndex, bool root) {
 
 void Run::recordInterpolated(double tg) {
     void* mem = m_mem.get();
-    N_Vector vectors[] = {idaY(), idaYp(), idaQ()};
+    advanceQuadratures(tg);
+    N_Vector vectors[] = {idaY(), idaYp()};
     m_stepEnd.clear();
     for (N_Vector v : vectors)
-        if (v != nullptr)
-            m_stepEnd.insert(m_stepEnd.end(), N_VGetArrayPointer(v), N_VGetArrayPointer(v) + N_VGetLength(v));
+        m_stepEnd.insert(m_stepEnd.end(), N_VGetArrayPointer(v), N_VGetArrayPointer(v) + N_VGetLength(v));
     check(IDAGetDky(mem, tg, 0, idaY()), "IDAGetDky");
     check(IDAGetDky(mem, tg, 1, idaYp()), "IDAGetDky");
-    if (idaQ() != nullptr) check(IDAGetQuadDky(mem, tg, 0, idaQ()), "IDAGetQuadDky");
     fromIda();
-    quadraturesFromIda();
     m_fullStale = true;
     recordRow(tg);
     std::size_t k = 0;   // back to the step's end
     for (N_Vector v : vectors)
-        if (v != nullptr)
-            for (double& x : std::span<double>(N_VGetArrayPointer(v), static_cast<std::size_t>(N_VGetLength(v))))
-                x = m_stepEnd[k++];
+        for (double& x : std::span<double>(N_VGetArrayPointer(v), static_cast<std::size_t>(N_VGetLength(v))))
+            x = m_stepEnd[k++];
     fromIda();
-    quadraturesFromIda();
     m_fullStale = true;
 }
 
@@ -280,24 +280,6 @@ void Run::finish(Clock::time_point start) {
 
 void Run::rethrowCallbackError() {
     if (m_error) std::rethrow_exception(std::exchange(m_error, nullptr));
-}
-
-// The quadratures (the dissipated energies) are in IDA's error test, and an energy that a stiff
-// contact under an extreme parameter pours in within a fraction of a step (a slider at 1e15 m/s,
-// a damping of 1e15 N*s/m) can fail that test where the states alone pass it: the run then goes
-// on from IDA's last step with them out of the test, as before 2026-12-07, and fails only if it
-// fails again (docs/engine.md, "Reduction", Quadratures).
-bool Run::untestQuadratures(double t, int flag) {
-    if (flag != IDA_ERR_FAIL || idaQ() == nullptr || !m_quadraturesTested) return false;
-    void* mem = m_mem.get();
-    double tq = t;
-    if (IDAGetQuad(mem, &tq, idaQ()) != IDA_SUCCESS) return false;
-    quadraturesFromIda();
-    m_quadraturesTested = false;
-    check(IDASetQuadErrCon(mem, SUNFALSE), "IDASetQuadErrCon");
-    m_fullStale = true;
-    restart(t);
-    return true;
 }
 
 void Run::failSolve(double t, int flag) {

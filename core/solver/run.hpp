@@ -46,7 +46,6 @@ private:
     static int jacobianFn(double t, double cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J, void* ud, N_Vector,
                           N_Vector, N_Vector);
     static int rootFn(double t, N_Vector y, N_Vector yp, double* g, void* ud);
-    static int quadratureFn(double t, N_Vector y, N_Vector yp, N_Vector rq, void* ud);
     static void errorFn(int, const char* module, const char* function, char* msg, void* ud);
 
     // ---- set-up (ida_setup.cpp) ----------------------------------------------------------------
@@ -115,11 +114,29 @@ private:
     N_Vector idaY() const { return m_resting ? m_ya.get() : m_y.get(); }
     N_Vector idaYp() const { return m_resting ? m_ypa.get() : m_yp.get(); }
     N_Vector idaId() const { return m_resting ? m_ida.get() : m_id.get(); }
-    N_Vector idaQ() const { return m_resting ? m_qa.get() : m_q.get(); }   // null: no quadratures for IDA
-    void toIda();                                                          // m_y, m_yp, m_id and m_q into IDA's vectors
-    void fromIda();                                                        // IDA's y and y' into m_y, m_yp
-    void quadraturesFromIda();   // IDA's quadratures (IDAGetQuad at the last step) into m_q
+    void toIda();     // m_y, m_yp and m_id into IDA's vectors
+    void fromIda();   // IDA's y and y' into m_y, m_yp
     dae::State reducedState(double t, N_Vector y, N_Vector yp);   // a callback's point, reduced
+
+    // ---- the quadratures (run_quadratures.cpp) ----------------------------------------------
+    // m_q holds them at m_tq; after each step IDA returns, advanceQuadratures() brings them to
+    // its time from IDA's interpolant (or to a grid row's time inside the step first)
+    void advanceQuadratures(double to);
+    void quadratureRatesAt(double tau, double* out);   // the rates at tau inside IDA's last step
+    void forgetQuadratureStart() { m_qStartValid = false; }   // a restart: no earlier points
+    struct QuadraturePiece {
+        double a, b;
+        std::size_t fa, fm, fb;   // the rates at a, (a + b) / 2 and b: indices into m_qRates
+        int depth;
+    };
+    double m_tq = 0.0;
+    double m_idaT = 0.0;   // the time IDASolve last returned: idaY() and idaYp() hold that point
+    NVector m_qy, m_qyp;   // IDA's interpolant at a point (IDA's size)
+    std::vector<double> m_qRates;   // the rates at m_qTimes, then at a piece's points
+    std::vector<double> m_qTimes;   // up to four ends of pieces since the last restart, the last m_tq
+    std::vector<double> m_qPiece;   // a piece's integral by the polynomial
+    bool m_qStartValid = false;     // m_qTimes and their rates hold (no restart since)
+    std::vector<QuadraturePiece> m_qPieces;
 
     // ---- main loop, output, statistics, failures (integrator.cpp) ------------------------------
     RunStats withoutUnknowns(Clock::time_point start);
@@ -161,10 +178,7 @@ private:
         double outOfScale = 0.0;   // decades from 1 in SI of that flow, or of the node's inertia if farther
     };
     FlowReading drivenBy(double t, int unknown, Blame& blame);   // blame(): a node's velocity, by the flows into it
-    void runawayAnywhere(double t, Blame& blame);
-    bool untestQuadratures(
-        double t,
-        int flag);   // after IDA_ERR_FAIL: on without them in the test   // a flow above RunGuard::kRunawayFlow anywhere names its block
+    void runawayAnywhere(double t, Blame& blame);   // a flow above RunGuard::kRunawayFlow anywhere names its block
     [[noreturn]] void failAt(double t, const std::string& what, const std::string& hint, const std::string& block = {});
 
     const dae::DaeSystem& m_sys;
@@ -269,7 +283,6 @@ private:
     RunStats m_stats, m_live;
     // the resting part (run_resting.cpp)
     bool m_resting = false;
-    bool m_quadraturesTested = true;               // in IDA's error test, until a failure there takes them out
     std::vector<int> m_active, m_slot;             // IDA's index -> reduced; reduced -> IDA's index or -1
     std::vector<int> m_frontier, m_grow;           // resting rows that read a moving unknown; rows to move
     std::vector<int> m_readsFirst, m_reads;        // per reduced row, the unknowns it reads (the pattern's rows)
@@ -284,9 +297,8 @@ private:
     std::vector<int> m_changedRows, m_changedRates, m_check, m_rows;
     std::vector<double> m_coefficient;
     NVector m_ya, m_ypa, m_ida;   // IDA's vectors while resting
-    std::vector<int> m_qMoving;   // the quadratures IDA integrates while resting (the others rest)
+    std::vector<int> m_qMoving;   // the quadratures integrated while resting (the others rest)
     std::vector<char> m_qRests;   // per quadrature: not in m_qMoving
-    NVector m_qa;                 // their values in IDA
     Matrix m_Aa;                  // IDA's matrix and solver while resting (m_A, m_ls: restarts)
     LinearSolver m_lsa;
 };

@@ -300,7 +300,8 @@ template <class Use> bool Run::onTrialStep(double t, Use&& use) {
 void Run::reInit(double t) {
     toIda();
     check(IDAReInit(m_mem.get(), t, idaY(), idaYp()), "IDAReInit");
-    if (idaQ() != nullptr) check(IDAQuadReInit(m_mem.get(), idaQ()), "IDAQuadReInit");
+    m_tq = t;
+    forgetQuadratureStart();
 }
 
 // The full network's unknowns from IDA's (and the quadratures'), for everything but IDA.

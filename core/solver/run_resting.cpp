@@ -138,9 +138,8 @@ void Run::buildMoving() {
     m_ypa = makeVector(na, m_ctx);
     m_ida = makeVector(na, m_ctx);
     for (const NVector* v : {&m_ya, &m_ypa, &m_ida}) accelerate(v->get());
-    // the quadratures whose rates are zero while this part rests stay out of IDA too
+    // the quadratures whose rates are zero while this part rests are not integrated
     m_qMoving.clear();
-    m_qa.reset();
     if (!m_q) return;
     m_qRests = m_rev.restingQuadratures({m_restT, data(m_y), data(m_yp), m_disc.data(), m_discVersion}, m_slot);
     m_qRests.resize(m_red.quadratures.size(), 0);   // empty: the operator is not usable, all of them move
@@ -158,9 +157,6 @@ void Run::buildMoving() {
     }
     for (std::size_t k = 0; k < m_qRests.size(); ++k)
         if (m_qRests[k] == 0) m_qMoving.push_back(static_cast<int>(k));
-    if (m_qMoving.empty()) return;
-    m_qa = makeVector(static_cast<long>(m_qMoving.size()), m_ctx);
-    accelerate(m_qa.get());
 }
 
 // After an accepted step: each frontier row's drift bound grows by |F_i / b| over the step, F_i
@@ -226,8 +222,6 @@ void Run::watchResting(double t, bool everyRow) {
 
 void Run::toIda() {
     if (!m_resting) return;
-    if (m_qa)
-        for (std::size_t j = 0; j < m_qMoving.size(); ++j) data(m_qa)[j] = data(m_q)[m_qMoving[j]];
     double *ya = data(m_ya), *ypa = data(m_ypa), *ida = data(m_ida);
     const double *y = data(m_y), *yp = data(m_yp), *id = data(m_id);
     for (std::size_t s = 0; s < m_active.size(); ++s) {
@@ -246,11 +240,6 @@ void Run::fromIda() {
         y[m_active[s]] = ya[s];
         yp[m_active[s]] = ypa[s];
     }
-}
-
-void Run::quadraturesFromIda() {
-    if (!m_resting) return;
-    for (std::size_t j = 0; j < m_qMoving.size(); ++j) data(m_q)[m_qMoving[j]] = data(m_qa)[j];
 }
 
 dae::State Run::reducedState(double t, N_Vector y, N_Vector yp) {

@@ -341,6 +341,51 @@ private Q_SLOTS:
         compareColumns(reduced, full, {"m0.x", "m1.v", "k0.f", "st1.energy_dissipated"}, 1e-4);
         compareColumns(reduced, full, {"st0.f"}, 1e-3);   // K = 1e6
     }
+
+    // The run integrates the quadratures after each step, and a grid's rows inside a step take
+    // them at their own times (docs/engine.md, "Reduction", Quadratures). A full_damped stop on a
+    // motion a velocity source imposes, x = A/w (1 - cos w t), is in contact while x is above its
+    // bound b, from t1 = acos(1 - b w / A) / w to T - t1 in each period T, and dissipates D v^2
+    // there: its energy is D A^2 (G(t2) - G(t1)) per contact, G(t) = t/2 - sin(2 w t) / (4 w).
+    // Every row against that, on a grid finer than IDA's steps, and never decreasing.
+    void quadratureAtEveryRow() {
+        const double A = 0.5, f = 2.0, bound = 0.05, D = 3.0, w = 2 * std::numbers::pi * f, T = 1 / f;
+        test::ModelBuilder b;
+        b.block("speed", "signal.sine", {{"amplitude", A}, {"frequency", f}})
+            .block("vs", "translational.velocity_source")
+            .block("stop", "translational.hard_stop",
+                   {{"model", "full_damped"},
+                    {"upper_bound", bound},
+                    {"lower_bound", -bound},
+                    {"upper_stiffness", 1e5},
+                    {"lower_stiffness", 1e5},
+                    {"upper_damping", D},
+                    {"lower_damping", D}})
+            .block("g", "translational.reference");
+        b.connect("speed.y", "vs.S").connect("vs.R", "stop.R").connect("vs.C", "g.R").connect("stop.C", "g.R");
+        core::simulation::SimulationOptions o = test::solverOptions(1.3, 1e-8, 1e-3);
+        o.absoluteTolerance = 1e-10;
+        o.reduce = true;
+        const auto r = test::run(b.build(), o);
+        QCOMPARE(r.stats().quadratures, 1);
+        QVERIFY(r.stats().quadratureEvals > 0);
+        QVERIFY2(2 * r.stats().steps < static_cast<long>(r.rows()),
+                 qPrintable(QString("%1 steps for %2 rows").arg(r.stats().steps).arg(r.rows())));
+        const double t1 = std::acos(1 - bound * w / A) / w, t2 = T - t1;
+        const auto G = [&](double t) { return t / 2 - std::sin(2 * w * t) / (4 * w); };
+        const auto energy = [&](double t) {
+            const double periods = std::floor(t / T), tau = t - periods * T;
+            const double within = tau > t1 ? G(std::min(tau, t2)) - G(t1) : 0.0;
+            return D * A * A * (periods * (G(t2) - G(t1)) + within);
+        };
+        const std::vector<double>& E = r.values("stop.energy_dissipated");
+        const double total = energy(1.3);
+        QVERIFY(total > 0.15 && t1 > 0.1 * T);   // three contacts, the last cut off
+        for (std::size_t i = 0; i < r.rows(); ++i) {
+            QCOMPARE_NEAR(E[i], energy(r.time()[i]), 1e-6 * total, QString("energy at %1 s").arg(r.time()[i]));
+            if (i > 0) QVERIFY2(E[i] >= E[i - 1], qPrintable(QString("energy falls at %1 s").arg(r.time()[i])));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestReduce)
