@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 
 namespace endstop::core::solver {
 
@@ -29,26 +30,28 @@ std::string runawayHint() {
 RunGuard::RunGuard(const RunLimits& limits, double stopTime, double rtol)
     : m_limits(limits), m_span(stopTime), m_rtol(rtol) {}
 
-void RunGuard::checkLimits(double t, long steps) {
-    if (m_limits.maxSteps > 0 && steps > m_limits.maxSteps)
-        throw RunLimitError(Diagnostics{
-            {Severity::Error,
-             {},
-             {},
-             {},
-             "run stopped at t = " + formatNumber(t) + " s: more than " + std::to_string(m_limits.maxSteps) + " steps",
-             "raise the limit (--max-steps), loosen the tolerances, or look for chattering contacts"}});
-    if (m_limits.maxWallSeconds > 0) {
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-        if (wall > m_limits.maxWallSeconds)
-            throw RunLimitError(Diagnostics{{Severity::Error,
-                                             {},
-                                             {},
-                                             {},
-                                             "run stopped at t = " + formatNumber(t) + " s: more than " +
-                                                 formatNumber(m_limits.maxWallSeconds) + " s of wall time",
-                                             "raise the limit (--max-wall) or loosen the tolerances"}});
+const char* RunGuard::overLimit(long steps) const {
+    if (m_limits.maxSteps > 0 && steps > m_limits.maxSteps) return "steps";
+    if (m_limits.maxWallSeconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count() > m_limits.maxWallSeconds)
+        return "wall";
+    return nullptr;
+}
+
+void RunGuard::limitReached(double t, const char* limit, const StallCulprit& where) const {
+    const bool steps = std::string_view(limit) == "steps";
+    std::string what = "run stopped at t = " + formatNumber(t) + " s: more than " +
+                       (steps ? std::to_string(m_limits.maxSteps) + " steps"
+                              : formatNumber(m_limits.maxWallSeconds) + " s of wall time");
+    std::string hint = steps ? "raise the limit (--max-steps), loosen the tolerances, or look for chattering contacts"
+                             : "raise the limit (--max-wall) or loosen the tolerances";
+    std::string block;
+    if (where.flow > kRunawayFlow) {
+        what += "; " + where.what;
+        hint = runawayHint();
+        block = where.block;
     }
+    throw RunLimitError(Diagnostics{{Severity::Error, block, {}, {}, what, hint}});
 }
 
 // A last step below the spacing of doubles at t cannot move t at all: the tolerances then ask for

@@ -645,9 +645,31 @@ private Q_SLOTS:
         const Failure f = runToFailure(test::loadExample("rattling_mass.endstop"), o);
         QVERIFY(f.limit);
         QVERIFY2(f.message.contains("more than 300 steps"), qPrintable(f.message));
+        QVERIFY2(f.hint.contains("look for chattering contacts") && f.block.isEmpty(), qPrintable(f.hint));
         QVERIFY(f.rows.rows() > 250);
         QVERIFY(f.rows.time().back() < 1.0);
         QCOMPARE(f.rows.stats().steps, 301L);
+    }
+
+    // A runaway that no step fails: a table spring's negative end slope (warned at load) pulls two
+    // bodies apart beside a cubic spring, whose force grows with the cube of the gap; the steps
+    // shrink with it until the step limit stops the run (seed 3786 of tools/engine-diff --wide:
+    // reduced, 5,000,000 steps by t = 0.485 s). The limit's message names the block whose force
+    // is out of scale and gives the runaway hint, where it said to look for chattering contacts.
+    void stepLimitUnderARunawayNamesIt() {
+        core::simulation::SimulationOptions o = halfSecond(1e-8, 1e-10, true);
+        o.outputInterval = 0.01;
+        o.maxSteps = 50'000;
+        const Failure f = runToFailure(fixture("runaway_to_the_step_limit"), o);
+        QVERIFY2(f.limit, qPrintable(f.message));
+        QVERIFY2(f.message.contains("more than 50000 steps; largest error in"), qPrintable(f.message));
+        const QRegularExpressionMatch force =
+            QRegularExpression("the largest force there is ([0-9.e+]+) N, from e0").match(f.message);
+        QVERIFY2(force.hasMatch(), qPrintable(f.message));
+        QVERIFY2(force.captured(1).toDouble() > core::solver::RunGuard::kRunawayFlow, qPrintable(f.message));
+        QCOMPARE(f.block, QString("e0"));
+        QVERIFY2(f.hint.contains("look for a part that runs away"), qPrintable(f.hint));
+        QVERIFY2(!f.hint.contains("chattering"), qPrintable(f.hint));
     }
 
     // A long span: the rattling example asked for 1e9 s starts as for 1 s and runs until its step
