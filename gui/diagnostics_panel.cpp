@@ -138,7 +138,7 @@ void DiagnosticsPanel::render() {
     m_list->clear();
     m_details->setVisible(false);
     QSet<QString> errorBlocks;
-    int errors = 0, warnings = 0;
+    int errors = 0, warnings = 0, runErrors = 0;
     QList<QTreeWidgetItem*> items;
     const auto same = [](const core::Diagnostic& a, const core::Diagnostic& b) {
         return a.severity == b.severity && a.block == b.block && a.port == b.port && a.param == b.param &&
@@ -150,6 +150,7 @@ void DiagnosticsPanel::render() {
                         [&](const core::Diagnostic& v) { return same(d, v); }))
             continue;
         items << makeItem(d, true);
+        if (d.severity == core::Severity::Error) ++runErrors;
         if (d.severity == core::Severity::Error && !d.block.empty())
             errorBlocks.insert(QString::fromStdString(d.block));
     }
@@ -175,7 +176,18 @@ void DiagnosticsPanel::render() {
         summary = QStringLiteral("%1, %2, %3")
                       .arg(countOf(errors, "error", "errors"), countOf(warnings, "warning", "warnings"),
                            countOf(infos, "note", "notes"));
-    if (!m_runDiagnostics.empty()) summary = tr("The last run failed (the errors below say why). ") + summary;
+    // after a failed run the counts are the model check's, said so beside the run's own errors
+    // (they read "0 errors" under a run error before)
+    if (!m_runDiagnostics.empty()) {
+        const QString check = errors == 0 && warnings == 0 && infos == 0
+                                  ? tr("no problems")
+                                  : QStringLiteral("%1, %2, %3")
+                                        .arg(countOf(errors, "error", "errors"), countOf(warnings, "warning", "warnings"),
+                                             countOf(infos, "note", "notes"));
+        const QString why = runErrors == 1 ? tr("the run error below says why")
+                                           : tr("the errors below say why");
+        summary = tr("The last run failed (%1). Model check: %2.").arg(why, check);
+    }
     m_summary->setText(summary);
     Q_EMIT validated(errorBlocks);
 }
