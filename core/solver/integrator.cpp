@@ -116,7 +116,7 @@ void Run::loop() {
         });
         if (flag == IDA_TOO_MUCH_WORK) continue;   // a long stretch between output times
         const bool root = flag == IDA_ROOT_RETURN;
-        if (!grid) advanceQuadratures(t);   // on a grid, its rows inside the step come first
+        if (!grid) advanceQuadratures(t);   // on a grid, after its rows inside the step
         const bool timeEvent = !root && t >= tNext && t < m_opt.stopTime;   // IDA_SUCCESS when tout == tstop
         if (!grid) {
             if (root || timeEvent)
@@ -129,7 +129,7 @@ void Run::loop() {
             recordRow(t);
             ++outputIndex;
         }
-        advanceQuadratures(t);
+        if (grid) advanceQuadratures(t);
         const long restarts = m_stats.reinits;
         if (root) handleRoots(t);
         if (timeEvent) handleTimeEvents(t);

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <string_view>
 
 namespace endstop::core::solver {
 
@@ -30,16 +29,16 @@ std::string runawayHint() {
 RunGuard::RunGuard(const RunLimits& limits, double stopTime, double rtol)
     : m_limits(limits), m_span(stopTime), m_rtol(rtol) {}
 
-const char* RunGuard::overLimit(long steps) const {
-    if (m_limits.maxSteps > 0 && steps > m_limits.maxSteps) return "steps";
+RunGuard::Limit RunGuard::overLimit(long steps) const {
+    if (m_limits.maxSteps > 0 && steps > m_limits.maxSteps) return Limit::Steps;
     if (m_limits.maxWallSeconds > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count() > m_limits.maxWallSeconds)
-        return "wall";
-    return nullptr;
+        return Limit::Wall;
+    return Limit::None;
 }
 
-void RunGuard::limitReached(double t, const char* limit, const StallCulprit& where) const {
-    const bool steps = std::string_view(limit) == "steps";
+void RunGuard::limitReached(double t, Limit limit, const StallCulprit& where) const {
+    const bool steps = limit == Limit::Steps;
     std::string what = "run stopped at t = " + formatNumber(t) + " s: more than " +
                        (steps ? std::to_string(m_limits.maxSteps) + " steps"
                               : formatNumber(m_limits.maxWallSeconds) + " s of wall time");

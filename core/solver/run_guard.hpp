@@ -68,7 +68,7 @@ public:
         m_stepsBefore = steps;
         m_tBefore = t;
         if (m_smallSteps >= kStallSteps) stalled(t, h, StallCulprit(culprit()));
-        if (const char* limit = overLimit(steps)) limitReached(t, limit, StallCulprit(culprit()));
+        if (const Limit limit = overLimit(steps); limit != Limit::None) limitReached(t, limit, StallCulprit(culprit()));
     }
     // after each event: logged (a mode change a block reports), or a root the block does not log
     // (a corner of a contact law)
@@ -76,10 +76,11 @@ public:
     void restart(double t, const std::string& block);   // at each event restart; `block` switched last
 
 private:
-    const char* overLimit(long steps) const;   // "steps", "wall" or null
+    enum class Limit { None, Steps, Wall };
+    Limit overLimit(long steps) const;
     // RunLimitError: the limit, and a runaway beside it if the culprit read one (a network that
     // runs away takes ever shorter steps until a limit stops it)
-    [[noreturn]] void limitReached(double t, const char* limit, const StallCulprit& where) const;
+    [[noreturn]] void limitReached(double t, Limit limit, const StallCulprit& where) const;
     [[noreturn]] void stalled(double t, double h, const StallCulprit& where) const;
 
     RunLimits m_limits;
