@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// IDAS set-up for one run (run.hpp): vectors, tolerances, the linear solver (dense or KLU), root
-// finding and quadratures; and the callbacks through which IDAS evaluates the reduced system.
+// IDA set-up for one run (run.hpp): vectors, tolerances, the linear solver (dense or KLU) and root
+// finding; and the callbacks through which IDA evaluates the reduced system.
 #include "core/dae/block_structure.hpp"
 #include "core/errors.hpp"
 #include "core/solver/fast_vector.hpp"
@@ -8,7 +8,7 @@
 #include "core/solver/run.hpp"
 #include "core/solver/sparse_solver.hpp"
 
-#include <idas/idas.h>
+#include <ida/ida.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>   // its SM_ macros; the library itself is the KLU module's
@@ -200,8 +200,8 @@ LinearSystem Run::fullSystem() {
     return {m_A.get(), m_ls.get()};
 }
 
-// A new IDAS memory (at the start, and each time the moving part grows): the vectors, the
-// quadratures, the tolerances and the linear solver. Root finding follows in initRoots().
+// A new IDA memory (at the start, and each time the moving part grows): the vectors, the
+// tolerances and the linear solver. Root finding follows in initRoots().
 void Run::createIda(double t) {
     m_mem.reset(IDACreate(m_ctx));
     if (!m_mem) throw SolverError("IDACreate failed");

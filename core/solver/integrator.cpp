@@ -9,7 +9,7 @@
 #include "core/solver/run.hpp"
 #include "core/solver/singular.hpp"
 
-#include <idas/idas.h>
+#include <ida/ida.h>
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // One integration run (integrator.hpp): its state and its steps. Internal to core/solver. The
 // members are defined along the run's seams in three files: integrator.cpp (the main loop,
-// output, statistics, failures), ida_setup.cpp (IDAS set-up, tolerances and the callbacks IDAS
+// output, statistics, failures), ida_setup.cpp (IDA set-up, tolerances and the callbacks IDA
 // calls) and run_events.cpp (events, mode iteration, projection and consistent restarts).
 #pragma once
 
@@ -50,7 +50,7 @@ private:
 
     // ---- set-up (ida_setup.cpp) ----------------------------------------------------------------
     void setUp();
-    void createIda(double t);   // IDAS memory for idaSize() unknowns at t, its linear solver attached
+    void createIda(double t);   // IDA memory for idaSize() unknowns at t, its linear solver attached
     // m_A and m_ls, made on first use: IDA's while nothing rests, and the restarts' that need the
     // full matrix (a resting b10000 never does)
     LinearSystem fullSystem();

@@ -8,7 +8,7 @@
 #include "core/solver/restart.hpp"
 #include "core/solver/run.hpp"
 
-#include <idas/idas.h>
+#include <ida/ida.h>
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 #include "core/errors.hpp"
 #include "core/units/unit.hpp"
 
-#include <idas/idas.h>
+#include <ida/ida.h>
 
 #include <algorithm>
 #include <cmath>

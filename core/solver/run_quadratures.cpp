@@ -7,7 +7,7 @@
 #include "core/errors.hpp"
 #include "core/solver/run.hpp"
 
-#include <idas/idas.h>
+#include <ida/ida.h>
 
 #include <algorithm>
 #include <array>

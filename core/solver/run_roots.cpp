@@ -4,7 +4,7 @@
 // one (Block::affineEvent), and which of them IDA sees while the resting part rests.
 #include "core/solver/run.hpp"
 
-#include <idas/idas.h>
+#include <ida/ida.h>
 
 #include <algorithm>
 
