@@ -16,14 +16,16 @@
 //   K (p^2 - delta^2) / 2 beyond. The dissipated power is the same (the clamped damping part
 //   times p'), but where the clamp cancels the force nothing is integrated at all: the spring
 //   energy left in the ramp is booked exactly however long IDA's step over that stretch.
-//   The end of the smooth law's transition region (p = delta) is C1: the residual picks the piece
-//   by value and IDA steps over it, as over the ramp itself. The corners where the force's slope
-//   jumps are events: a second discrete, the branch, fixes which piece applies (smooth: clamp
-//   inactive / at -Kp / at +Kp; full_undamped: p' >= 0 or not), so that Newton never iterates
-//   across a corner (it did not converge there at tight tolerances); event functions Kp + Dp p',
-//   Kp - Dp p' and p'; settle() reclassifies after every event. A change of mode or branch that
-//   leaves the force where it was (the smooth law's bounds and corners) is marked continuous, and
-//   the solver steps over it when it can (docs/engine.md, "Events IDA steps over").
+//   The corners where the force's slope jumps are events: a second discrete, the branch, fixes
+//   which piece applies (smooth: clamp inactive / at -Kp / at +Kp, and on the ramp or beyond it;
+//   full_undamped: p' >= 0 or not), so that Newton never iterates across a corner (it did not
+//   converge there at tight tolerances); event functions Kp + Dp p', Kp - Dp p', p - delta and p';
+//   settle() reclassifies after every event. The end of the smooth law's ramp (p = delta) is C1,
+//   an event too, so that IDA's history can be moved across it (on the ramp branch, s continues
+//   its cubic past delta for the part of a step before the event is located). A change of mode or
+//   branch that leaves the force where it was (the smooth law's bounds, corners and the end of its
+//   ramp) is marked continuous, and the solver steps over it when it can (docs/engine.md, "Events
+//   IDA steps over").
 // Restitution law (a mode chart; no penetration):
 //   FREE: f = 0.  CONTACT_UPPER / CONTACT_LOWER: v' = 0 (acceleration level), f the constraint force.
 //   IMPACT (instantaneous): a bound reached with approach speed above static_speed_threshold gets
@@ -50,14 +52,15 @@ using core::EventKind;
 namespace {
 
 enum Mode { kFree, kContactUpper, kContactLower, kReleaseUpper, kReleaseLower, kImpact, kModes };
-// branch = region + 2 * clamp; region: full_undamped p' >= 0; clamp: smooth only
+// branch = region + 2 * clamp; region: full_undamped p' >= 0, smooth p >= delta; clamp: smooth only
 enum Clamp { kUnclamped, kClampLow, kClampHigh };
 constexpr int kBranches = 6;
 enum class ContactLaw { Smooth, FullUndamped, FullDamped, Restitution };   // the choice `model`
 enum Event : int {                                                         // the event slots
     kUpperSide = 0,
     kLowerSide = 1,       // x reaches a bound; restitution: or the contact there releases
-    kRegionKink = 2,      // full_undamped: p' crosses 0; free past a bound: the approach starts;
+    kRegionKink = 2,      // full_undamped: p' crosses 0; smooth: p crosses delta; free past a bound:
+                          // the approach starts;
                           // restitution: free after a release, the slider has left its rest
     kLowClampKink = 3,    // smooth: the damping reaches -K p
     kHighClampKink = 4,   // smooth: the damping reaches +K p
@@ -172,8 +175,11 @@ private:
         const S damping = m_law == ContactLaw::FullUndamped && !region ? S(0.0) : D * pd;
         if (m_law != ContactLaw::Smooth) return {spring + damping, damping * pd};
         const double d = real(delta);
-        const S u = p <= 0.0 ? S(0.0) : p >= d ? S(1.0) : p / d;
-        const S s = u * u * (3.0 - 2.0 * u);
+        const S u = p <= 0.0 ? S(0.0) : region ? S(1.0) : p / d;
+        // on the ramp past its end (a step not yet cut at the event): s = 1 - 3 e^2 (e = u - 1) to
+        // second order as the cubic, and never below 1/2 however far the step went
+        const S past = u - 1.0;
+        const S s = u <= 1.0 ? u * u * (3.0 - 2.0 * u) : 1.0 - 3.0 * past * past / (1.0 + 6.0 * past * past);
         const S limited = b / 2 == kClampLow ? -spring : b / 2 == kClampHigh ? spring : damping;
         return {s * (spring + limited), s * (spring + limited) * pd};
     }
@@ -185,7 +191,7 @@ private:
         const Penetration c = penetration(eq);   // p = 0 when free
         const double d = real(delta);
         if (c.p <= 0.0) return 0.0;
-        if (c.p >= d) return c.K * (0.35 * d * d + 0.5 * (c.p * c.p - d * d));
+        if (eq.mode(branch) % 2 != 0) return c.K * (0.35 * d * d + 0.5 * (c.p * c.p - d * d));   // beyond the ramp
         const double u = c.p / d;
         return c.K * d * d * u * u * u * u * (0.75 - 0.4 * u);
     }
@@ -408,7 +414,8 @@ void HardStop::liveEvents(const core::Eq<double>& eq, std::span<char> live) cons
     }
     live[kUpperSide] = m != kContactLower;   // free: both bounds in one function (affineEvent())
     live[kLowerSide] = m == kContactLower;
-    live[kRegionKink] = (contact && m_law == ContactLaw::FullUndamped) || (m == kFree && eq.mode(receding) != 0);
+    live[kRegionKink] = (contact && (m_law == ContactLaw::FullUndamped || m_law == ContactLaw::Smooth)) ||
+                        (m == kFree && eq.mode(receding) != 0);
     live[kLowClampKink] = live[kHighClampKink] = contact && m_law == ContactLaw::Smooth;
 }
 
@@ -437,7 +444,10 @@ int HardStop::branchAt(const core::Eq<double>& eq, int current) const {
     const int clamp = clampOf(spring, damper), held = current / 2;
     const bool onLow = std::abs(spring + damper) <= band && (clamp == kClampLow || held == kClampLow);
     const bool onHigh = std::abs(spring - damper) <= band && (clamp == kClampHigh || held == kClampHigh);
-    return 2 * (onLow || onHigh || returning(eq, clamp, held) ? held : clamp);
+    // on the ramp or beyond it; within rounding of its end the current region stands
+    const double d = real(delta), atEnd = 1e-9 * (d + std::abs(eq[x]));
+    const int region = std::abs(c.p - d) <= atEnd ? current % 2 : c.p > d ? 1 : 0;
+    return region + 2 * (onLow || onHigh || returning(eq, clamp, held) ? held : clamp);
 }
 
 // The state is across a clamp corner from the branch held, within 1e-6 of the law's terms, and
@@ -514,7 +524,16 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
     const int b = ctx.mode(branch);
     int region = b % 2, clamp = b / 2;
     const bool rising = direction == core::kRising;
-    if (which == kRegionKink)
+    if (which == kRegionKink && m_law == ContactLaw::Smooth) {   // p - delta: the end of the ramp
+        // against the penetration's rate, or back at the instant of the last switch without a rate
+        // beyond doubt, the crossing is a restart's round-off (as at a clamp corner): the region
+        // stands, and its formula goes on smoothly across the end for the few ulps it is off
+        const double pd = penetration(ctx.eq()).pd;
+        const double band = 1e-9 * (std::abs(ctx.eq().across(R)) + std::abs(ctx.eq().across(C)));
+        const bool heading = pd * direction > band;
+        if (pd * direction < -band || (core::sameInstant(ctx.time(), ctx.discrete(cornerTime)) && !heading)) return;
+        region = rising ? 1 : 0;
+    } else if (which == kRegionKink)
         region = rising ? 1 : 0;   // p' rises through 0
     else if (againstRate(ctx.eq(), which, direction) || backAtOnce(ctx, which, direction)) {
         ctx.set(heldCorner, which);   // round-off, not motion: the branch stands, and the corner
@@ -524,7 +543,7 @@ void HardStop::crossKink(EventCtx& ctx, int which, int direction) const {
         clamp = rising ? kUnclamped : kClampLow;   // K p + D p' falls through 0: the damping reaches -K p
     else
         clamp = rising ? kUnclamped : kClampHigh;   // K p - D p' falls through 0: it reaches +K p
-    if (clamp != b / 2) ctx.set(cornerTime, ctx.time());
+    if (clamp != b / 2 || (m_law == ContactLaw::Smooth && region != b % 2)) ctx.set(cornerTime, ctx.time());
     ctx.set(branch, region + 2 * clamp);
 }
 
@@ -561,8 +580,8 @@ bool HardStop::heads(const core::Eq<double>& eq, int which, int direction) const
     return (spring + damping) * direction > 0.1 * (std::abs(spring) + std::abs(damping));
 }
 
-// the kinks: p' = 0 (full_undamped), the damping reaches -Kp / +Kp (smooth); offset towards the
-// current branch. In contact p = s (x - bound) and p' = s (v_R - v_C), s = +1 upper, -1 lower.
+// the kinks: p' = 0 (full_undamped), the damping reaches -Kp / +Kp and p = delta (smooth); offset
+// towards the current branch. In contact p = s (x - bound) and p' = s (v_R - v_C), s = +1 upper, -1 lower.
 void HardStop::kink(const core::Eq<double>& eq, int which, core::AffineEvent& out) const {
     const int m = eq.mode(mode), b = eq.mode(branch);
     if (m != kContactUpper && m != kContactLower) return;
@@ -576,6 +595,10 @@ void HardStop::kink(const core::Eq<double>& eq, int which, core::AffineEvent& ou
     if (which == kRegionKink && m_law == ContactLaw::FullUndamped) {
         out.constant = 0.0;
         rate(1.0);
+        out.nudge = b % 2 != 0 ? kTiny : -kTiny;
+    } else if (which == kRegionKink && m_law == ContactLaw::Smooth) {   // p - delta
+        out.constant = -s * bound - real(delta);
+        out.add(x, s);
         out.nudge = b % 2 != 0 ? kTiny : -kTiny;
     } else if (which != kRegionKink && m_law == ContactLaw::Smooth) {   // K p +- D p'
         const bool low = which == kLowClampKink;
@@ -625,7 +648,12 @@ void HardStop::markContinuous(EventCtx& ctx, int modeBefore, int branchBefore) c
     const double depth = std::min(std::abs(xv - real(gp)), std::abs(xv - real(gn)));
     const double K = std::max(real(kp), real(kn)), D = std::max(real(dp), real(dn));
     const double force = K * depth + D * std::abs(v), band = 1e-9 * force;
-    if (std::abs(after.force - before.force) <= band && std::abs(after.power - before.power) <= band * std::abs(v))
+    if (!(std::abs(after.force - before.force) <= band && std::abs(after.power - before.power) <= band * std::abs(v)))
+        return;
+    // the smooth law's branches are formulas in the state, each going on past its corner
+    if (m_law == ContactLaw::Smooth && ctx.mode(mode) == modeBefore)
+        ctx.continuousAcross();
+    else
         ctx.continuous();
 }
 
@@ -646,6 +674,10 @@ void HardStop::crossBound(EventCtx& ctx, int which, int direction) const {
     // from free flight the upper slot watches both bounds: the nearer one was reached
     if (ctx.mode(mode) == kFree) which = ctx.eq()[x] >= 0.5 * (real(gp) + real(gn)) ? kUpperSide : kLowerSide;
     const int s = which == kUpperSide ? +1 : -1;
+    // the bound of the contact the stop is in, reached again from outside: its function was read a
+    // few ulps outside at the instant of entering (IDA's history moved there, "Correcting IDA's
+    // history at a corner" in docs/engine.md) and came back; nothing happened
+    if (ctx.mode(mode) == (s > 0 ? kContactUpper : kContactLower)) return;
     if (s * v < 0.0)
         ctx.set(receding, s);
     else

@@ -50,7 +50,16 @@ public:
     // across the event without a restart when every block that changed says so (docs/engine.md,
     // "Events IDA steps over").
     void continuous() { m_continuous = true; }
+    // Continuous, and each piece of the rows on either side continues smoothly past this state (a
+    // branch the block holds by its discretes, not by the value): the run may then move IDA's
+    // history onto the new rows instead of restarting (docs/engine.md, "Correcting IDA's history
+    // at a corner").
+    void continuousAcross() {
+        m_continuous = true;
+        m_across = true;
+    }
     bool jumped() const { return m_changed && !m_continuous; }
+    bool across() const { return m_changed && m_across; }
     // The impulse (time integral of the force over the instant, same sign as the force) that the
     // own constraint force v carried in the projection just before this settle(); 0 if none.
     double impulse(Var v) const {
@@ -74,6 +83,7 @@ private:
     double m_rtol = 0.0, m_atol = 0.0;
     bool m_changed = false;
     bool m_continuous = false;
+    bool m_across = false;
 };
 
 }   // namespace endstop::core

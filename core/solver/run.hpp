@@ -6,11 +6,13 @@
 #pragma once
 
 #include "core/dae/reduced_evaluator.hpp"
+#include "core/solver/ida_history.hpp"
 #include "core/solver/integrator.hpp"
 #include "core/solver/projection.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/sundials_raii.hpp"
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -88,10 +90,22 @@ private:
     bool stepOver(double t);     // after a root whose changes are all continuous: go on without a restart
     void eventDone();            // the step-over or restart is done: the event's blocks and changes forgotten
     bool m_jumped = false;       // withCtx(): a block changed its rows discontinuously (EventCtx::jumped)
-    bool withinErrorTest();      // stepOver(): IDA's last step agrees with the new modes
-    bool rootAtRest(double t);   // stepOver(): a live root is exactly zero at the event
+    bool m_across = true;        // withCtx(): every block that changed did so across (EventCtx::continuousAcross)
+    bool residualAtEnd(N_Vector r);       // at the end of IDA's last step, in the current modes
+    double newtonCorrection();            // stepOver(): what the new modes ask of IDA's last step (m_overX)
+    void captureHistory();                // handleRoots(): the old modes' residuals, before the event
+    bool alignHistory(double t);          // stepOver(): IDA's history moved onto the new modes
+    bool rootAtRest(double t);            // stepOver(): a live root is exactly zero at the event
     std::vector<double> m_idScratch;
-    NVector m_overY, m_overYp, m_overR, m_overX, m_overW;
+    NVector m_overY, m_overYp, m_overR, m_overROld, m_overX, m_overW, m_overT;
+    struct {
+        bool captured = false;   // m_overROld holds the old modes' residual at IDA's last point
+        bool along = false;      // and m_histOld theirs at every point of IDA's history (ida)
+        IdaHistory ida;
+    } m_hist;
+    using HistoryVectors = std::array<NVector, kMaxHistoryPoints>;
+    // at the history's points: y, y', the old and new modes' residuals, rates, the move and a term
+    HistoryVectors m_histY, m_histYp, m_histOld, m_histNew, m_histRate, m_histMove, m_histTerm;
     std::vector<double> m_rootScratch;   // the live roots at an event stepped over (rootAtRest)
     void handleTimeEvents(double t);
     bool endWithinRounding(double t, long& outputIndex);   // loop(): the stop time is t up to rounding

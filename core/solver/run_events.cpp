@@ -4,6 +4,7 @@
 // blocks' settle(), and the first step after the restart (restart.hpp).
 #include "core/dae/block_structure.hpp"
 #include "core/errors.hpp"
+#include "core/solver/ida_history.hpp"
 #include "core/solver/projection.hpp"
 #include "core/solver/restart.hpp"
 #include "core/solver/run.hpp"
@@ -18,8 +19,14 @@ namespace {
 
 constexpr int kMaxModeIterations = 50;
 // Stepping over an event leaves uncorrected at most what IDA's error test accepts of one step
-// (withinErrorTest)
+// (alignHistory)
 constexpr double kStepOverShare = 1.0;
+// IDA's history is corrected at most this often at one event, and no more once what is left is
+// below this share of the error test
+constexpr double kAligned = 1e-3;
+// alignHistory: the terms of the new modes' difference added to IDA's history (the next one is
+// what they leave out)
+constexpr int kHistoryTerms = 3;
 
 }   // namespace
 
@@ -350,6 +357,7 @@ template <class F> bool Run::withCtx(int b, double t, F&& f) {
         changed = ctx.changed();
         if (changed) m_changedAtEvent[at(b)] = 1;
         m_jumped = m_jumped || ctx.jumped();
+        if (changed && !ctx.across()) m_across = false;
     });
     ++m_discVersion;   // whatever the block wrote
     for (std::size_t i = before; i < m_log.size(); ++i) {
@@ -375,6 +383,8 @@ void Run::eventDone() {
 void Run::handleRoots(double t) {
     IDAGetRootInfo(m_mem.get(), m_rootsFound.data());
     m_jumped = false;
+    m_across = true;
+    captureHistory();   // the old modes' residuals along IDA's history, before the blocks change them
     // live roots run in block order, and in event order within a block
     for (std::size_t j = 0; j < m_idaRoots.size(); ++j) {
         if (m_rootsFound[j] == 0) continue;
@@ -396,38 +406,186 @@ void Run::handleRoots(double t) {
 }
 
 // IDA's state at the end of its last step (past the root) was computed in the old modes. The
-// Newton correction that the new modes ask of it, with IDA's current iteration matrix, is what
-// going on from there leaves uncorrected: within what IDA's error test accepts of one step, the
-// event is stepped over. An algebraic unknown that jumps with the new modes (a contact force IDA
-// solves, at a corner of its law), or a step that went deep into a contact before its root was
-// found, fails this; the same corner with the force eliminated by the reduction mostly does not.
-bool Run::withinErrorTest() {
+// Newton correction that the new modes ask of it, with IDA's current iteration matrix (left in
+// m_overX), and its norm in IDA's error weights; infinite where it cannot be had.
+// The residual at the end of IDA's last step (IDA's own y and y' there), in the current modes
+bool Run::residualAtEnd(N_Vector r) {
     void* mem = m_mem.get();
-    const long n = idaSize();
-    if (!m_overY || N_VGetLength(m_overY.get()) != n) {
-        m_overY = makeVector(n, m_ctx);
-        m_overYp = makeVector(n, m_ctx);
-        m_overR = makeVector(n, m_ctx);
-        m_overX = makeVector(n, m_ctx);
-        m_overW = makeVector(n, m_ctx);
-    }
     double tn = 0.0;
     if (IDAGetCurrentTime(mem, &tn) != IDA_SUCCESS || IDAGetDky(mem, tn, 0, m_overY.get()) != IDA_SUCCESS ||
-        IDAGetDky(mem, tn, 1, m_overYp.get()) != IDA_SUCCESS || IDAGetErrWeights(mem, m_overW.get()) != IDA_SUCCESS)
+        IDAGetDky(mem, tn, 1, m_overYp.get()) != IDA_SUCCESS)
         return false;
-    const int flag = residualFn(tn, m_overY.get(), m_overYp.get(), m_overR.get(), this);
+    const int flag = residualFn(tn, m_overY.get(), m_overYp.get(), r, this);
     rethrowCallbackError();
-    if (flag != 0) return false;
+    return flag == 0;
+}
+
+// What the new modes ask of IDA's last step: the Newton correction, with IDA's current iteration
+// matrix, of the new modes' residual less the old ones' at its end (left in m_overX; IDA solved
+// the old modes only to its Newton tolerance, which the difference takes out), and its norm in
+// IDA's error weights; infinite where it cannot be had.
+double Run::newtonCorrection() {
+    constexpr double kNone = std::numeric_limits<double>::infinity();
+    if (!m_hist.captured || !residualAtEnd(m_overR.get()) ||
+        IDAGetErrWeights(m_mem.get(), m_overW.get()) != IDA_SUCCESS)
+        return kNone;
+    if (m_across) N_VLinearSum(1.0, m_overR.get(), -1.0, m_overROld.get(), m_overR.get());
     const LinearSystem sys = m_resting ? LinearSystem{m_Aa.get(), m_lsa.get()} : fullSystem();
-    if (SUNLinSolSolve(sys.ls, sys.A, m_overX.get(), m_overR.get(), 0.0) != SUNLS_SUCCESS) return false;
-    return N_VWrmsNorm(m_overX.get(), m_overW.get()) <= kStepOverShare;
+    if (SUNLinSolSolve(sys.ls, sys.A, m_overX.get(), m_overR.get(), 0.0) != SUNLS_SUCCESS) return kNone;
+    N_VScale(-1.0, m_overX.get(), m_overX.get());
+    const double norm = N_VWrmsNorm(m_overX.get(), m_overW.get());
+    return std::isfinite(norm) ? norm : kNone;
+}
+
+// At a root, before any block changes its modes: the old modes' residual at the end of IDA's last
+// step, and (where the history can be moved) at every point of IDA's history.
+void Run::captureHistory() {
+    m_hist = {};
+    const long n = idaSize();
+    if (!m_overY || N_VGetLength(m_overY.get()) != n) {
+        for (NVector* v : {&m_overY, &m_overYp, &m_overR, &m_overROld, &m_overX, &m_overW, &m_overT})
+            *v = makeVector(n, m_ctx);
+        for (auto* set : {&m_histY, &m_histYp, &m_histOld, &m_histNew, &m_histRate, &m_histMove, &m_histTerm})
+            for (NVector& v : *set) v = makeVector(n, m_ctx);
+    }
+    if (!residualAtEnd(m_overROld.get())) return;
+    m_hist.captured = true;
+    if (!canShiftHistory() || m_resting || m_idValues.size() != static_cast<std::size_t>(n)) return;
+    m_hist.ida = historyOf(m_mem.get());
+    for (int i = 0; i < m_hist.ida.points; ++i) {
+        const double ti = m_hist.ida.t[at(i)];
+        historyAt(m_mem.get(), ti, m_histY[at(i)].get(), m_histYp[at(i)].get());
+        const int flag = residualFn(ti, m_histY[at(i)].get(), m_histYp[at(i)].get(), m_histOld[at(i)].get(), this);
+        rethrowCallbackError();
+        if (flag != 0) return;
+    }
+    m_hist.along = m_hist.ida.points >= 2;
+}
+
+// Going on from the end of IDA's last step leaves its part past the root in the old modes, and its
+// history (the polynomial the next steps predict from) too. The history is moved onto the new
+// modes' solution through the state at the root tc (docs/engine.md, "Correcting IDA's history at
+// a corner"). With M y' = f(y) in either modes, the new solution is y + d, where
+//   d' = M^-1 (f_new(y + d) - f_old(y)) = g(t) + J d,   d(tc) = 0,
+// g = M^-1 (f_new - f_old)(y(t)) along the history (zero at the root, where the rows are
+// continuous) and J = M^-1 f_y. g is read at every point of the history from the two modes'
+// residuals there (M^-1 as cj times IDA's iteration matrix inverted); integrated from tc through
+// the polynomial it interpolates over those points and the root, it gives d's first term, and J
+// applied to each term and integrated again the next (positions from velocities, bodies coupled
+// through a spring). kHistoryTerms terms are added at every point; the next one is what they
+// leave out. That, and the Newton correction the new modes still ask at the last point, must be
+// within what IDA's error test accepts of one step; where the first is not, the event is stepped
+// over uncorrected as long as the Newton correction allows it, and otherwise it restarts.
+// Algebraic unknowns are left to the Newton iteration. At the root d is zero, so the root, the
+// rows recorded there and a restart from it are as before. Without the history (another
+// SUNDIALS, a part of the network at rest) events are stepped over uncorrected.
+namespace {
+// A step along dir from base for a difference quotient: 1e-8 of base's size (at least 1e-8)
+// along dir's largest component; 0 when dir is zero or not finite.
+double differenceStep(N_Vector base, N_Vector dir) {
+    const double size = N_VMaxNorm(dir);
+    if (!(size > 0.0) || !std::isfinite(size)) return 0.0;
+    return 1e-8 * (1.0 + N_VMaxNorm(base)) / size;
+}
+}   // namespace
+
+bool Run::alignHistory(double t) {
+    const double norm = newtonCorrection();
+    if (!m_hist.along || !m_across || !std::isfinite(norm)) return norm <= kStepOverShare;
+    if (norm <= kAligned) return true;   // nothing worth moving
+    const IdaHistory& h = m_hist.ida;
+    const int points = h.points;
+    const long n = idaSize();
+    const LinearSystem sys = fullSystem();
+    const auto derivativePart = [&](N_Vector v) {
+        double* a = N_VGetArrayPointer(v);
+        for (long k = 0; k < n; ++k)
+            if (m_idValues[at(static_cast<int>(k))] == 0.0) a[k] = 0.0;
+    };
+    // out = M^-1 b on the derivative part (M = F_y'), as cj J^-1 b with IDA's iteration matrix
+    // J = F_y + cj F_y' (what F_y adds, about h^2 times the stiffest rate squared, is far below
+    // what the checks below allow)
+    const auto massSolve = [&](N_Vector b, N_Vector out) {
+        if (SUNLinSolSolve(sys.ls, sys.A, out, b, 0.0) != SUNLS_SUCCESS) return false;
+        N_VScale(h.cjOld, out, out);
+        derivativePart(out);
+        return true;
+    };
+    // the new modes' residual at every point, and g there: M^-1 (f_new - f_old) = -M^-1 (r_new - r_old)
+    for (int i = 0; i < points; ++i) {
+        const int flag = residualFn(h.t[at(i)], m_histY[at(i)].get(), m_histYp[at(i)].get(), m_histNew[at(i)].get(), this);
+        rethrowCallbackError();
+        if (flag != 0) return false;
+        N_VLinearSum(-1.0, m_histNew[at(i)].get(), 1.0, m_histOld[at(i)].get(), m_histTerm[at(i)].get());
+        if (!massSolve(m_histTerm[at(i)].get(), m_histRate[at(i)].get())) return false;
+    }
+    // W[k][i]: the integral from tc to point k of the Lagrange polynomial of point i over the points
+    // and the root (Gauss-Legendre, exact for the degrees here); a point at the root itself (a root
+    // at a step's end) leaves the history as it is
+    for (int i = 0; i < points; ++i)
+        if (std::abs(h.t[at(i)] - t) <= 1e-12 * (h.t[0] - h.t[at(points - 1)])) return norm <= kStepOverShare;
+    constexpr std::array<double, 4> gx{-0.8611363115940526, -0.3399810435848563, 0.3399810435848563, 0.8611363115940526};
+    constexpr std::array<double, 4> gw{0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538};
+    std::array<std::array<double, kMaxHistoryPoints>, kMaxHistoryPoints> W{};
+    for (int k = 0; k < points; ++k)
+        for (int i = 0; i < points; ++i) {
+            const double half = (h.t[at(k)] - t) / 2;
+            double sum = 0.0;
+            for (std::size_t g = 0; g < gx.size(); ++g) {
+                const double tau = t + half * (1.0 + gx[g]);
+                double L = (tau - t) / (h.t[at(i)] - t);   // the root is a node too, where g is zero
+                for (int l = 0; l < points; ++l)
+                    if (l != i) L *= (tau - h.t[at(l)]) / (h.t[at(i)] - h.t[at(l)]);
+                sum += gw[g] * L;
+            }
+            W[at(k)][at(i)] = half * sum;
+        }
+    // the terms: integrate the rates, then the rates of the next term are J times this one
+    std::array<N_Vector, kMaxHistoryPoints> move{}, term{}, rate{};
+    std::array<double, kMaxHistoryPoints> c{};
+    for (int i = 0; i < points; ++i) {
+        move[at(i)] = m_histMove[at(i)].get();
+        term[at(i)] = m_histTerm[at(i)].get();
+        rate[at(i)] = m_histRate[at(i)].get();
+        N_VConst(0.0, move[at(i)]);
+    }
+    double left = 0.0;
+    for (int order = 0; order <= kHistoryTerms; ++order) {
+        for (int k = 0; k < points; ++k) {
+            for (int i = 0; i < points; ++i) c[at(i)] = W[at(k)][at(i)];
+            N_VLinearCombination(points, c.data(), rate.data(), term[at(k)]);
+        }
+        if (order == kHistoryTerms) {
+            for (int k = 0; k < points; ++k) left = std::max(left, N_VWrmsNorm(term[at(k)], m_overW.get()));
+            break;
+        }
+        for (int k = 0; k < points; ++k) N_VLinearSum(1.0, move[at(k)], 1.0, term[at(k)], move[at(k)]);
+        // J term at every point: -M^-1 F_y term, F_y term by a difference of residuals in y
+        for (int i = 0; i < points; ++i) {
+            const double eps = differenceStep(m_histY[at(i)].get(), term[at(i)]);
+            if (eps == 0.0) {
+                N_VConst(0.0, rate[at(i)]);
+                continue;
+            }
+            N_VLinearSum(1.0, m_histY[at(i)].get(), eps, term[at(i)], m_overT.get());
+            const int flag = residualFn(h.t[at(i)], m_overT.get(), m_histYp[at(i)].get(), rate[at(i)], this);
+            rethrowCallbackError();
+            if (flag != 0) return false;
+            N_VLinearSum(-1.0 / eps, rate[at(i)], 1.0 / eps, m_histNew[at(i)].get(), term[at(i)]);   // -F_y term
+            if (!massSolve(term[at(i)], rate[at(i)])) return false;
+        }
+    }
+    if (!(left <= kStepOverShare)) return norm <= kStepOverShare;   // as it is, or not at all
+    shiftHistory(m_mem.get(), h, move.data());
+    const double after = newtonCorrection();
+    return after <= kStepOverShare;
 }
 
 // Every change at this root left its block's rows where they were (EventCtx::continuous()): the
 // modes settle without a consistent restart, and IDA goes on from the end of its last step with
 // its order, step and history; only the live roots follow the new modes. A change in settle()
 // that jumps, one that changes which unknowns are differential, or a last step too far off the
-// new modes (withinErrorTest) restarts after all.
+// new modes, even with its history corrected (alignHistory), restarts after all.
 bool Run::stepOver(double t) {
     for (int iter = 0;; ++iter) {
         if (iter >= kMaxModeIterations) return false;
@@ -437,10 +595,12 @@ bool Run::stepOver(double t) {
     const std::vector<double>& idFull = idMask();
     m_idScratch.resize(at(m_rev.size()));
     m_rev.gather(idFull.data(), nullptr, m_idScratch.data(), nullptr);
-    if (m_idScratch != m_idValues || !withinErrorTest()) return false;
+    if (m_idScratch != m_idValues || !alignHistory(t)) return false;
     initRoots(t);
     if (rootAtRest(t)) return false;
-    ++m_stats.steppedOver;
+    // a root at which no block changed anything is no event (a function read a few ulps back
+    // across its zero just after the history was moved, and refused by its block)
+    if (std::ranges::find(m_changedAtEvent, char(1)) != m_changedAtEvent.end()) ++m_stats.steppedOver;
     return true;
 }
 

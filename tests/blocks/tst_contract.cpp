@@ -375,6 +375,61 @@ private Q_SLOTS:
         if (type.endsWith(".stiction")) QCOMPARE(affine > 0, !(choice == "limits_from" && value == "signals"));
     }
 
+    // The end of a smooth stop's ramp (p = delta) is an event in contact, p - delta, and its
+    // branch's region says which piece of the law applies (HardStop::law): crossed outwards the
+    // stop goes beyond the ramp, continuously and across (the run may move IDA's history there,
+    // EventCtx::continuousAcross); crossed against the penetration's rate (a restart's round-off)
+    // the region stands. Here K = 2, D = 4 (the damping unclamped: K p > |D p'|), delta = 0.1,
+    // p = 0.1 exactly at the event, p' = +-0.01.
+    void smoothStopMeetsTheEndOfItsRamp() {
+        const auto b = blocks::registry().create("translational.hard_stop",
+                                                 {{"upper_bound", 1.0},
+                                                  {"upper_stiffness", 2.0},
+                                                  {"upper_damping", 4.0},
+                                                  {"transition_region", 0.1}});
+        const auto named = [](const auto& list, const char* name) {
+            const auto at = std::ranges::find_if(list, [&](const auto& d) { return d.name == name; });
+            return static_cast<std::size_t>(at - list.begin());
+        };
+        Harness h(*b);
+        const std::size_t mode = named(b->discretes(), "mode"), branch = named(b->discretes(), "branch");
+        const auto x = static_cast<std::size_t>(h.varSlot[named(b->vars(), "x")]);
+        const auto slider = static_cast<std::size_t>(h.portSlot[named(b->ports(), "R")]);
+        h.disc[mode] = 1.0;   // in contact with the upper bound, on the ramp, unclamped
+        h.disc[branch] = 0.0;
+        std::vector<double> y(static_cast<std::size_t>(h.slots)), yp(y.size()), res, thr, events;
+        std::vector<char> live;
+        y[x] = 1.05;
+        y[slider] = 0.01;
+        h.events(y, yp, 0.0, events, live);
+        QVERIFY(live[2]);
+        QCOMPARE_NEAR(events[2], -0.05, 1e-15);
+        std::vector<core::EventRecord> log;
+        const auto cross = [&](double pd, int direction) {
+            y[x] = 1.1;
+            y[slider] = pd;
+            bool across = false, jumped = true;
+            h.withEq(y, yp, 0.0, res, thr, [&](const Eq<double>& eq) {
+                core::EventCtx ctx(eq, h.disc, "stop", log);
+                b->onEvent(ctx, 2, direction);
+                across = ctx.across();
+                jumped = ctx.jumped();
+            });
+            return std::pair{across, jumped};
+        };
+        const auto [inwardAcross, inwardJumped] = cross(-0.01, core::kRising);   // against p' < 0
+        QCOMPARE(h.disc[branch], 0.0);
+        QVERIFY(!inwardAcross && !inwardJumped);   // nothing changed
+        const auto [outAcross, outJumped] = cross(0.01, core::kRising);
+        QCOMPARE(h.disc[branch], 1.0);   // beyond the ramp
+        QVERIFY(outAcross && !outJumped);
+        QVERIFY(log.empty());   // not a logged event
+        y[x] = 1.15;   // beyond: the same function, now positive
+        h.events(y, yp, 0.0, events, live);
+        QVERIFY(live[2]);
+        QCOMPARE_NEAR(events[2], 0.05, 1e-15);
+    }
+
     // Blocks share their declarations by a key of their parameters (core::appendKey): two sets
     // give one key only when they are the same, or a block would take another's ports and modes.
     // A smooth stop settled with its branch across a clamp corner (HardStop::holdAcross) moves that
@@ -399,7 +454,7 @@ private Q_SLOTS:
         Harness h(*b);
         const std::size_t mode = named(b->discretes(), "mode"), branch = named(b->discretes(), "branch");
         h.disc[mode] = 1.0;     // in contact with the upper bound
-        h.disc[branch] = 2.0;   // on the low clamp: the damping held to -K p
+        h.disc[branch] = 3.0;   // on the low clamp (2, the damping held to -K p), past the ramp (+1)
         std::vector<double> y(static_cast<std::size_t>(h.slots)), yp(y.size()), res, thr, events;
         std::vector<char> live;
         y[static_cast<std::size_t>(h.varSlot[named(b->vars(), "x")])] = 1.5;
@@ -410,7 +465,7 @@ private Q_SLOTS:
             core::EventCtx ctx(eq, h.disc, "stop", log);
             b->settle(ctx);
         });
-        QCOMPARE(h.disc[branch], 2.0);   // within rounding of the corner the branch stands
+        QCOMPARE(h.disc[branch], 3.0);   // within rounding of the corner the branch stands
         h.events(y, yp, 0.0, events, live);
         QVERIFY2(live[3] && events[3] < 0.0, qPrintable(QString("low corner's function %1").arg(events[3])));
         y[slider] = (1e-5 - 1.0) / 4.0;   // on across by 1e-5 of K p + D p', five times the band
