@@ -134,6 +134,7 @@ public:
         return m_law == ContactLaw::Restitution && eq.mode(mode) != kFree;
     }
     bool hasSettle() const override { return m_law != ContactLaw::FullDamped; }
+    bool changesAcross() const override { return m_law == ContactLaw::Smooth; }
     void settle(EventCtx& ctx) const override;
     void initModes(EventCtx& ctx) const override;
     void record(const core::Eq<double>& eq, std::span<double> out) const override;
@@ -175,11 +176,12 @@ private:
         const S damping = m_law == ContactLaw::FullUndamped && !region ? S(0.0) : D * pd;
         if (m_law != ContactLaw::Smooth) return {spring + damping, damping * pd};
         const double d = real(delta);
-        const S u = p <= 0.0 ? S(0.0) : region ? S(1.0) : p / d;
-        // on the ramp past its end (a step not yet cut at the event): s = 1 - 3 e^2 (e = u - 1) to
-        // second order as the cubic, and never below 1/2 however far the step went
+        // on the ramp past its end (a step not yet cut at the event): s = 1 - 3 e^2 / (1 + 6 e^2)
+        // = (1 + 1 / (1 + 6 e^2)) / 2, e = u - 1: the cubic to second order, never below 1/2, and
+        // held from twice the ramp on (p / delta there can overflow: delta is any positive number)
+        const S u = p <= 0.0 ? S(0.0) : region ? S(1.0) : p >= 2.0 * d ? S(2.0) : p / d;
         const S past = u - 1.0;
-        const S s = u <= 1.0 ? u * u * (3.0 - 2.0 * u) : 1.0 - 3.0 * past * past / (1.0 + 6.0 * past * past);
+        const S s = u <= 1.0 ? u * u * (3.0 - 2.0 * u) : 0.5 + 0.5 / (1.0 + 6.0 * past * past);
         const S limited = b / 2 == kClampLow ? -spring : b / 2 == kClampHigh ? spring : damping;
         return {s * (spring + limited), s * (spring + limited) * pd};
     }

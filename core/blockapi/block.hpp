@@ -180,6 +180,9 @@ public:
     // ask for it, with the algebraic state recomputed, until no block changes its discrete state.
     virtual bool hasSettle() const { return false; }
     virtual void settle(EventCtx& /*ctx*/) const {}
+    // Whether its events can change its rows continuously across (EventCtx::continuousAcross):
+    // at its roots the run then reads IDA's history before the change. False by default.
+    virtual bool changesAcross() const { return false; }
     // Scheduled discontinuities: the next time strictly after t (infinity if none) and what
     // happens there. initModes() sets the discrete state for the start time.
     virtual double nextTimeEvent(double /*t*/) const { return std::numeric_limits<double>::infinity(); }

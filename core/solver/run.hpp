@@ -91,6 +91,7 @@ private:
     void eventDone();            // the step-over or restart is done: the event's blocks and changes forgotten
     bool m_jumped = false;       // withCtx(): a block changed its rows discontinuously (EventCtx::jumped)
     bool m_across = true;        // withCtx(): every block that changed did so across (EventCtx::continuousAcross)
+    void overVectors();                   // m_over*: made for IDA's size on first use
     bool residualAtEnd(N_Vector r);       // at the end of IDA's last step, in the current modes
     double newtonCorrection();            // stepOver(): what the new modes ask of IDA's last step (m_overX)
     void captureHistory();                // handleRoots(): the old modes' residuals, before the event

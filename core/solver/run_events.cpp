@@ -408,6 +408,14 @@ void Run::handleRoots(double t) {
 // IDA's state at the end of its last step (past the root) was computed in the old modes. The
 // Newton correction that the new modes ask of it, with IDA's current iteration matrix (left in
 // m_overX), and its norm in IDA's error weights; infinite where it cannot be had.
+// The vectors of a step-over, made for IDA's current size on first use
+void Run::overVectors() {
+    const long n = idaSize();
+    if (!m_overY || N_VGetLength(m_overY.get()) != n)
+        for (NVector* v : {&m_overY, &m_overYp, &m_overR, &m_overROld, &m_overX, &m_overW, &m_overT})
+            *v = makeVector(n, m_ctx);
+}
+
 // The residual at the end of IDA's last step (IDA's own y and y' there), in the current modes
 bool Run::residualAtEnd(N_Vector r) {
     void* mem = m_mem.get();
@@ -421,15 +429,15 @@ bool Run::residualAtEnd(N_Vector r) {
 }
 
 // What the new modes ask of IDA's last step: the Newton correction, with IDA's current iteration
-// matrix, of the new modes' residual less the old ones' at its end (left in m_overX; IDA solved
-// the old modes only to its Newton tolerance, which the difference takes out), and its norm in
-// IDA's error weights; infinite where it cannot be had.
+// matrix, of the new modes' residual at its end (left in m_overX), and its norm in IDA's error
+// weights; infinite where it cannot be had. At a change across, of the new residual less the old
+// one's (captureHistory): IDA solved the old modes only to its Newton tolerance, and the
+// difference takes that noise out.
 double Run::newtonCorrection() {
     constexpr double kNone = std::numeric_limits<double>::infinity();
-    if (!m_hist.captured || !residualAtEnd(m_overR.get()) ||
-        IDAGetErrWeights(m_mem.get(), m_overW.get()) != IDA_SUCCESS)
-        return kNone;
-    if (m_across) N_VLinearSum(1.0, m_overR.get(), -1.0, m_overROld.get(), m_overR.get());
+    overVectors();
+    if (!residualAtEnd(m_overR.get()) || IDAGetErrWeights(m_mem.get(), m_overW.get()) != IDA_SUCCESS) return kNone;
+    if (m_hist.captured && m_across) N_VLinearSum(1.0, m_overR.get(), -1.0, m_overROld.get(), m_overR.get());
     const LinearSystem sys = m_resting ? LinearSystem{m_Aa.get(), m_lsa.get()} : fullSystem();
     if (SUNLinSolSolve(sys.ls, sys.A, m_overX.get(), m_overR.get(), 0.0) != SUNLS_SUCCESS) return kNone;
     N_VScale(-1.0, m_overX.get(), m_overX.get());
@@ -437,21 +445,25 @@ double Run::newtonCorrection() {
     return std::isfinite(norm) ? norm : kNone;
 }
 
-// At a root, before any block changes its modes: the old modes' residual at the end of IDA's last
-// step, and (where the history can be moved) at every point of IDA's history.
+// At a root, before any block changes its modes, where a block that can change across fired
+// (Block::changesAcross): the old modes' residual at the end of IDA's last step, and (where the
+// history can be moved) at every point of IDA's history.
 void Run::captureHistory() {
     m_hist = {};
     const long n = idaSize();
-    if (!m_overY || N_VGetLength(m_overY.get()) != n) {
-        for (NVector* v : {&m_overY, &m_overYp, &m_overR, &m_overROld, &m_overX, &m_overW, &m_overT})
-            *v = makeVector(n, m_ctx);
-        for (auto* set : {&m_histY, &m_histYp, &m_histOld, &m_histNew, &m_histRate, &m_histMove, &m_histTerm})
-            for (NVector& v : *set) v = makeVector(n, m_ctx);
-    }
+    bool across = false;   // a block whose events can change across fired here
+    for (std::size_t j = 0; j < m_idaRoots.size() && !across; ++j)
+        across = m_rootsFound[j] != 0 &&
+                 m_sys.topo.blocks[at(m_rootBlock[at(m_idaRoots[j])])].block->changesAcross();
+    if (!across) return;
+    overVectors();
     if (!residualAtEnd(m_overROld.get())) return;
     m_hist.captured = true;
     if (!canShiftHistory() || m_resting || m_idValues.size() != static_cast<std::size_t>(n)) return;
     m_hist.ida = historyOf(m_mem.get());
+    if (!m_histY[0] || N_VGetLength(m_histY[0].get()) != n)
+        for (auto* set : {&m_histY, &m_histYp, &m_histOld, &m_histNew, &m_histRate, &m_histMove, &m_histTerm})
+            for (NVector& v : *set) v = makeVector(n, m_ctx);
     for (int i = 0; i < m_hist.ida.points; ++i) {
         const double ti = m_hist.ida.t[at(i)];
         historyAt(m_mem.get(), ti, m_histY[at(i)].get(), m_histYp[at(i)].get());
