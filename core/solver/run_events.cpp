@@ -474,6 +474,16 @@ void Run::captureHistory() {
     m_hist.along = m_hist.ida.points >= 2;
 }
 
+namespace {
+// A step along dir from base for a difference quotient: 1e-8 of base's size (at least 1e-8)
+// along dir's largest component; 0 when dir is zero or not finite.
+double differenceStep(N_Vector base, N_Vector dir) {
+    const double size = N_VMaxNorm(dir);
+    if (!(size > 0.0) || !std::isfinite(size)) return 0.0;
+    return 1e-8 * (1.0 + N_VMaxNorm(base)) / size;
+}
+}   // namespace
+
 // Going on from the end of IDA's last step leaves its part past the root in the old modes, and its
 // history (the polynomial the next steps predict from) too. The history is moved onto the new
 // modes' solution through the state at the root tc (docs/engine.md, "Correcting IDA's history at
@@ -491,16 +501,6 @@ void Run::captureHistory() {
 // Algebraic unknowns are left to the Newton iteration. At the root d is zero, so the root, the
 // rows recorded there and a restart from it are as before. Without the history (another
 // SUNDIALS, a part of the network at rest) events are stepped over uncorrected.
-namespace {
-// A step along dir from base for a difference quotient: 1e-8 of base's size (at least 1e-8)
-// along dir's largest component; 0 when dir is zero or not finite.
-double differenceStep(N_Vector base, N_Vector dir) {
-    const double size = N_VMaxNorm(dir);
-    if (!(size > 0.0) || !std::isfinite(size)) return 0.0;
-    return 1e-8 * (1.0 + N_VMaxNorm(base)) / size;
-}
-}   // namespace
-
 bool Run::alignHistory(double t) {
     const double norm = newtonCorrection();
     if (!m_hist.along || !m_across || !std::isfinite(norm)) return norm <= kStepOverShare;
@@ -508,6 +508,9 @@ bool Run::alignHistory(double t) {
     const IdaHistory& h = m_hist.ida;
     const int points = h.points;
     const long n = idaSize();
+    // a point at the root itself (a root at a step's end) leaves the history as it is
+    for (int i = 0; i < points; ++i)
+        if (std::abs(h.t[at(i)] - t) <= 1e-12 * (h.t[0] - h.t[at(points - 1)])) return norm <= kStepOverShare;
     const LinearSystem sys = fullSystem();
     const auto derivativePart = [&](N_Vector v) {
         double* a = N_VGetArrayPointer(v);
@@ -515,8 +518,8 @@ bool Run::alignHistory(double t) {
             if (m_idValues[at(static_cast<int>(k))] == 0.0) a[k] = 0.0;
     };
     // out = M^-1 b on the derivative part (M = F_y'), as cj J^-1 b with IDA's iteration matrix
-    // J = F_y + cj F_y' (what F_y adds, about h^2 times the stiffest rate squared, is far below
-    // what the checks below allow)
+    // J = F_y + cj F_y' (off by about h^2 times the stiffest rate squared, relatively: where that
+    // matters, the checks at the end refuse the move)
     const auto massSolve = [&](N_Vector b, N_Vector out) {
         if (SUNLinSolSolve(sys.ls, sys.A, out, b, 0.0) != SUNLS_SUCCESS) return false;
         N_VScale(h.cjOld, out, out);
@@ -532,10 +535,7 @@ bool Run::alignHistory(double t) {
         if (!massSolve(m_histTerm[at(i)].get(), m_histRate[at(i)].get())) return false;
     }
     // W[k][i]: the integral from tc to point k of the Lagrange polynomial of point i over the points
-    // and the root (Gauss-Legendre, exact for the degrees here); a point at the root itself (a root
-    // at a step's end) leaves the history as it is
-    for (int i = 0; i < points; ++i)
-        if (std::abs(h.t[at(i)] - t) <= 1e-12 * (h.t[0] - h.t[at(points - 1)])) return norm <= kStepOverShare;
+    // and the root (Gauss-Legendre, exact for the degrees here)
     constexpr std::array<double, 4> gx{-0.8611363115940526, -0.3399810435848563, 0.3399810435848563, 0.8611363115940526};
     constexpr std::array<double, 4> gw{0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538};
     std::array<std::array<double, kMaxHistoryPoints>, kMaxHistoryPoints> W{};
