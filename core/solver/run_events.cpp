@@ -21,8 +21,7 @@ constexpr int kMaxModeIterations = 50;
 // Stepping over an event leaves uncorrected at most what IDA's error test accepts of one step
 // (alignHistory)
 constexpr double kStepOverShare = 1.0;
-// IDA's history is corrected at most this often at one event, and no more once what is left is
-// below this share of the error test
+// A Newton correction below this share of the error test is not worth moving IDA's history for
 constexpr double kAligned = 1e-3;
 // alignHistory: the terms of the new modes' difference added to IDA's history (the next one is
 // what they leave out)
@@ -405,9 +404,9 @@ void Run::handleRoots(double t) {
     restart(t);
 }
 
-// IDA's state at the end of its last step (past the root) was computed in the old modes. The
-// Newton correction that the new modes ask of it, with IDA's current iteration matrix (left in
-// m_overX), and its norm in IDA's error weights; infinite where it cannot be had.
+// IDA's state at the end of its last step (past the root) was computed in the old modes; the
+// functions below measure it against the new ones and move IDA's history onto them.
+
 // The vectors of a step-over, made for IDA's current size on first use
 void Run::overVectors() {
     const long n = idaSize();
